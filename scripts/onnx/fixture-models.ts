@@ -1,0 +1,197 @@
+// Recipes for the test-fixture repository (`--fixtures <dir>`): one Identity model per servable
+// datatype, a deliberately slow model, and a truncated model file. Each carries its config.pbtxt.
+
+import { DATATYPE_TABLE } from '../../src/datatypes.js';
+import type { Datatype } from '../../src/datatypes.js';
+import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
+import type { ElemType } from './graph-builder.js';
+import { identityModel, simpleModel } from './bundled-models.js';
+import type { GeneratedModel } from './generated-model.js';
+import { mulberry32, uniformFloats } from './seeded-random.js';
+
+/** The datatypes that get an `identity_<dtype>` fixture: every one ORT can hold (BF16 it cannot). */
+export const IDENTITY_DATATYPES = [
+  'BOOL',
+  'UINT8',
+  'UINT16',
+  'UINT32',
+  'UINT64',
+  'INT8',
+  'INT16',
+  'INT32',
+  'INT64',
+  'FP16',
+  'FP32',
+  'FP64',
+  'BYTES',
+] as const satisfies readonly Datatype[];
+
+export type IdentityDatatype = (typeof IDENTITY_DATATYPES)[number];
+
+/** ONNX element type of each fixture datatype (exhaustive: a new entry above fails to compile here). */
+export function onnxElemType(d: IdentityDatatype): ElemType {
+  switch (d) {
+    case 'BOOL':
+      return ELEM.BOOL;
+    case 'UINT8':
+      return ELEM.UINT8;
+    case 'UINT16':
+      return ELEM.UINT16;
+    case 'UINT32':
+      return ELEM.UINT32;
+    case 'UINT64':
+      return ELEM.UINT64;
+    case 'INT8':
+      return ELEM.INT8;
+    case 'INT16':
+      return ELEM.INT16;
+    case 'INT32':
+      return ELEM.INT32;
+    case 'INT64':
+      return ELEM.INT64;
+    case 'FP16':
+      return ELEM.FLOAT16;
+    case 'FP32':
+      return ELEM.FLOAT;
+    case 'FP64':
+      return ELEM.DOUBLE;
+    case 'BYTES':
+      return ELEM.STRING;
+  }
+}
+
+/** `identity_fp32`, `identity_bytes`, ...: the fixture model name for a datatype. */
+export function identityFixtureName(d: IdentityDatatype): string {
+  return `identity_${d.toLowerCase()}`;
+}
+
+/**
+ * MatMul+Tanh layers in `slow_fp32`. Measured with onnxruntime-node 1.30 on a 2-core x64 box at
+ * intra_op_thread_count 1: one [1,1024] row costs ~0.2 ms per layer, so 500 layers take roughly
+ * 90-160 ms per run (a batch of 8 ~150 ms): long enough to catch a request mid-flight, short enough
+ * for a test suite. Raise it if a faster machine makes shutdown/queue tests flaky.
+ */
+export const SLOW_LAYERS = 500;
+export const SLOW_WIDTH = 1024;
+const SLOW_SEED = 0x5eed51;
+
+/**
+ * `slow_fp32`: INPUT0 [-1,1024] -> (MatMul W -> Tanh) x SLOW_LAYERS -> OUTPUT0. One shared weight keeps
+ * the file at 4 MiB. Tanh keeps activations bounded however many layers run, and W is uniform in
+ * ±sqrt(3/1024) (unit variance per output) so values neither vanish nor saturate.
+ */
+export function slowModel(): Uint8Array {
+  const next = mulberry32(SLOW_SEED);
+  const weight = uniformFloats(next, SLOW_WIDTH * SLOW_WIDTH, Math.sqrt(3 / SLOW_WIDTH));
+  const nodes = [];
+  let current = 'INPUT0';
+  for (let k = 0; k < SLOW_LAYERS; k++) {
+    const out = k === SLOW_LAYERS - 1 ? 'OUTPUT0' : `tanh${k}`;
+    nodes.push(node('MatMul', [current, 'W'], [`mm${k}`], `mm${k}`));
+    nodes.push(node('Tanh', [`mm${k}`], [out], `tanh${k}`));
+    current = out;
+  }
+  return encodeModel({
+    name: 'slow_fp32',
+    docString: `${SLOW_LAYERS} x (MatMul 1024x1024 -> Tanh): a deliberately slow model for queue tests`,
+    inputs: [tensorValue('INPUT0', ELEM.FLOAT, ['batch', SLOW_WIDTH])],
+    outputs: [tensorValue('OUTPUT0', ELEM.FLOAT, ['batch', SLOW_WIDTH])],
+    nodes,
+    initializers: [floatInitializer('W', [SLOW_WIDTH, SLOW_WIDTH], weight)],
+  });
+}
+
+/** How many leading bytes of `simple`'s model `bad_truncated` keeps. */
+export const TRUNCATED_LENGTH = 100;
+
+interface TensorLine {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly dims: readonly number[];
+}
+
+/** Renders a config.pbtxt in Triton's own layout (the same style as the committed bundled configs). */
+export function renderConfig(opts: {
+  name: string;
+  maxBatchSize: number;
+  inputs: readonly TensorLine[];
+  outputs: readonly TensorLine[];
+  instanceCount: number;
+  parameters?: Readonly<Record<string, string>>;
+}): string {
+  const tensors = (list: readonly TensorLine[]): string =>
+    list
+      .map(
+        (t) =>
+          `  {\n    name: "${t.name}"\n    data_type: ${DATATYPE_TABLE[t.datatype].config}\n` +
+          `    dims: [ ${t.dims.join(', ')} ]\n  }`,
+      )
+      .join(',\n');
+  const lines = [
+    `name: "${opts.name}"`,
+    'platform: "onnxruntime_onnx"',
+    `max_batch_size: ${opts.maxBatchSize}`,
+    `input [\n${tensors(opts.inputs)}\n]`,
+    `output [\n${tensors(opts.outputs)}\n]`,
+    `instance_group [ { count: ${opts.instanceCount}, kind: KIND_CPU } ]`,
+  ];
+  for (const [key, value] of Object.entries(opts.parameters ?? {})) {
+    lines.push(`parameters {\n  key: "${key}"\n  value: { string_value: "${value}" }\n}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function identityFixture(d: IdentityDatatype): GeneratedModel {
+  const name = identityFixtureName(d);
+  return {
+    name,
+    version: 1,
+    bytes: identityModel(name, onnxElemType(d)),
+    config: renderConfig({
+      name,
+      maxBatchSize: 8,
+      inputs: [{ name: 'INPUT0', datatype: d, dims: [-1] }],
+      outputs: [{ name: 'OUTPUT0', datatype: d, dims: [-1] }],
+      instanceCount: 1,
+    }),
+  };
+}
+
+/** Everything `generate-models.js --fixtures <dir>` writes, in a stable order. */
+export function fixtureModels(): GeneratedModel[] {
+  const simpleIo = (datatype: Datatype): TensorLine[] => [
+    { name: 'INPUT0', datatype, dims: [16] },
+    { name: 'INPUT1', datatype, dims: [16] },
+  ];
+  return [
+    ...IDENTITY_DATATYPES.map(identityFixture),
+    {
+      name: 'slow_fp32',
+      version: 1,
+      bytes: slowModel(),
+      config: renderConfig({
+        name: 'slow_fp32',
+        maxBatchSize: 8,
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', dims: [SLOW_WIDTH] }],
+        outputs: [{ name: 'OUTPUT0', datatype: 'FP32', dims: [SLOW_WIDTH] }],
+        instanceCount: 1,
+        parameters: { intra_op_thread_count: '1' },
+      }),
+    },
+    {
+      name: 'bad_truncated',
+      version: 1,
+      bytes: simpleModel().slice(0, TRUNCATED_LENGTH),
+      config: renderConfig({
+        name: 'bad_truncated',
+        maxBatchSize: 8,
+        inputs: simpleIo('INT32'),
+        outputs: [
+          { name: 'OUTPUT0', datatype: 'INT32', dims: [16] },
+          { name: 'OUTPUT1', datatype: 'INT32', dims: [16] },
+        ],
+        instanceCount: 1,
+      }),
+    },
+  ];
+}

@@ -1,0 +1,163 @@
+// The server's options: Triton's flag names where they apply, parsed once from argv, validated and
+// frozen. Nothing downstream reads argv or process.env.
+
+import { fail } from '../errors.js';
+import { parseFrontEndChoice, type FrontEndChoice } from '../frontend/select-front-end.js';
+
+export interface ServerOptions {
+  readonly modelRepositories: readonly string[];
+  readonly httpAddress: string;
+  readonly httpPort: number;
+  readonly allowMetrics: boolean;
+  readonly metricsAddress: string;
+  readonly metricsPort: number;
+  /** Raw `--backend-config` values, in order; parsed by the config pipeline. */
+  readonly backendConfig: readonly string[];
+  readonly strictReadiness: boolean;
+  readonly exitOnError: boolean;
+  readonly exitTimeoutSecs: number;
+  readonly logVerbose: number;
+  readonly httpMaxInputSize: number;
+  readonly disableAutoCompleteConfig: boolean;
+  readonly httpFrontEnd: FrontEndChoice;
+  /** Force the worker input-copy path even where ORT accepts SharedArrayBuffer tensors (tests). */
+  readonly disableSabTensors: boolean;
+}
+
+export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
+  modelRepositories: [],
+  httpAddress: '0.0.0.0',
+  httpPort: 8000,
+  allowMetrics: true,
+  metricsAddress: '',
+  metricsPort: 8002,
+  backendConfig: [],
+  strictReadiness: true,
+  exitOnError: true,
+  exitTimeoutSecs: 30,
+  logVerbose: 0,
+  httpMaxInputSize: 64 * 1024 * 1024,
+  disableAutoCompleteConfig: false,
+  httpFrontEnd: 'auto',
+  disableSabTensors: false,
+});
+
+/** Flags infernode accepts, each with its kind; `help` appears in --help. */
+export const FLAGS = {
+  'model-repository': { kind: 'string', repeat: true, help: 'Model repository path (repeatable). Alias: --model-store' },
+  'model-store': { kind: 'string', repeat: true, help: 'Alias of --model-repository' },
+  'http-address': { kind: 'string', help: 'Address HTTP and WebSocket listen on (0.0.0.0)' },
+  'http-port': { kind: 'port', help: 'HTTP and WebSocket port (8000)' },
+  'allow-metrics': { kind: 'bool', help: 'Serve Prometheus metrics (true)' },
+  'metrics-address': { kind: 'string', help: 'Metrics address (defaults to --http-address)' },
+  'metrics-port': { kind: 'port', help: 'Prometheus metrics port (8002)' },
+  'backend-config': { kind: 'string', repeat: true, help: '[<backend>,]<key>=<value>, e.g. onnxruntime,default-max-batch-size=8' },
+  'strict-readiness': { kind: 'bool', help: '/v2/health/ready only when every model is ready (true)' },
+  'exit-on-error': { kind: 'bool', help: 'Exit when a model fails to load at start-up (true)' },
+  'exit-timeout-secs': { kind: 'uint', help: 'Seconds to drain in-flight requests on SIGTERM (30)' },
+  'log-verbose': { kind: 'uint', help: 'Verbose logging level; >= 1 logs debug records (0)' },
+  'http-max-input-size': { kind: 'uint', help: 'Largest request body in bytes, after decompression (67108864)' },
+  'disable-auto-complete-config': { kind: 'flag', help: 'Do not complete configs from the ONNX model' },
+  'strict-model-config': { kind: 'bool', help: 'Deprecated: true = --disable-auto-complete-config' },
+  'model-control-mode': { kind: 'string', help: 'Only "none" (load every model at start) is supported' },
+  'http-front-end': { kind: 'string', help: 'auto | uws | node: which HTTP server to use (auto)' },
+  'disable-sab-tensors': { kind: 'flag', help: 'Copy inputs in workers even where ORT reads shared memory' },
+  help: { kind: 'flag', help: 'Print this help' },
+  version: { kind: 'flag', help: 'Print the version' },
+} as const satisfies Record<string, { kind: string; help: string; repeat?: boolean }>;
+
+type FlagName = keyof typeof FLAGS;
+
+export interface ParsedArgs {
+  readonly options: ServerOptions;
+  readonly help: boolean;
+  readonly version: boolean;
+  readonly warnings: readonly string[];
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const values = new Map<FlagName, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('--')) throw fail('BAD_REQUEST', `unexpected argument '${arg}': flags start with --`);
+    const eq = arg.indexOf('=');
+    const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)) as FlagName;
+    const spec = FLAGS[name];
+    if (spec === undefined) throw fail('BAD_REQUEST', `unknown flag --${name}; see --help`);
+    let value: string;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else if (spec.kind === 'flag' || (spec.kind === 'bool' && !isBool(argv[i + 1]))) value = 'true';
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw fail('BAD_REQUEST', `flag --${name} needs a value`);
+      value = next;
+      i++;
+    }
+    const list = values.get(name) ?? [];
+    list.push(value);
+    values.set(name, list);
+  }
+
+  const warnings: string[] = [];
+  const last = (n: FlagName): string | undefined => values.get(n)?.at(-1);
+  const bool = (n: FlagName, d: boolean): boolean => {
+    const v = last(n);
+    if (v === undefined) return d;
+    if (!isBool(v)) throw fail('BAD_REQUEST', `--${n}: expected true or false, got '${v}'`);
+    return ['true', '1', 'yes', 'on'].includes(v.toLowerCase());
+  };
+  const uint = (n: FlagName, d: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const v = last(n);
+    if (v === undefined) return d;
+    const x = Number(v);
+    if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(x) || x > max) {
+      throw fail('BAD_REQUEST', `--${n}: expected an integer between 0 and ${max}, got '${v}'`);
+    }
+    return x;
+  };
+
+  const mode = last('model-control-mode') ?? 'none';
+  if (mode !== 'none') {
+    throw fail('UNSUPPORTED', `--model-control-mode=${mode} is not supported yet; only "none"`);
+  }
+  let disableAutoComplete = bool('disable-auto-complete-config', false);
+  if (values.has('strict-model-config')) {
+    warnings.push('--strict-model-config is deprecated; use --disable-auto-complete-config');
+    if (bool('strict-model-config', false)) disableAutoComplete = true;
+  }
+  const frontEnd = parseFrontEndChoice(last('http-front-end') ?? 'auto');
+  const httpAddress = last('http-address') ?? DEFAULT_OPTIONS.httpAddress;
+  const options: ServerOptions = Object.freeze({
+    modelRepositories: Object.freeze([
+      ...(values.get('model-repository') ?? []),
+      ...(values.get('model-store') ?? []),
+    ]),
+    httpAddress,
+    httpPort: uint('http-port', DEFAULT_OPTIONS.httpPort, 65535),
+    allowMetrics: bool('allow-metrics', true),
+    metricsAddress: last('metrics-address') ?? httpAddress,
+    metricsPort: uint('metrics-port', DEFAULT_OPTIONS.metricsPort, 65535),
+    backendConfig: Object.freeze([...(values.get('backend-config') ?? [])]),
+    strictReadiness: bool('strict-readiness', true),
+    exitOnError: bool('exit-on-error', true),
+    exitTimeoutSecs: uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
+    logVerbose: uint('log-verbose', 0),
+    httpMaxInputSize: uint('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
+    disableAutoCompleteConfig: disableAutoComplete,
+    httpFrontEnd: frontEnd,
+    disableSabTensors: bool('disable-sab-tensors', false),
+  });
+  if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
+    throw fail('BAD_REQUEST', '--model-repository is required');
+  }
+  return { options, help: values.has('help'), version: values.has('version'), warnings };
+}
+
+function isBool(v: string | undefined): v is string {
+  return v !== undefined && /^(true|false|1|0|yes|no|on|off)$/i.test(v);
+}
+
+export function helpText(): string {
+  const rows = Object.entries(FLAGS).map(([n, f]) => `  --${n.padEnd(30)} ${f.help}`);
+  return `Usage: infernode --model-repository=<path> [flags]\n\nFlags:\n${rows.join('\n')}\n`;
+}

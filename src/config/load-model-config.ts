@@ -1,0 +1,190 @@
+// The config pipeline for one model directory: read config.pbtxt (or none) -> parse -> autocomplete
+// (core fields, then the ORT backend's from the model file) -> reject unsupported features ->
+// normalize -> validate -> deep-freeze. The one place a ModelConfig is made.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fail } from '../errors.js';
+import {
+  autocomplete,
+  autocompleteCoreFields,
+  DEFAULT_MAX_BATCH_SIZE,
+  needsModelIO,
+  ONNX_MODEL_FILENAME,
+  ONNXRUNTIME_BACKEND,
+} from './autocomplete.js';
+import { deepFreeze } from './deep-freeze.js';
+import type { RawModelConfig } from './generated/model-config-schema.js';
+import type { ModelConfig } from './model-config.js';
+import { normalizeModelConfig } from './normalize.js';
+import { parseModelConfig } from './parse-model-config.js';
+import type { ModelIO, ReadModelIO } from './read-model-io.js';
+import { checkSupported } from './unsupported.js';
+import { validateBackend, validateModelConfig } from './validate.js';
+
+export interface LoadModelConfigOptions {
+  /** `--backend-config=default-max-batch-size`; 4 when absent. */
+  readonly defaultMaxBatchSize?: number;
+  /** `--disable-auto-complete-config`: config.pbtxt must exist and list inputs and outputs itself. */
+  readonly disableAutoComplete?: boolean;
+  /** Reads a model file's inputs and outputs; onnxruntime-node by default (tests inject a fake). */
+  readonly readModelIO?: ReadModelIO;
+  /** GPU ids this process may use; none by default. */
+  readonly availableGpus?: readonly number[];
+  /** `--model-config-name`: use `configs/<name>.pbtxt` when the model has it, else config.pbtxt. */
+  readonly configName?: string;
+}
+
+export interface LoadedModelConfig {
+  readonly config: ModelConfig;
+  /** Things the loader should log at WARN (autofilled values, ignored fields, unknown parameters). */
+  readonly warnings: readonly string[];
+  /** The config file that was read; undefined when the model has none and was fully autocompleted. */
+  readonly configPath: string | undefined;
+}
+
+export async function loadModelConfig(
+  modelDir: string,
+  options: LoadModelConfigOptions = {},
+): Promise<LoadedModelConfig> {
+  const modelName = path.basename(path.resolve(modelDir));
+  const autoComplete = options.disableAutoComplete !== true;
+  const versions = await versionDirs(modelDir);
+  const configPath = await chooseConfigFile(modelDir, options.configName);
+  const bytes = await readOptional(configPath);
+  if (bytes === undefined && !autoComplete) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${modelName}': ${configPath} is required when auto-complete is disabled`,
+    );
+  }
+  const parsed: RawModelConfig = bytes === undefined ? {} : parseModelConfig(bytes, configPath);
+
+  const hasOnnx = await firstVersionWith(modelDir, versions, ONNX_MODEL_FILENAME);
+  let raw = autocompleteCoreFields(parsed, {
+    modelName,
+    versionHasOnnxModel: hasOnnx !== undefined,
+  });
+  // Cheap checks first, so a misnamed or non-ONNX model fails before its model file is opened.
+  checkName(raw, modelName);
+  validateBackend({
+    name: raw.name ?? '',
+    platform: raw.platform ?? '',
+    backend: raw.backend ?? '',
+  });
+
+  const warnings: string[] = [];
+  if (autoComplete && raw.backend === ONNXRUNTIME_BACKEND && needsModelIO(raw)) {
+    const file = raw.default_model_filename ?? ONNX_MODEL_FILENAME;
+    const modelPath = await firstVersionWith(modelDir, versions, file);
+    if (modelPath === undefined) {
+      throw fail(
+        'CONFIG_INVALID',
+        `model '${modelName}': cannot auto-complete the config: no numbered version directory of ${modelDir} contains ${file}`,
+      );
+    }
+    const read = options.readModelIO ?? (await import('./read-model-io.js')).readModelIO;
+    const io: ModelIO = await read(modelPath);
+    const done = autocomplete(raw, io, {
+      defaultMaxBatchSize: options.defaultMaxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    });
+    raw = done.config;
+    warnings.push(...done.warnings);
+  }
+
+  warnings.push(...checkSupported(raw));
+  const normalized = normalizeModelConfig(raw, { availableGpus: options.availableGpus ?? [] });
+  warnings.push(...normalized.warnings);
+  warnings.push(
+    ...validateModelConfig(normalized.config, {
+      modelName,
+      availableGpus: options.availableGpus ?? [],
+    }),
+  );
+  return deepFreeze({
+    config: normalized.config,
+    warnings,
+    configPath: bytes === undefined ? undefined : configPath,
+  });
+}
+
+function checkName(raw: RawModelConfig, modelName: string): void {
+  if (raw.name !== modelName) {
+    throw fail(
+      'CONFIG_INVALID',
+      `unexpected directory name '${modelName}' for model '${raw.name ?? ''}', directory name must equal model name`,
+    );
+  }
+}
+
+async function chooseConfigFile(modelDir: string, configName: string | undefined): Promise<string> {
+  if (configName !== undefined && configName !== '') {
+    if (/[\\/]|^\.\.?$/.test(configName)) {
+      throw fail(
+        'CONFIG_INVALID',
+        `--model-config-name must be a plain file name, got "${configName}"`,
+      );
+    }
+    const custom = path.join(modelDir, 'configs', `${configName}.pbtxt`);
+    if ((await statOrUndefined(custom))?.isFile() === true) return custom;
+  }
+  return path.join(modelDir, 'config.pbtxt');
+}
+
+async function readOptional(file: string): Promise<Uint8Array | undefined> {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fail('MODEL_LOAD_FAILED', `cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+async function statOrUndefined(p: string): Promise<Awaited<ReturnType<typeof stat>> | undefined> {
+  try {
+    return await stat(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Numbered version directories, highest first. As in Triton, names with leading zeros or anything
+ * but digits are not versions.
+ */
+async function versionDirs(modelDir: string): Promise<number[]> {
+  let entries;
+  try {
+    entries = await readdir(modelDir, { withFileTypes: true });
+  } catch (e) {
+    throw fail(
+      'MODEL_LOAD_FAILED',
+      `cannot list model directory ${modelDir}: ${(e as Error).message}`,
+    );
+  }
+  return entries
+    .filter((d) => d.isDirectory() && /^(0|[1-9][0-9]{0,15})$/.test(d.name))
+    .map((d) => Number(d.name))
+    .sort((a, b) => b - a);
+}
+
+/**
+ * The model file in the highest version that has `file`: the file itself, or `<file>/model.onnx`
+ * when `file` is a directory (an ONNX model stored with external data files).
+ */
+async function firstVersionWith(
+  modelDir: string,
+  versions: readonly number[],
+  file: string,
+): Promise<string | undefined> {
+  for (const v of versions) {
+    const p = path.join(modelDir, String(v), file);
+    const s = await statOrUndefined(p);
+    if (s?.isFile() === true) return p;
+    if (s?.isDirectory() === true) {
+      const inner = path.join(p, ONNX_MODEL_FILENAME);
+      if ((await statOrUndefined(inner))?.isFile() === true) return inner;
+    }
+  }
+  return undefined;
+}

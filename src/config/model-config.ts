@@ -1,0 +1,103 @@
+// The completed, normalized model config: the JSON form of Triton's ModelConfig (snake_case field
+// names, enums as names) for the fields infernode understands. `load-model-config.ts` produces it
+// (parse -> autocomplete -> normalize -> validate) and deep-freezes it; nothing downstream reads
+// config.pbtxt or process.env again. `/v2/models/{m}/config` serializes it (int64 fields as strings,
+// as protobuf's JSON mapping does).
+
+import type { ConfigDataType } from '../datatypes.js';
+
+export interface ModelTensorConfig {
+  readonly name: string;
+  readonly data_type: ConfigDataType;
+  /** Dims without the batch dimension when max_batch_size > 0; -1 = variable. */
+  readonly dims: readonly number[];
+  readonly reshape?: { readonly shape: readonly number[] };
+  readonly optional?: boolean;
+  readonly format?: string;
+  readonly label_filename?: string;
+  readonly allow_ragged_batch?: boolean;
+  readonly is_shape_tensor?: boolean;
+}
+
+export type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
+
+export interface InstanceGroupConfig {
+  readonly name: string;
+  readonly kind: InstanceKind;
+  readonly count: number;
+  readonly gpus: readonly number[];
+}
+
+export interface ExecutionAcceleratorConfig {
+  readonly name: string;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+export interface OptimizationConfig {
+  /** ORT mapping (Triton ORT backend): 0 all, -1 basic, 1 extended, 2 disabled; others all. */
+  readonly graph?: { readonly level: number };
+  readonly execution_accelerators?: {
+    readonly gpu_execution_accelerator: readonly ExecutionAcceleratorConfig[];
+    readonly cpu_execution_accelerator: readonly ExecutionAcceleratorConfig[];
+  };
+  /** Triton's normalization always sets these (enable: true unless config.pbtxt says otherwise). */
+  readonly input_pinned_memory?: { readonly enable: boolean };
+  readonly output_pinned_memory?: { readonly enable: boolean };
+}
+
+export type VersionPolicy =
+  | { readonly latest: { readonly num_versions: number } }
+  | { readonly all: Record<string, never> }
+  | { readonly specific: { readonly versions: readonly number[] } };
+
+export interface QueuePolicyConfig {
+  readonly timeout_action: 'REJECT' | 'DELAY';
+  readonly default_timeout_microseconds: number;
+  readonly allow_timeout_override: boolean;
+  readonly max_queue_size: number;
+}
+
+export interface DynamicBatchingConfig {
+  readonly preferred_batch_size: readonly number[];
+  readonly max_queue_delay_microseconds: number;
+  readonly preserve_ordering: boolean;
+  readonly priority_levels: number;
+  readonly default_priority_level: number;
+  readonly default_queue_policy?: QueuePolicyConfig;
+  readonly priority_queue_policy: Readonly<Record<string, QueuePolicyConfig>>;
+}
+
+export interface WarmupInputConfig {
+  readonly data_type: ConfigDataType;
+  readonly dims: readonly number[];
+  readonly zero_data?: boolean;
+  readonly random_data?: boolean;
+  readonly input_data_file?: string;
+}
+
+export interface ModelWarmupConfig {
+  readonly name: string;
+  /** >= 1: samples with batch_size 0 are dropped (Triton skips them), with a warning. */
+  readonly batch_size: number;
+  readonly inputs: Readonly<Record<string, WarmupInputConfig>>;
+  /** >= 1: an unset count (0) means once, as model_config.proto documents. */
+  readonly count: number;
+}
+
+export interface ModelConfig {
+  readonly name: string;
+  readonly platform: string;
+  readonly backend: string;
+  readonly version_policy: VersionPolicy;
+  readonly max_batch_size: number;
+  readonly input: readonly ModelTensorConfig[];
+  readonly output: readonly ModelTensorConfig[];
+  readonly instance_group: readonly InstanceGroupConfig[];
+  readonly default_model_filename: string;
+  readonly optimization?: OptimizationConfig;
+  readonly dynamic_batching?: DynamicBatchingConfig;
+  readonly model_warmup: readonly ModelWarmupConfig[];
+  /** ModelParameter map: values are always strings (`{ string_value }` in the proto). */
+  readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;
+  readonly metric_tags?: Readonly<Record<string, string>>;
+}

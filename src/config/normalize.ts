@@ -1,0 +1,227 @@
+// Normalize: a raw (parsed, autocompleted) config -> the complete ModelConfig, with every default Triton
+// fills in (core NormalizeModelConfig and NormalizeInstanceGroup) made explicit, so nothing downstream
+// applies a default of its own. Values that cannot be represented at all (a missing data_type) fail
+// here; every other rule is checked by validate.ts on the result.
+
+import { fromConfigType, type ConfigDataType } from '../datatypes.js';
+import { fail } from '../errors.js';
+import type {
+  RawDataType,
+  RawModelConfig,
+  RawModelInput,
+  RawModelInstanceGroup,
+  RawModelOptimizationPolicy,
+  RawModelOutput,
+  RawModelQueuePolicy,
+  RawModelVersionPolicy,
+  RawModelWarmup,
+} from './generated/model-config-schema.js';
+import type {
+  DynamicBatchingConfig,
+  InstanceGroupConfig,
+  ModelConfig,
+  ModelTensorConfig,
+  ModelWarmupConfig,
+  OptimizationConfig,
+  QueuePolicyConfig,
+  VersionPolicy,
+  WarmupInputConfig,
+} from './model-config.js';
+import { ONNXRUNTIME_BACKEND } from './autocomplete.js';
+
+export interface NormalizeOptions {
+  /** GPU ids this process can use (Triton's "supported GPUs"); none by default. */
+  readonly availableGpus?: readonly number[];
+}
+
+export interface NormalizeResult {
+  readonly config: ModelConfig;
+  readonly warnings: readonly string[];
+}
+
+export function normalizeModelConfig(
+  raw: RawModelConfig,
+  options: NormalizeOptions = {},
+): NormalizeResult {
+  const name = raw.name ?? '';
+  const maxBatchSize = raw.max_batch_size ?? 0;
+  const warnings: string[] = [];
+  const config: ModelConfig = {
+    name,
+    platform: raw.platform ?? '',
+    backend: raw.backend ?? '',
+    version_policy: versionPolicy(raw.version_policy),
+    max_batch_size: maxBatchSize,
+    input: (raw.input ?? []).map((t) => input(name, t)),
+    output: (raw.output ?? []).map((t) => output(name, t)),
+    instance_group: instanceGroups(raw, options.availableGpus ?? []),
+    default_model_filename: raw.default_model_filename ?? '',
+    optimization: optimization(raw.optimization),
+    ...(raw.dynamic_batching !== undefined && {
+      dynamic_batching: dynamicBatching(raw.dynamic_batching, maxBatchSize),
+    }),
+    model_warmup: warmups(name, raw.model_warmup ?? [], warnings),
+    parameters: mapValues(raw.parameters ?? {}, (p) => ({ string_value: p.string_value ?? '' })),
+    ...(Object.keys(raw.metric_tags ?? {}).length > 0 && { metric_tags: { ...raw.metric_tags } }),
+  };
+  return { config, warnings };
+}
+
+/** Absent -> latest { num_versions: 1 }. An empty `version_policy {}` loads all versions, as in Triton. */
+function versionPolicy(p: RawModelVersionPolicy | undefined): VersionPolicy {
+  if (p === undefined) return { latest: { num_versions: 1 } };
+  if (p.latest !== undefined) return { latest: { num_versions: p.latest.num_versions ?? 0 } };
+  if (p.specific !== undefined) return { specific: { versions: [...(p.specific.versions ?? [])] } };
+  return { all: {} };
+}
+
+function dataType(v: RawDataType | undefined, what: string, model: string): ConfigDataType {
+  const d = v === undefined ? undefined : fromConfigType(v);
+  if (d === undefined)
+    throw fail('CONFIG_INVALID', `${what} must specify 'data_type' for ${model}`);
+  return v as ConfigDataType;
+}
+
+function input(model: string, t: RawModelInput): ModelTensorConfig {
+  return {
+    name: t.name ?? '',
+    data_type: dataType(t.data_type, `model input '${t.name ?? ''}'`, model),
+    format: t.format ?? 'FORMAT_NONE',
+    dims: [...(t.dims ?? [])],
+    ...(t.reshape !== undefined && { reshape: { shape: [...(t.reshape.shape ?? [])] } }),
+    allow_ragged_batch: t.allow_ragged_batch ?? false,
+    optional: t.optional ?? false,
+  };
+}
+
+function output(model: string, t: RawModelOutput): ModelTensorConfig {
+  return {
+    name: t.name ?? '',
+    data_type: dataType(t.data_type, `model output '${t.name ?? ''}'`, model),
+    dims: [...(t.dims ?? [])],
+    ...(t.reshape !== undefined && { reshape: { shape: [...(t.reshape.shape ?? [])] } }),
+    ...((t.label_filename ?? '') !== '' && { label_filename: t.label_filename }),
+  };
+}
+
+/**
+ * Core's NormalizeInstanceGroup with no backend-preferred groups (the ORT backend declares none):
+ * no group -> one group named after the model; unnamed groups -> `<model>_<index>`; KIND_AUTO -> GPU
+ * when GPUs are available and every listed one exists, else CPU; count < 1 -> 2 for KIND_CPU under
+ * onnxruntime (SetDefaultInstanceCount), else 1; KIND_GPU without gpus -> every available GPU.
+ */
+function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceGroupConfig[] {
+  const model = raw.name ?? '';
+  const groups: RawModelInstanceGroup[] =
+    (raw.instance_group ?? []).length > 0 ? [...(raw.instance_group ?? [])] : [{ name: model }];
+  const available = new Set(gpus);
+  return groups.map((g, i) => {
+    let kind = g.kind ?? 'KIND_AUTO';
+    const listed = g.gpus ?? [];
+    if (kind === 'KIND_AUTO') {
+      kind =
+        available.size > 0 && listed.every((id) => available.has(id)) ? 'KIND_GPU' : 'KIND_CPU';
+    }
+    let count = g.count ?? 0;
+    if (count < 1) count = kind === 'KIND_CPU' && raw.backend === ONNXRUNTIME_BACKEND ? 2 : 1;
+    return {
+      name: g.name ? g.name : `${model}_${i}`,
+      kind,
+      count,
+      gpus:
+        kind === 'KIND_GPU' && listed.length === 0 ? [...gpus].sort((a, b) => a - b) : [...listed],
+    };
+  });
+}
+
+/** Triton sets both pinned-memory flags to true unless config.pbtxt has the message. */
+function optimization(o: RawModelOptimizationPolicy | undefined): OptimizationConfig {
+  const ea = o?.execution_accelerators;
+  const accel = (list: NonNullable<typeof ea>['gpu_execution_accelerator']) =>
+    (list ?? []).map((a) => ({ name: a.name ?? '', parameters: { ...(a.parameters ?? {}) } }));
+  return {
+    ...(o?.graph !== undefined && { graph: { level: o.graph.level ?? 0 } }),
+    ...(ea !== undefined && {
+      execution_accelerators: {
+        gpu_execution_accelerator: accel(ea.gpu_execution_accelerator),
+        cpu_execution_accelerator: accel(ea.cpu_execution_accelerator),
+      },
+    }),
+    input_pinned_memory: {
+      enable: o?.input_pinned_memory?.enable ?? o?.input_pinned_memory === undefined,
+    },
+    output_pinned_memory: {
+      enable: o?.output_pinned_memory?.enable ?? o?.output_pinned_memory === undefined,
+    },
+  };
+}
+
+function queuePolicy(p: RawModelQueuePolicy): QueuePolicyConfig {
+  return {
+    timeout_action: p.timeout_action ?? 'REJECT',
+    default_timeout_microseconds: p.default_timeout_microseconds ?? 0,
+    allow_timeout_override: p.allow_timeout_override ?? false,
+    max_queue_size: p.max_queue_size ?? 0,
+  };
+}
+
+/** Proto defaults, plus Triton's: no preferred_batch_size -> [max_batch_size] when batching. */
+function dynamicBatching(
+  d: NonNullable<RawModelConfig['dynamic_batching']>,
+  maxBatchSize: number,
+): DynamicBatchingConfig {
+  const preferred = d.preferred_batch_size ?? [];
+  return {
+    preferred_batch_size:
+      preferred.length > 0 ? [...preferred] : maxBatchSize > 0 ? [maxBatchSize] : [],
+    max_queue_delay_microseconds: d.max_queue_delay_microseconds ?? 0,
+    preserve_ordering: d.preserve_ordering ?? false,
+    priority_levels: d.priority_levels ?? 0,
+    default_priority_level: d.default_priority_level ?? 0,
+    ...(d.default_queue_policy !== undefined && {
+      default_queue_policy: queuePolicy(d.default_queue_policy),
+    }),
+    priority_queue_policy: mapValues(d.priority_queue_policy ?? {}, queuePolicy),
+  };
+}
+
+function warmups(
+  model: string,
+  list: readonly RawModelWarmup[],
+  warnings: string[],
+): ModelWarmupConfig[] {
+  const out: ModelWarmupConfig[] = [];
+  for (const w of list) {
+    const name = w.name ?? '';
+    if ((w.batch_size ?? 0) === 0) {
+      warnings.push(`model '${model}': warmup sample '${name}' has batch_size 0 and is skipped`);
+      continue;
+    }
+    const inputs = mapValues(w.inputs ?? {}, (i, key): WarmupInputConfig => ({
+      data_type: dataType(i.data_type, `warmup sample '${name}' input '${key}'`, model),
+      dims: [...(i.dims ?? [])],
+      ...(i.zero_data !== undefined && { zero_data: i.zero_data }),
+      ...(i.random_data !== undefined && { random_data: i.random_data }),
+      ...(i.input_data_file !== undefined && { input_data_file: i.input_data_file }),
+    }));
+    out.push({ name, batch_size: w.batch_size ?? 0, inputs, count: Math.max(w.count ?? 0, 1) });
+  }
+  return out;
+}
+
+/** A record with each value mapped; keys become own properties even when named `__proto__`. */
+function mapValues<V, W>(
+  rec: Readonly<Record<string, V>>,
+  fn: (v: V, key: string) => W,
+): Record<string, W> {
+  const out: Record<string, W> = {};
+  for (const [k, v] of Object.entries(rec)) {
+    Object.defineProperty(out, k, {
+      value: fn(v, k),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+// The ONNX model's own inputs and outputs (names, ORT element types, shapes), read with onnxruntime-node
+// for autocomplete. `ModelIO` is the plain-data form autocomplete takes, so unit tests can build it
+// without ORT.
+
+import { fail } from '../errors.js';
+
+/** One model input or output as ORT reports it. */
+export interface ModelIOTensor {
+  readonly name: string;
+  /** onnxruntime-common's `Tensor.Type` name, e.g. `float32`, `int64`, `string`. */
+  readonly ortType: string;
+  /**
+   * Dims as ORT reports them: a number for a fixed dim; a symbolic name (`"batch"`) or `""` (unnamed)
+   * for a dynamic one, or -1. Autocomplete treats every non-number and every negative number as -1.
+   * An input whose rank the model does not declare reports `[]`, as ORT's C API does.
+   */
+  readonly shape: readonly (number | string)[];
+}
+
+export interface ModelIO {
+  readonly inputs: readonly ModelIOTensor[];
+  readonly outputs: readonly ModelIOTensor[];
+}
+
+/** Signature of the injectable reader `loadModelConfig` calls. */
+export type ReadModelIO = (modelPath: string) => Promise<ModelIO>;
+
+/**
+ * Opens `modelPath` in an ORT session with graph optimization disabled (only the signature is
+ * needed, and optimizing a large graph would cost seconds for nothing), reads its metadata and
+ * releases the session. A missing or corrupt file is MODEL_LOAD_FAILED; a non-tensor input or
+ * output (sequence, map) is UNSUPPORTED.
+ */
+export async function readModelIO(modelPath: string): Promise<ModelIO> {
+  // Imported here, not at the top: processes that never autocomplete (and unit tests that inject a
+  // reader) then never load the native addon.
+  const { InferenceSession } = await import('onnxruntime-node');
+  let session: Awaited<ReturnType<typeof InferenceSession.create>>;
+  try {
+    session = await InferenceSession.create(modelPath, { graphOptimizationLevel: 'disabled' });
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    throw fail(
+      'MODEL_LOAD_FAILED',
+      `cannot read the inputs and outputs of ${modelPath}: ${reason}`,
+    );
+  }
+  try {
+    const convert = (
+      role: 'input' | 'output',
+      metas: typeof session.inputMetadata,
+    ): ModelIOTensor[] =>
+      metas.map((m) => {
+        if (!m.isTensor) {
+          throw fail(
+            'UNSUPPORTED',
+            `${modelPath}: model ${role} "${m.name}" is not a tensor (a sequence or map); infernode serves tensors only`,
+          );
+        }
+        return { name: m.name, ortType: m.type, shape: [...m.shape] };
+      });
+    return {
+      inputs: convert('input', session.inputMetadata),
+      outputs: convert('output', session.outputMetadata),
+    };
+  } finally {
+    await session.release();
+  }
+}

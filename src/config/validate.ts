@@ -1,0 +1,331 @@
+// Validate: the rules a normalized ModelConfig must meet before a model loads. Mostly Triton core's
+// ValidateModelConfig / ValidateIOShape / ValidateInstanceGroup (messages kept close to Triton's, so
+// they search well), plus checks Triton leaves to load time (warmup inputs, paths escaping the model
+// directory). Errors say what was expected and what arrived.
+
+import { DATATYPE_TABLE, fromConfigType } from '../datatypes.js';
+import { fail } from '../errors.js';
+import { ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
+import type { ModelConfig, ModelTensorConfig } from './model-config.js';
+import { validateParameters } from './validate-parameters.js';
+
+export interface ValidateContext {
+  /** The model directory's name, which `name` must equal. */
+  readonly modelName: string;
+  readonly availableGpus?: readonly number[];
+}
+
+const invalid = (message: string): Error => fail('CONFIG_INVALID', message);
+
+/** Throws CONFIG_INVALID or UNSUPPORTED on the first broken rule; returns warnings. */
+export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): string[] {
+  const name = config.name;
+  if (name === '') throw invalid("model configuration must specify 'name'");
+  if (name !== ctx.modelName) {
+    throw invalid(
+      `unexpected directory name '${ctx.modelName}' for model '${name}', directory name must equal model name`,
+    );
+  }
+  validateBackend(config);
+  if (config.max_batch_size < 0) {
+    throw invalid(
+      `'max_batch_size' must be non-negative value for ${name}, got ${config.max_batch_size}`,
+    );
+  }
+  const vp = config.version_policy;
+  if ('latest' in vp && vp.latest.num_versions < 1) {
+    throw invalid(
+      `version_policy latest.num_versions must be >= 1 for ${name}, got ${vp.latest.num_versions}`,
+    );
+  }
+  if (
+    'specific' in vp &&
+    (vp.specific.versions.length === 0 || vp.specific.versions.some((v) => v < 0))
+  ) {
+    throw invalid(
+      `version_policy specific.versions must list version numbers >= 0 for ${name}, got [${vp.specific.versions.join(', ')}]`,
+    );
+  }
+  validateTensors(config, 'input', config.input);
+  validateTensors(config, 'output', config.output);
+  validateDynamicBatching(config);
+  validateInstanceGroups(config, new Set(ctx.availableGpus ?? []));
+  const warnings = validateOptimization(config);
+  validateWarmup(config);
+  checkRelativePath(name, 'default_model_filename', config.default_model_filename);
+  warnings.push(...validateParameters(config));
+  return warnings;
+}
+
+/** Only backend "onnxruntime" (platform "onnxruntime_onnx" or empty) is served. */
+export function validateBackend(config: Pick<ModelConfig, 'name' | 'platform' | 'backend'>): void {
+  const { name, platform, backend } = config;
+  if (backend === ONNXRUNTIME_BACKEND && (platform === '' || platform === ONNXRUNTIME_PLATFORM))
+    return;
+  if (backend === '' && platform === '') {
+    throw invalid(
+      `must specify 'platform' or 'backend' for '${name}' (infernode serves backend "${ONNXRUNTIME_BACKEND}"; with auto-complete on, a version directory holding model.onnx is enough)`,
+    );
+  }
+  if (backend === ONNXRUNTIME_BACKEND) {
+    throw invalid(`unexpected 'platform' and 'backend' pair, got:${platform}, ${backend}`);
+  }
+  throw fail(
+    'UNSUPPORTED',
+    `model '${name}' has backend "${backend}" and platform "${platform}": infernode only serves ONNX models (backend "${ONNXRUNTIME_BACKEND}", platform "${ONNXRUNTIME_PLATFORM}")`,
+  );
+}
+
+/** Element count of dims with -1 treated as 1 per wildcard chunk boundary; see reshapeChunks. */
+function chunks(dims: readonly number[]): number[] {
+  const out: number[] = [];
+  let n = 1;
+  for (const d of dims) {
+    if (d === -1) {
+      out.push(n);
+      n = 1;
+    } else n *= d;
+  }
+  out.push(n);
+  return out;
+}
+
+function validateTensors(
+  config: ModelConfig,
+  role: 'input' | 'output',
+  list: readonly ModelTensorConfig[],
+): void {
+  const model = config.name;
+  const seen = new Set<string>();
+  for (const t of list) {
+    const what = `model ${role} '${t.name}'`;
+    if (t.name === '') throw invalid(`model ${role} must specify 'name' for ${model}`);
+    if (seen.has(t.name)) throw invalid(`${what} is specified more than once for ${model}`);
+    seen.add(t.name);
+    const datatype = fromConfigType(t.data_type);
+    if (datatype !== undefined && DATATYPE_TABLE[datatype].ort === null) {
+      throw fail(
+        'UNSUPPORTED',
+        `${what} of ${model} has data_type ${t.data_type}, which onnxruntime-node cannot run`,
+      );
+    }
+    if (t.dims.length === 0) throw invalid(`${what} must specify 'dims' for ${model}`);
+    const badDim = t.dims.find((d) => d < 1 && d !== -1);
+    if (badDim !== undefined) {
+      throw invalid(
+        `${what} dimension must be integer >= 1, or -1 to indicate a variable-size dimension for ${model}, got dims [${t.dims.join(', ')}]`,
+      );
+    }
+    if ((t.format === 'FORMAT_NHWC' || t.format === 'FORMAT_NCHW') && t.dims.length !== 3) {
+      throw invalid(
+        `model input NHWC/NCHW require 3 dims for ${model}: ${what} has dims [${t.dims.join(', ')}]`,
+      );
+    }
+    if (t.reshape !== undefined) validateReshape(config, what, t.dims, t.reshape.shape);
+  }
+}
+
+/** Triton's ValidateIOShape reshape rules: same element count, chunk by chunk around -1 dims. */
+function validateReshape(
+  config: ModelConfig,
+  what: string,
+  dims: readonly number[],
+  shape: readonly number[],
+): void {
+  const model = config.name;
+  const pair = `dims [${dims.join(', ')}], reshape [${shape.join(', ')}]`;
+  if (shape.length === 0 && config.max_batch_size === 0) {
+    throw invalid(
+      `${what} cannot have empty reshape for non-batching model as scalar tensors are not supported for ${model}`,
+    );
+  }
+  if (shape.some((d) => d < 1 && d !== -1)) {
+    throw invalid(
+      `${what} reshape dimensions must be integer >= 1, or -1 to indicate a variable-size dimension for ${model}, got ${pair}`,
+    );
+  }
+  const a = chunks(dims);
+  const b = chunks(shape);
+  // An empty reshape (a scalar per batch item) matches dims whose element count is 1.
+  if (shape.length === 0 && a.length === 1 && a[0] === 1) return;
+  if (a.length !== b.length) {
+    throw invalid(
+      `${what} has different number of variable-size dimensions for dims and reshape for ${model}: ${pair}`,
+    );
+  }
+  if (a.some((n, i) => n !== b[i]))
+    throw invalid(`${what} has different size for dims and reshape for ${model}: ${pair}`);
+}
+
+function validateDynamicBatching(config: ModelConfig): void {
+  const db = config.dynamic_batching;
+  if (db === undefined) return;
+  const model = config.name;
+  for (const size of db.preferred_batch_size) {
+    if (size <= 0)
+      throw invalid(`dynamic batching preferred size must be positive for ${model}, got ${size}`);
+    if (size > config.max_batch_size) {
+      throw invalid(
+        `dynamic batching preferred size must be <= max batch size for ${model}, got ${size} > ${config.max_batch_size}`,
+      );
+    }
+  }
+  const levels = db.priority_levels;
+  if (levels !== 0) {
+    if (db.default_priority_level === 0 || db.default_priority_level > levels) {
+      throw invalid(
+        `default priority level must be in range [1, ${levels}] for ${model}, got ${db.default_priority_level}`,
+      );
+    }
+    for (const key of Object.keys(db.priority_queue_policy)) {
+      const level = Number(key);
+      if (level === 0 || level > levels) {
+        throw invalid(
+          `priority queue policy must have priority level in range [1, ${levels}] for ${model}, got ${key}`,
+        );
+      }
+    }
+  }
+  if (db.preserve_ordering) {
+    if (levels > 1)
+      throw invalid(
+        `Only one priority level is allowed when 'preserve_ordering' is true for ${model}`,
+      );
+    const policies = [db.default_queue_policy, ...Object.values(db.priority_queue_policy)];
+    if (
+      policies.some(
+        (p) =>
+          p !== undefined && p.default_timeout_microseconds !== 0 && p.timeout_action === 'DELAY',
+      )
+    ) {
+      throw invalid(
+        `Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true for ${model}`,
+      );
+    }
+  }
+}
+
+function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number>): void {
+  const model = config.name;
+  if (config.instance_group.length === 0)
+    throw invalid(`must specify one or more 'instance group's for ${model}`);
+  for (const g of config.instance_group) {
+    const at = `instance group ${g.name} of model ${model}`;
+    switch (g.kind) {
+      case 'KIND_CPU':
+        if (g.gpus.length > 0)
+          throw invalid(`${at} has kind KIND_CPU but specifies one or more GPUs`);
+        break;
+      case 'KIND_GPU': {
+        if (g.gpus.length === 0) {
+          throw invalid(
+            `${at} has kind KIND_GPU but ${gpus.size === 0 ? 'no GPUs are available' : 'specifies no GPUs'}`,
+          );
+        }
+        const missing = g.gpus.find((id) => !gpus.has(id));
+        if (missing !== undefined) {
+          throw invalid(
+            `${at} specifies invalid or unsupported gpu id ${missing}; available GPUs are: [${[...gpus].join(', ')}]`,
+          );
+        }
+        break;
+      }
+      case 'KIND_MODEL':
+        throw fail(
+          'UNSUPPORTED',
+          `${at} has kind KIND_MODEL, which the onnxruntime backend does not support; use KIND_CPU or KIND_GPU`,
+        );
+      case 'KIND_AUTO':
+        throw fail('INTERNAL', `${at} has unexpected kind KIND_AUTO after normalization`);
+    }
+  }
+}
+
+const GPU_ACCELERATORS = new Set(['tensorrt', 'cuda']);
+const CPU_ACCELERATORS = new Set(['openvino']);
+
+function validateOptimization(config: ModelConfig): string[] {
+  const warnings: string[] = [];
+  const o = config.optimization;
+  const level = o?.graph?.level;
+  if (level !== undefined && ![-1, 0, 1, 2].includes(level)) {
+    warnings.push(
+      `model '${config.name}': optimization.graph.level ${level} is not -1, 0, 1 or 2; ONNX Runtime applies all optimizations`,
+    );
+  }
+  const ea = o?.execution_accelerators;
+  for (const [list, allowed] of [
+    [ea?.gpu_execution_accelerator ?? [], GPU_ACCELERATORS],
+    [ea?.cpu_execution_accelerator ?? [], CPU_ACCELERATORS],
+  ] as const) {
+    for (const a of list) {
+      if (!allowed.has(a.name)) {
+        throw invalid(
+          `unknown Execution Accelerator '${a.name}' is requested for ${config.name}; expected one of ${[...allowed].join(', ')}`,
+        );
+      }
+    }
+  }
+  return warnings;
+}
+
+function validateWarmup(config: ModelConfig): void {
+  const model = config.name;
+  const inputs = new Map(config.input.map((t) => [t.name, t]));
+  const limit = Math.max(config.max_batch_size, 1);
+  for (const w of config.model_warmup) {
+    const at = `warmup sample '${w.name}' of model ${model}`;
+    if (w.batch_size > limit)
+      throw invalid(`${at} has batch_size ${w.batch_size}, above the model's limit of ${limit}`);
+    for (const [key, i] of Object.entries(w.inputs)) {
+      const t = inputs.get(key);
+      if (t === undefined) {
+        throw invalid(
+          `${at} sets input '${key}', which the model does not have; inputs are: ${[...inputs.keys()].join(', ')}`,
+        );
+      }
+      if (i.data_type !== t.data_type)
+        throw invalid(`${at}: input '${key}' is ${i.data_type}, expected ${t.data_type}`);
+      const fits =
+        i.dims.length === t.dims.length &&
+        i.dims.every((d, k) => t.dims[k] === -1 || t.dims[k] === d);
+      if (!fits || i.dims.some((d) => d < 1)) {
+        throw invalid(
+          `${at}: input '${key}' needs fixed dims matching [${t.dims.join(', ')}] (without the batch dim), got [${i.dims.join(', ')}]`,
+        );
+      }
+      const sources = [
+        i.zero_data !== undefined,
+        i.random_data !== undefined,
+        i.input_data_file !== undefined,
+      ];
+      if (!sources.includes(true)) {
+        throw invalid(
+          `${at} expects input '${key}' to have input_data_type set (zero_data, random_data or input_data_file)`,
+        );
+      }
+      if (i.input_data_file !== undefined)
+        checkRelativePath(model, `${at} input '${key}' input_data_file`, i.input_data_file);
+    }
+    for (const t of config.input) {
+      if (!t.optional && !Object.prototype.hasOwnProperty.call(w.inputs, t.name)) {
+        throw invalid(`${at} does not set required input '${t.name}'`);
+      }
+    }
+  }
+  for (const t of config.output) {
+    if (t.label_filename !== undefined)
+      checkRelativePath(model, `output '${t.name}' label_filename`, t.label_filename);
+  }
+}
+
+/** Files named in config.pbtxt must stay inside the model directory. */
+function checkRelativePath(model: string, what: string, p: string): void {
+  if (p === '') return;
+  const parts = p.split(/[\\/]/);
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || parts.includes('..') || p.includes('\0')) {
+    throw invalid(
+      `${what} of model ${model} must be a path inside the model directory, got "${p}"`,
+    );
+  }
+}

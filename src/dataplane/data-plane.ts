@@ -1,0 +1,214 @@
+// The transport-agnostic data plane: health, metadata, config, statistics and inference. HTTP and
+// WebSocket handlers decode bytes, call this, and encode what it returns; nothing here knows about
+// uWebSockets.js, HTTP status codes or wire encodings.
+
+import { toConfigJson } from '../config/config-json.js';
+import { fail, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
+import type { FailureReason } from '../metrics/model-reporter.js';
+import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
+import type { ModelRegistry } from '../repository/model-registry.js';
+import type { ModelVersion } from '../repository/model-version.js';
+import { fullDims, type ModelSignature } from './model-signature.js';
+import { validateRequest } from './validate-request.js';
+
+export const SERVER_NAME = 'infernode';
+
+/** Triton extensions this server implements (reported by `GET /v2`). */
+export const EXTENSIONS = Object.freeze([
+  'model_configuration',
+  'binary_tensor_data',
+  'statistics',
+  'schedule_policy',
+  'parameters',
+]);
+
+export interface DataPlaneOptions {
+  readonly version: string;
+  /** --strict-readiness: server ready only when every model is ready. */
+  readonly strictReadiness: boolean;
+  /** --http-max-input-size, also the cap on one request's tensor bytes in shared memory. */
+  readonly maxInputBytes: number;
+}
+
+export interface InferContext {
+  readonly signal: AbortSignal;
+  /** process.hrtime.bigint() as a number when the request arrived. */
+  readonly arrivalNs: number;
+}
+
+export class DataPlane {
+  private shuttingDown = false;
+
+  constructor(
+    private readonly registry: ModelRegistry,
+    private readonly options: DataPlaneOptions,
+  ) {}
+
+  /** From now on the server is not ready and refuses new inferences (SIGTERM drain). */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+  }
+
+  live(): boolean {
+    return true;
+  }
+
+  ready(): boolean {
+    if (this.shuttingDown) return false;
+    if (this.options.strictReadiness) return this.registry.allReady();
+    return this.registry.all().some((e) => e.state === 'READY') || this.registry.all().length === 0;
+  }
+
+  serverMetadata(): object {
+    return { name: SERVER_NAME, version: this.options.version, extensions: EXTENSIONS };
+  }
+
+  modelReady(name: string, version: string | undefined): boolean {
+    if (this.shuttingDown) return false;
+    try {
+      this.registry.resolve(name, version);
+      return true;
+    } catch (e) {
+      if (e instanceof InferenceServerError && e.code === 'MODEL_NOT_READY') return false;
+      throw e;
+    }
+  }
+
+  modelMetadata(name: string, version: string | undefined): object {
+    const mv = this.registry.resolve(name, version);
+    const sig = mv.signature;
+    const entry = this.registry.entry(name);
+    const tensors = (m: typeof sig.inputs) =>
+      [...m.values()].map((t) => ({
+        name: t.name,
+        datatype: t.datatype,
+        shape: fullDims(sig, t),
+      }));
+    return {
+      name: sig.name,
+      versions: entry === undefined ? [String(mv.version)] : [...entry.versions.keys()].map(String),
+      platform: sig.platform,
+      inputs: tensors(sig.inputs),
+      outputs: tensors(sig.outputs),
+    };
+  }
+
+  /** The tensor signature serving `name` / `version` (raw binary requests need it to decode). */
+  signature(name: string, version: string | undefined): ModelSignature {
+    return this.registry.resolve(name, version).signature;
+  }
+
+  modelConfig(name: string, version: string | undefined): object {
+    return toConfigJson(this.registry.resolve(name, version).config);
+  }
+
+  /** Triton's statistics extension: all models, one model, or one version. */
+  modelStats(name: string | undefined, version: string | undefined): object {
+    let versions: ModelVersion[];
+    if (name === undefined) {
+      versions = this.registry.all().flatMap((e) => [...e.versions.values()]);
+    } else if (version === undefined || version === '') {
+      const entry = this.registry.entry(name);
+      if (entry === undefined) {
+        throw fail('MODEL_NOT_FOUND', `Request for unknown model: '${name}' is not found`);
+      }
+      versions = [...entry.versions.values()];
+    } else {
+      versions = [this.registry.resolve(name, version)];
+    }
+    return { model_stats: versions.map((v) => v.reporter.stats.toJson()) };
+  }
+
+  /** Triton's repository index: every model with its state and reason. */
+  repositoryIndex(): object[] {
+    return this.registry.all().flatMap((e) => {
+      if (e.versions.size === 0) return [{ name: e.name, state: e.state, reason: e.reason }];
+      return [...e.versions.keys()].map((v) => ({
+        name: e.name,
+        version: String(v),
+        state: e.state,
+        reason: e.reason,
+      }));
+    });
+  }
+
+  async infer(
+    name: string,
+    version: string | undefined,
+    request: DecodedRequest,
+    ctx: InferContext,
+  ): Promise<InferenceResponse> {
+    if (this.shuttingDown) throw fail('SHUTTING_DOWN', 'the server is shutting down');
+    const mv = this.registry.resolve(name, version);
+    const reporter = mv.reporter;
+    let validated;
+    try {
+      validated = validateRequest(mv.signature, request, {
+        signal: ctx.signal,
+        arrivalNs: ctx.arrivalNs,
+        maxInputBytes: this.options.maxInputBytes,
+      });
+    } catch (e) {
+      reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
+      throw e;
+    }
+    try {
+      const result = await mv.scheduler.enqueue(validated);
+      const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
+      const response: InferenceResponse = {
+        model_name: mv.name,
+        model_version: String(mv.version),
+        ...(request.id !== undefined ? { id: request.id } : {}),
+        outputs: result.outputs.map((o) => ({
+          name: o.name,
+          datatype: o.datatype,
+          shape: outputShape(mv, o.name, o.shape),
+          data: o.data,
+          binary: binary.get(o.name) === true,
+        })),
+      };
+      reporter.succeeded({
+        totalNs: hrNow() - ctx.arrivalNs,
+        queueNs: result.queueNs,
+        inputNs: result.inputNs,
+        inferNs: result.inferNs,
+        outputNs: result.outputNs,
+      });
+      return response;
+    } catch (e) {
+      const err = toServerError(e);
+      reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
+      throw err;
+    }
+  }
+}
+
+/** An output with `reshape` in config.pbtxt is returned in the configured dims. */
+function outputShape(mv: ModelVersion, name: string, modelShape: readonly number[]): readonly number[] {
+  const t = mv.signature.outputs.get(name);
+  if (t === undefined || t.reshape === undefined) return modelShape;
+  const batch = mv.signature.maxBatchSize > 0 ? modelShape.slice(0, 1) : [];
+  const elements = modelShape.slice(batch.length).reduce((a, b) => a * b, 1);
+  const known = t.dims.reduce((a, b) => (b === -1 ? a : a * b), 1);
+  return [...batch, ...t.dims.map((d) => (d === -1 ? (known === 0 ? 0 : elements / known) : d))];
+}
+
+function failureReason(code: ErrorCode): FailureReason {
+  switch (code) {
+    case 'QUEUE_FULL':
+    case 'QUEUE_TIMEOUT':
+    case 'SHUTTING_DOWN':
+      return 'REJECTED';
+    case 'CANCELLED':
+      return 'CANCELED';
+    case 'INFER_FAILED':
+    case 'WORKER_FAILED':
+      return 'BACKEND';
+    default:
+      return 'OTHER';
+  }
+}
+
+function hrNow(): number {
+  return Number(process.hrtime.bigint());
+}

@@ -1,0 +1,280 @@
+// Parse, don't validate: a DecodedRequest (shaped like KServe v2, unchecked) becomes a
+// ValidatedRequest (checked against one model version's signature), the only type a scheduler
+// accepts. Every message names what was expected and what arrived, in Triton's wording where
+// Triton has one.
+
+import { datatypeInfo, isDatatype } from '../datatypes.js';
+import { fail } from '../errors.js';
+import { bytesElements } from '../protocol/bytes-tensor.js';
+import { checkRawTensor } from '../protocol/raw-tensor.js';
+import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
+import type { DecodedInput, DecodedRequest, Parameters } from '../protocol/inference-request.js';
+import { inputLabel, shapeText } from '../protocol/tensor-label.js';
+import {
+  brandValidated,
+  type ValidatedInput,
+  type ValidatedOutput,
+  type ValidatedRequest,
+} from '../scheduler/validated-request.js';
+import { fullDims, type ModelSignature, type TensorSignature } from './model-signature.js';
+
+export interface ValidationContext {
+  readonly signal: AbortSignal;
+  readonly arrivalNs: number;
+  /** Upper bound on the bytes all inputs may occupy in shared memory (--http-max-input-size). */
+  readonly maxInputBytes: number;
+}
+
+/** Request parameters Triton reserves; `sequence_*` need the sequence batcher, not built yet. */
+const SEQUENCE_PARAMETERS = ['sequence_id', 'sequence_start', 'sequence_end'] as const;
+
+export function validateRequest(
+  sig: ModelSignature,
+  req: DecodedRequest,
+  ctx: ValidationContext,
+): ValidatedRequest {
+  const params = req.parameters;
+  for (const key of SEQUENCE_PARAMETERS) {
+    if (Object.hasOwn(params, key)) {
+      throw fail(
+        'UNSUPPORTED',
+        `parameter '${key}' needs sequence batching, which model '${sig.name}' does not have`,
+      );
+    }
+  }
+  const priority = nonNegativeInt(params, 'priority');
+  const timeoutUs = nonNegativeInt(params, 'timeout');
+
+  const missing = sig.requiredInputs.filter((n) => !req.inputs.some((i) => i.name === n));
+  if (missing.length > 0) {
+    throw fail(
+      'MISSING_INPUT',
+      `expected ${sig.requiredInputs.length} inputs but got ${req.inputs.length} inputs for ` +
+        `model '${sig.name}'. Got input(s) ${list(req.inputs.map((i) => i.name))}, but missing ` +
+        `required input(s) ${list(missing)}. Please provide all required input(s).`,
+    );
+  }
+
+  let batchSize = sig.maxBatchSize > 0 ? -1 : 1;
+  let totalBytes = 0;
+  const inputs: ValidatedInput[] = [];
+  for (const input of req.inputs) {
+    const t = sig.inputs.get(input.name);
+    if (t === undefined) {
+      throw fail(
+        'UNKNOWN_INPUT',
+        `unexpected inference input '${input.name}' for model '${sig.name}'`,
+      );
+    }
+    const v = validateInput(sig, t, input, ctx.maxInputBytes - totalBytes);
+    if (sig.maxBatchSize > 0) {
+      const b = v.requestShape[0] as number;
+      if (batchSize === -1) batchSize = b;
+      else if (b !== batchSize) {
+        throw fail(
+          'BAD_SHAPE',
+          `input '${input.name}' has batch size ${b}, but earlier inputs have batch size ` +
+            `${batchSize}: every input of one request must have the same batch size`,
+        );
+      }
+    }
+    totalBytes += v.byteLength;
+    inputs.push(v);
+  }
+
+  return brandValidated({
+    model: sig.name,
+    version: sig.version,
+    ...(req.id !== undefined ? { id: req.id } : {}),
+    batchSize,
+    inputs,
+    outputs: validateOutputs(sig, req),
+    priority,
+    timeoutUs,
+    signal: ctx.signal,
+    arrivalNs: ctx.arrivalNs,
+  });
+}
+
+function validateInput(
+  sig: ModelSignature,
+  t: TensorSignature,
+  input: DecodedInput,
+  bytesLeft: number,
+): ValidatedInput {
+  if (!isDatatype(input.datatype)) {
+    throw fail(
+      'BAD_DATATYPE',
+      `inference input '${input.name}' has unknown datatype ${JSON.stringify(String(input.datatype)).slice(0, 40)}; ` +
+        `model '${sig.name}' expects '${t.datatype}'`,
+    );
+  }
+  if (input.datatype !== t.datatype) {
+    throw fail(
+      'BAD_DATATYPE',
+      `inference input '${input.name}' data-type is '${input.datatype}', but model ` +
+        `'${sig.name}' expects '${t.datatype}'`,
+    );
+  }
+  const expected = fullDims(sig, t);
+  const shape = checkShape(input, expected, sig);
+  const info = datatypeInfo(t.datatype);
+  // Element count with overflow checked against what the byte budget could ever hold: a shape
+  // like [16, 2^60] is refused here, before anything is allocated.
+  const minElementBytes = info.byteSize === 0 ? 4 : info.byteSize;
+  let count = 1;
+  for (const d of shape) {
+    count *= d;
+    if (count * minElementBytes > bytesLeft) {
+      throw fail(
+        'BAD_SHAPE',
+        `input '${input.name}' with shape ${shapeText(shape)} ${t.datatype} needs more than ` +
+          `${bytesLeft} bytes, the space left under the input size limit (--http-max-input-size)`,
+      );
+    }
+  }
+  const label = inputLabel(input.name, shape);
+  const modelShape = t.reshape === undefined ? shape : reshaped(sig, shape, t.reshape);
+  const data = input.data;
+  if (data.kind === 'raw') {
+    checkRawTensor(data.bytes, t.datatype, count, label);
+    const bytes = data.bytes;
+    if (info.byteSize === 0) rejectNul(input.name, bytesElements(bytes, label));
+    return {
+      name: input.name,
+      datatype: t.datatype,
+      shape: modelShape,
+      requestShape: shape,
+      byteLength: bytes.byteLength,
+      write: (target) => target.set(bytes),
+    };
+  }
+  const values = data.values;
+  const byteLength = jsonTensorByteLength(values, t.datatype, count, label);
+  if (info.byteSize === 0) rejectNul(input.name, jsonStrings(values));
+  if (byteLength > bytesLeft) {
+    throw fail(
+      'BAD_TENSOR_DATA',
+      `input '${input.name}' needs ${byteLength} bytes, more than the ${bytesLeft} left under ` +
+        `the input size limit (--http-max-input-size)`,
+    );
+  }
+  return {
+    name: input.name,
+    datatype: t.datatype,
+    shape: modelShape,
+    requestShape: shape,
+    byteLength,
+    write: (target) => writeJsonTensor(values, t.datatype, count, target, label),
+  };
+}
+
+/** Checks each dim is an integer >= 0 and the shape matches the config (-1 matches any). */
+function checkShape(input: DecodedInput, expected: readonly number[], sig: ModelSignature): number[] {
+  const raw = input.shape;
+  const shape: number[] = [];
+  for (const d of raw) {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+      throw fail(
+        'BAD_SHAPE',
+        `input '${input.name}': every shape dimension must be an integer >= 0, got ` +
+          `${JSON.stringify(raw).slice(0, 200)}`,
+      );
+    }
+    shape.push(d);
+  }
+  if (sig.maxBatchSize > 0) {
+    const batch = shape[0];
+    if (batch !== undefined && batch > sig.maxBatchSize) {
+      throw fail(
+        'BAD_BATCH_SIZE',
+        `inference request batch-size must be <= ${sig.maxBatchSize} for '${sig.name}', got ${batch}`,
+      );
+    }
+  }
+  const matches =
+    shape.length === expected.length && expected.every((e, i) => e === -1 || e === shape[i]);
+  if (!matches) {
+    throw fail(
+      'BAD_SHAPE',
+      `unexpected shape for input '${input.name}' for model '${sig.name}'. Expected ` +
+        `${shapeText(expected)}, got ${shapeText(shape)}`,
+    );
+  }
+  return shape;
+}
+
+/** The shape the model takes when config.pbtxt has `reshape`: batch dim kept, -1 resolved. */
+function reshaped(sig: ModelSignature, shape: number[], reshape: readonly number[]): number[] {
+  const batch = sig.maxBatchSize > 0 ? shape.slice(0, 1) : [];
+  const rest = sig.maxBatchSize > 0 ? shape.slice(1) : shape;
+  const elements = rest.reduce((a, b) => a * b, 1);
+  const known = reshape.reduce((a, b) => (b === -1 ? a : a * b), 1);
+  return [...batch, ...reshape.map((d) => (d === -1 ? (known === 0 ? 0 : elements / known) : d))];
+}
+
+function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOutput[] {
+  const binaryDefault = boolParam(req.parameters, 'binary_data_output', false);
+  if (req.outputs === undefined || req.outputs.length === 0) {
+    return sig.outputOrder.map((name) => ({ name, binary: binaryDefault }));
+  }
+  return req.outputs.map((o) => {
+    if (!sig.outputs.has(o.name)) {
+      throw fail('UNKNOWN_OUTPUT', `unexpected inference output '${o.name}' for model '${sig.name}'`);
+    }
+    if (Object.hasOwn(o.parameters, 'classification')) {
+      throw fail('UNSUPPORTED', `output '${o.name}': the classification extension is not supported`);
+    }
+    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
+  });
+}
+
+function nonNegativeInt(params: Parameters, key: string): number {
+  if (!Object.hasOwn(params, key)) return 0;
+  const v = params[key];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw fail(
+      'BAD_PARAMETER',
+      `parameter '${key}' must be an integer >= 0, got ${JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
+function boolParam(params: Parameters, key: string, fallback: boolean): boolean {
+  if (!Object.hasOwn(params, key)) return fallback;
+  const v = params[key];
+  if (typeof v !== 'boolean') {
+    throw fail('BAD_PARAMETER', `parameter '${key}' must be a boolean, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/**
+ * onnxruntime-node cuts string tensor elements at the first NUL byte on their way into the model
+ * (measured with 1.30: "a\0b" arrives as "a"), so such an input would get a silently wrong answer.
+ * Refuse it instead, naming the element.
+ */
+function rejectNul(name: string, elements: Iterable<Uint8Array | string>): void {
+  let i = 0;
+  for (const e of elements) {
+    if (typeof e === 'string' ? e.includes('\0') : e.includes(0)) {
+      throw fail(
+        'BAD_TENSOR_DATA',
+        `input '${name}': BYTES element ${i} contains a NUL byte, which ONNX Runtime string ` +
+          `tensors cannot carry (onnxruntime-node truncates the element there)`,
+      );
+    }
+    i++;
+  }
+}
+
+/** The strings of a (possibly nested) JSON BYTES `data` array; already size-checked. */
+function* jsonStrings(values: unknown): Generator<string> {
+  if (typeof values === 'string') yield values;
+  else if (Array.isArray(values)) for (const v of values) yield* jsonStrings(v);
+}
+
+function list(names: readonly string[]): string {
+  return `[${names.map((n) => `'${n}'`).join(', ')}]`;
+}

@@ -1,0 +1,127 @@
+// The error catalog: every failure infernode reports has a stable code here, one HTTP status, and
+// a Triton error class. Errors cross worker and transport boundaries as plain `{code, message}`
+// data (structured clone drops an Error's class), and are rebuilt with `fromWire`.
+
+/** Triton's error classes (TRITONSERVER_Error_Code), which decide the HTTP status. */
+export type ErrorClass =
+  | 'INVALID_ARG'
+  | 'NOT_FOUND'
+  | 'UNAVAILABLE'
+  | 'UNSUPPORTED'
+  | 'INTERNAL'
+  | 'CANCELLED';
+
+interface CatalogEntry {
+  readonly errorClass: ErrorClass;
+  readonly status: number;
+  readonly summary: string;
+}
+
+// Status per class follows Triton's HttpCodeFromError: INTERNAL 500, NOT_FOUND 404,
+// UNAVAILABLE 503, UNSUPPORTED 501, everything else 400.
+const entry = (errorClass: ErrorClass, summary: string, status?: number): CatalogEntry =>
+  Object.freeze({
+    errorClass,
+    summary,
+    status:
+      status ??
+      (errorClass === 'INTERNAL'
+        ? 500
+        : errorClass === 'NOT_FOUND'
+          ? 404
+          : errorClass === 'UNAVAILABLE'
+            ? 503
+            : errorClass === 'UNSUPPORTED'
+              ? 501
+              : 400),
+  });
+
+export const ERROR_CATALOG = Object.freeze({
+  // Request decoding and validation
+  BAD_REQUEST: entry('INVALID_ARG', 'the request is malformed'),
+  BAD_JSON: entry('INVALID_ARG', 'the request body is not valid JSON'),
+  JSON_TOO_DEEP: entry('INVALID_ARG', 'JSON nesting depth exceeds the limit'),
+  BODY_TOO_LARGE: entry('INVALID_ARG', 'the request body exceeds --http-max-input-size'),
+  BAD_HEADER_LENGTH: entry('INVALID_ARG', 'Inference-Header-Content-Length is out of range'),
+  UNKNOWN_INPUT: entry('INVALID_ARG', 'an input name the model does not have'),
+  MISSING_INPUT: entry('INVALID_ARG', 'a required model input is missing'),
+  DUPLICATE_TENSOR: entry('INVALID_ARG', 'a tensor name appears twice'),
+  UNKNOWN_OUTPUT: entry('INVALID_ARG', 'a requested output the model does not have'),
+  TOO_MANY_TENSORS: entry('INVALID_ARG', 'more inputs or outputs than the model has'),
+  BAD_DATATYPE: entry('INVALID_ARG', 'the datatype differs from the model config'),
+  BAD_SHAPE: entry('INVALID_ARG', 'the shape does not match the model config'),
+  BAD_BATCH_SIZE: entry('INVALID_ARG', 'the batch size exceeds max_batch_size'),
+  BYTE_SIZE_MISMATCH: entry('INVALID_ARG', "the tensor's byte size does not match its shape"),
+  BAD_TENSOR_DATA: entry('INVALID_ARG', 'tensor data does not match its datatype'),
+  BAD_PARAMETER: entry('INVALID_ARG', 'a request parameter is invalid'),
+  BAD_MODEL_NAME: entry('INVALID_ARG', 'the model name is not allowed'),
+  BAD_VERSION: entry('INVALID_ARG', 'the model version is not a number'),
+  // Routing and availability
+  NOT_FOUND: entry('NOT_FOUND', 'no such endpoint'),
+  METHOD_NOT_ALLOWED: entry('INVALID_ARG', 'the method is not allowed on this endpoint', 405),
+  MODEL_NOT_FOUND: entry('NOT_FOUND', 'no such model or version'),
+  MODEL_NOT_READY: entry('UNAVAILABLE', 'the model version is not ready'),
+  SHUTTING_DOWN: entry('UNAVAILABLE', 'the server is shutting down'),
+  QUEUE_FULL: entry('UNAVAILABLE', 'Exceeds maximum queue size'),
+  QUEUE_TIMEOUT: entry('UNAVAILABLE', 'Request timeout expired'),
+  CANCELLED: entry('CANCELLED', 'the request was cancelled'),
+  // Model loading
+  CONFIG_SYNTAX: entry('INVALID_ARG', 'config.pbtxt has a syntax error'),
+  CONFIG_INVALID: entry('INVALID_ARG', 'the model config is invalid'),
+  MODEL_LOAD_FAILED: entry('INTERNAL', 'the model failed to load'),
+  PROVIDER_UNAVAILABLE: entry('UNAVAILABLE', 'the execution provider is not installed'),
+  UNSUPPORTED: entry('UNSUPPORTED', 'not supported by infernode'),
+  // Execution
+  INFER_FAILED: entry('INTERNAL', 'ONNX Runtime failed to run the model'),
+  WORKER_FAILED: entry('INTERNAL', 'the model instance worker failed'),
+  INTERNAL: entry('INTERNAL', 'internal error'),
+} as const satisfies Record<string, CatalogEntry>);
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The plain-data form of an error: what crosses threads and goes into WebSocket error frames. */
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export class InferenceServerError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message?: string) {
+    super(message ?? ERROR_CATALOG[code].summary);
+    this.name = 'InferenceServerError';
+    this.code = code;
+  }
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+  get errorClass(): ErrorClass {
+    return ERROR_CATALOG[this.code].errorClass;
+  }
+  toWire(): WireError {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Shorthand used at throw sites: `throw fail('BAD_SHAPE', '...')`. */
+export function fail(code: ErrorCode, message?: string): InferenceServerError {
+  return new InferenceServerError(code, message);
+}
+
+export function isErrorCode(s: unknown): s is ErrorCode {
+  return typeof s === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOG, s);
+}
+
+export function fromWire(w: { code: unknown; message: unknown }): InferenceServerError {
+  const code = isErrorCode(w.code) ? w.code : 'INTERNAL';
+  return new InferenceServerError(code, typeof w.message === 'string' ? w.message : undefined);
+}
+
+/**
+ * Any thrown value -> a catalogued error. Unknown exceptions become INTERNAL with a generic message,
+ * so stack traces, paths and internal ids never reach a client.
+ */
+export function toServerError(e: unknown): InferenceServerError {
+  if (e instanceof InferenceServerError) return e;
+  return new InferenceServerError('INTERNAL');
+}

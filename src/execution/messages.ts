@@ -1,0 +1,87 @@
+// Typed messages at the worker boundary (main thread <-> ORT worker).
+//
+// Lifecycle of one worker (one model instance): piscina starts it with `WorkerInit` as workerData;
+// the worker creates its InferenceSession (load) and runs the warmup requests it is given, then
+// serves `RunRequest`s one at a time (execute) until the pool is destroyed (unload). The pool is
+// destroyed only when no run is in flight: terminating a thread inside session.run aborts the
+// process (onnxruntime-node 1.30), so cancellation is cooperative — a run always finishes and an
+// unwanted result is dropped by the caller.
+//
+// Ownership: input descriptors point into SharedArrayBuffer memory owned by the caller; the worker
+// only reads it, and only until it replies. Output descriptors point into a SharedArrayBuffer the
+// worker allocated for that reply; from the reply on, the caller owns it and the worker keeps no
+// reference.
+
+import type { WireError } from '../errors.js';
+import type { TensorDescriptor } from '../tensor.js';
+import type { OrtSessionPlan } from './session-plan.js';
+
+/** workerData for a model-instance worker. Plain data only (structured clone). */
+export interface WorkerInit {
+  readonly model: string;
+  readonly version: number;
+  /** Triton-style instance name, e.g. `mlp_0` or `mlp_0_gpu1`. */
+  readonly instance: string;
+  readonly modelPath: string;
+  readonly plan: OrtSessionPlan;
+  /**
+   * True when ORT accepts tensors over SharedArrayBuffer views (Node 22+); false on Node 20, where
+   * the worker copies inputs into a reusable worker-local buffer first. Detected once at start.
+   */
+  readonly sabTensors: boolean;
+  /**
+   * `model_warmup` entries, inputs already in shared memory (the caller keeps that memory alive
+   * until the pool has started). Each worker runs them in order after creating its session and
+   * before reporting ready; a failure fails the worker's load, as in Triton. Absent: no warmup.
+   */
+  readonly warmup?: readonly WarmupRun[];
+}
+
+/** One `model_warmup` entry: run `request` `count` times. */
+export interface WarmupRun {
+  readonly name: string;
+  readonly count: number;
+  readonly request: RunRequest;
+}
+
+export interface RunRequest {
+  readonly inputs: readonly TensorDescriptor[];
+  /** Output names to return, in order. Empty: every model output, in the model's order. */
+  readonly outputs: readonly string[];
+}
+
+export interface RunTiming {
+  /** Nanoseconds spent building ORT input tensors. */
+  readonly inputNs: number;
+  /** Nanoseconds inside session.run. */
+  readonly inferNs: number;
+  /** Nanoseconds spent copying outputs into shared memory. */
+  readonly outputNs: number;
+}
+
+export type RunResponse =
+  | { readonly ok: true; readonly outputs: readonly TensorDescriptor[]; readonly timing: RunTiming }
+  | { readonly ok: false; readonly error: WireError };
+
+/**
+ * What a worker posts on its parentPort (piscina re-emits it as the pool's 'message' event) once its
+ * session is created, or failed to be. The pool counts these to know every instance is loaded before
+ * it reports ready, and never destroys a pool while a worker is still inside session creation (that
+ * too would terminate a thread inside ORT). `threadId` tells workers of one pool apart, since they
+ * all share one workerData.
+ */
+export type WorkerEvent =
+  | {
+      readonly type: 'infernode:session-ready';
+      readonly threadId: number;
+      readonly instance: string;
+      /** Nanoseconds InferenceSession.create took. */
+      readonly loadNs: number;
+    }
+  | {
+      readonly type: 'infernode:session-failed';
+      readonly threadId: number;
+      readonly instance: string;
+      /** Already scrubbed of file-system paths. */
+      readonly error: WireError;
+    };

@@ -1,0 +1,35 @@
+// The plain-data plan a worker turns into an ORT InferenceSession: built in the main thread from the
+// frozen ModelConfig (see `build-session-plan.ts`), logged at start-up, sent as workerData.
+
+/** One execution provider as onnxruntime-node's `executionProviders` option takes it. */
+export interface ExecutionProviderPlan {
+  /** ORT EP name: 'cpu' | 'cuda' | 'tensorrt' | 'openvino' | ... */
+  readonly name: string;
+  readonly deviceId?: number;
+  /** EP-specific options, already renamed to ORT's keys (e.g. trt_fp16_enable). */
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+}
+
+export interface OrtSessionPlan {
+  readonly intraOpNumThreads: number;
+  readonly interOpNumThreads: number;
+  readonly executionMode: 'sequential' | 'parallel';
+  readonly graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+  readonly enableCpuMemArena: boolean;
+  readonly enableMemPattern: boolean;
+  /** ORT session config entries (`session.*` keys), e.g. session.intra_op.allow_spinning. */
+  readonly configEntries: Readonly<Record<string, string>>;
+  /** In priority order; CPU is always last as the fallback. */
+  readonly executionProviders: readonly ExecutionProviderPlan[];
+}
+
+/**
+ * One worker pool's worth of identical instances: a CPU group, or one GPU of a GPU group (built by
+ * `buildInstanceGroupPlans`). Every worker in the pool creates its session from the same plan.
+ */
+export interface InstanceGroupPlan {
+  /** Triton-style name: the group name (`mlp_0`), or `mlp_0_gpu1` for one GPU of a GPU group. */
+  readonly instance: string;
+  readonly count: number;
+  readonly plan: OrtSessionPlan;
+}

@@ -1,0 +1,103 @@
+// The request body as it arrives: every chunk is copied into one buffer, so the call's `body` is a
+// single contiguous `Uint8Array` whatever the framing, and the size limit is enforced per chunk.
+//
+// Why copy: uWS hands `onData` a view of memory it reuses (and neuters) once the callback returns,
+// and concatenating chunk lists at the end is quadratic in the number of chunks. With a
+// Content-Length the buffer is allocated once at its exact size; for chunked bodies it doubles,
+// never past the limit, so the total copying stays linear.
+
+import { fail } from '../errors.js';
+import { bodyTooLarge, type BodyFraming } from './body-framing.js';
+
+/** First allocation for a chunked body: covers most JSON requests without a regrow. */
+const CHUNKED_INITIAL_BYTES = 64 * 1024;
+
+const EMPTY = new Uint8Array(0);
+
+export class BodyAccumulator {
+  readonly #maxBodyBytes: number;
+  /** Set when the framing fixes the size; a mismatch is an error, never a truncation or overrun. */
+  readonly #expected: number | undefined;
+  #buffer: Uint8Array;
+  #length = 0;
+
+  constructor(framing: BodyFraming, maxBodyBytes: number) {
+    this.#maxBodyBytes = maxBodyBytes;
+    switch (framing.kind) {
+      case 'none':
+        this.#expected = 0;
+        this.#buffer = EMPTY;
+        break;
+      case 'length':
+        // bodyFraming() has checked the length against the limit, so this allocation is bounded.
+        // allocUnsafeSlow: every byte will be overwritten, so zero-filling is wasted work, and a
+        // non-pooled buffer owns its whole ArrayBuffer (no slice of Node's shared 8 KiB pool that a
+        // later `body.buffer` user could misread).
+        this.#expected = framing.length;
+        this.#buffer = allocate(framing.length);
+        break;
+      case 'chunked':
+        this.#expected = undefined;
+        this.#buffer = EMPTY;
+        break;
+    }
+  }
+
+  /** Bytes received so far. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /**
+   * Copies `chunk` in. The chunk may be reused by the caller as soon as this returns.
+   * Throws BODY_TOO_LARGE past the limit and BAD_REQUEST past a declared Content-Length.
+   */
+  append(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
+    const needed = this.#length + chunk.byteLength;
+    if (this.#expected !== undefined && needed > this.#expected) {
+      throw fail(
+        'BAD_REQUEST',
+        `request body is longer than its Content-Length: expected ${this.#expected} bytes, ` +
+          `got at least ${needed}`,
+      );
+    }
+    if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes);
+    if (needed > this.#buffer.byteLength) this.#grow(needed);
+    this.#buffer.set(chunk, this.#length);
+    this.#length = needed;
+  }
+
+  /** The whole body, once the last chunk is in. Throws BAD_REQUEST if it is shorter than declared. */
+  finish(): Uint8Array {
+    if (this.#expected !== undefined && this.#length !== this.#expected) {
+      throw fail(
+        'BAD_REQUEST',
+        `request body is shorter than its Content-Length: expected ${this.#expected} bytes, ` +
+          `got ${this.#length}`,
+      );
+    }
+    // A view, not a copy: the spare capacity of a chunked buffer is simply not exposed.
+    return this.#length === this.#buffer.byteLength
+      ? this.#buffer
+      : this.#buffer.subarray(0, this.#length);
+  }
+
+  #grow(needed: number): void {
+    // Geometric growth keeps total copying linear; the cap keeps a body just under the limit from
+    // reserving twice the limit.
+    let capacity = Math.max(this.#buffer.byteLength, CHUNKED_INITIAL_BYTES);
+    while (capacity < needed) capacity *= 2;
+    const next = allocate(Math.min(capacity, this.#maxBodyBytes));
+    next.set(this.#buffer.subarray(0, this.#length));
+    this.#buffer = next;
+  }
+}
+
+function allocate(bytes: number): Uint8Array {
+  if (bytes === 0) return EMPTY;
+  // Re-wrapped as a plain Uint8Array: Buffer's slice() returns a view where Uint8Array's copies, and
+  // codecs downstream are written against Uint8Array semantics.
+  const slow = Buffer.allocUnsafeSlow(bytes);
+  return new Uint8Array(slow.buffer, slow.byteOffset, slow.byteLength);
+}

@@ -1,0 +1,80 @@
+// How a request says its body is framed (Content-Length, chunked, or none), decided once from the
+// headers before a single body byte is read, and the size-limit error both adapters send.
+//
+// Both adapters apply these rules on top of their own parser so that the two behave the same: the
+// uWS 20.30 parser takes the first of two conflicting Content-Length headers and calls the route for
+// an unknown Transfer-Encoding without ever delivering a body, so the checks here are not redundant.
+
+import { fail, type InferenceServerError } from '../errors.js';
+
+export type BodyFraming =
+  | { readonly kind: 'none' }
+  /** Exactly `length` bytes follow the headers (already checked against the limit). */
+  | { readonly kind: 'length'; readonly length: number }
+  /** `Transfer-Encoding: chunked`: the size is only known at the end; counted as it arrives. */
+  | { readonly kind: 'chunked' };
+
+const NO_BODY: BodyFraming = Object.freeze({ kind: 'none' });
+const CHUNKED: BodyFraming = Object.freeze({ kind: 'chunked' });
+
+// Only plain decimal digits: "+5", "5.0", " 5" or "5, 5" (two joined headers) are refused rather than
+// guessed at, since a front proxy may have read them differently (request smuggling).
+const DECIMAL = /^[0-9]+$/;
+
+/**
+ * The error for a body over `--http-max-input-size`; Triton reports it as INVALID_ARG (400). `size`
+ * may be the Content-Length digits as sent, so a huge value is reported exactly, not rounded.
+ */
+export function bodyTooLarge(size: number | string, maxBodyBytes: number): InferenceServerError {
+  return fail(
+    'BODY_TOO_LARGE',
+    `request body size ${size} exceeds the limit ${maxBodyBytes} (--http-max-input-size)`,
+  );
+}
+
+/**
+ * Reads the framing headers and rejects, before anything is allocated, a body that cannot be
+ * accepted. `header` takes a lower-case name; repeated headers arrive joined with ", ".
+ * Throws `InferenceServerError` (BAD_REQUEST or BODY_TOO_LARGE).
+ */
+export function bodyFraming(
+  header: (name: string) => string | undefined,
+  maxBodyBytes: number,
+): BodyFraming {
+  const transferEncoding = header('transfer-encoding');
+  const contentLength = header('content-length');
+
+  if (transferEncoding !== undefined) {
+    if (contentLength !== undefined) {
+      throw fail(
+        'BAD_REQUEST',
+        'a request must not carry both Transfer-Encoding and Content-Length ' +
+          `(got Transfer-Encoding: ${transferEncoding}, Content-Length: ${contentLength})`,
+      );
+    }
+    // Only "chunked" alone: compressed transfer codings are not supported, and anything else would
+    // leave the body length undefined.
+    if (transferEncoding.trim().toLowerCase() !== 'chunked') {
+      throw fail(
+        'BAD_REQUEST',
+        `unsupported Transfer-Encoding: expected "chunked", got "${transferEncoding}"`,
+      );
+    }
+    return CHUNKED;
+  }
+
+  if (contentLength === undefined) return NO_BODY;
+  if (!DECIMAL.test(contentLength)) {
+    throw fail(
+      'BAD_REQUEST',
+      `invalid Content-Length: expected one decimal number, got "${contentLength}"`,
+    );
+  }
+  // Compare as a number only when it is exact: a 20-digit value is over any sane limit anyway, and
+  // Number() of it would round.
+  const length = contentLength.length > 15 ? Number.POSITIVE_INFINITY : Number(contentLength);
+  if (length > maxBodyBytes) {
+    throw bodyTooLarge(contentLength.replace(/^0+(?=\d)/, ''), maxBodyBytes);
+  }
+  return length === 0 ? NO_BODY : { kind: 'length', length };
+}

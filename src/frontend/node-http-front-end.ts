@@ -1,0 +1,145 @@
+// The node:http front end: the fallback where the uWS binary cannot load, with the same limits,
+// error bodies and lifecycle as the uWS adapter. Owns the http.Server, its timeouts (slowloris) and
+// the replies to requests node's own parser refuses.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
+import { splitTarget, type RequestHead } from './http-call.js';
+import { NodeHttpExchange } from './node-http-exchange.js';
+
+export interface NodeHttpTimeouts {
+  /** Time to receive a request's head; stops clients trickling headers (slowloris). Default 30 s. */
+  readonly headersTimeoutMs?: number;
+  /** Time to receive a whole request, head and body. Default 300 s: a 64 MiB body on a slow link. */
+  readonly requestTimeoutMs?: number;
+  /** Idle time before a keep-alive connection is closed. Default 10 s, the same as uWS. */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+export interface NodeHttpFrontEndOptions extends FrontEndOptions, NodeHttpTimeouts {}
+
+const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 10_000;
+// node checks the two request timeouts on this period (default 30 s, which would let a slow client
+// hold a socket for up to twice headersTimeout). The check walks the connection list: cheap.
+const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
+
+export class NodeHttpFrontEnd implements FrontEnd {
+  readonly kind = 'node-http';
+  readonly #options: NodeHttpFrontEndOptions;
+  #server: http.Server | undefined;
+  #closed: Promise<void> | undefined;
+  /**
+   * Requests with a reply in progress, per socket. When node's parser fails on such a socket
+   * (bytes past a Content-Length parsed as a next request) a 400 written now would interleave with
+   * that reply, so the socket is closed instead.
+   */
+  readonly #busy = new WeakMap<Duplex, number>();
+
+  constructor(options: NodeHttpFrontEndOptions) {
+    this.#options = options;
+  }
+
+  async listen(handler: HttpHandler): Promise<number> {
+    if (this.#server !== undefined) throw new Error('the node:http front end is already listening');
+    const o = this.#options;
+    const server = http.createServer(
+      {
+        keepAlive: true, // TCP keep-alive probes on accepted sockets; HTTP keep-alive is the default
+        headersTimeout: o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+        requestTimeout: o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+        noDelay: true,
+      },
+      (req, res) => this.#onRequest(req, res, handler),
+    );
+    server.keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+      this.#onClientError(error, socket),
+    );
+    // The WebSocket route (a later issue) attaches here: server.on('upgrade', ...) with `ws`'s
+    // handleUpgrade on the same port.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port, o.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#server = server;
+    this.#closed = new Promise((resolve) => server.once('close', () => resolve()));
+    return (server.address() as AddressInfo).port;
+  }
+
+  stopAccepting(): Promise<void> {
+    const server = this.#server;
+    // net.Server's close, not http.Server's: the http one also reaps idle keep-alive connections
+    // and stops the timeout checks. Like uWS's listen-socket close, only the listening socket goes;
+    // open connections are still served (Triton serves an existing connection after SIGINT).
+    if (server?.listening === true) net.Server.prototype.close.call(server);
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return;
+    this.#server = undefined;
+    server.close(); // also clears node's timeout-check interval
+    server.closeIdleConnections();
+    server.closeAllConnections(); // in-flight exchanges see 'close' before 'finish': aborted
+    await this.#closed;
+  }
+
+  #onRequest(req: IncomingMessage, res: ServerResponse, handler: HttpHandler): void {
+    const socket = req.socket;
+    this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
+    res.once('close', () => this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1));
+    new NodeHttpExchange(req, res, this.#options.maxBodyBytes).start(readHead(req), handler);
+  }
+
+  #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+    if (error.code === 'ECONNRESET' || !socket.writable || (this.#busy.get(socket) ?? 0) > 0) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] = clientErrorReply(error);
+    const body = JSON.stringify({ error: message });
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n` +
+        'Content-Type: application/json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+}
+
+/** Status and message for a request node's parser refused; the parser's reason is safe to show. */
+function clientErrorReply(error: NodeJS.ErrnoException): [number, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request header fields too large'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request was not received in time'];
+    default: {
+      // llhttp errors carry a short `reason` ("Transfer-Encoding can't be present with Content-Length").
+      const reason = (error as { reason?: unknown }).reason;
+      const detail = typeof reason === 'string' ? reason : (error.code ?? 'parse error');
+      return [400, `malformed HTTP request: ${detail}`];
+    }
+  }
+}
+
+function readHead(req: IncomingMessage): RequestHead {
+  const headers = new Map<string, string>();
+  // headersDistinct keeps every value of a repeated header; joined with ", " exactly as the uWS
+  // adapter does, so the two adapters present the same map.
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values !== undefined) headers.set(name, values.join(', '));
+  }
+  const { path, query } = splitTarget(req.url ?? '/');
+  return { method: req.method ?? 'GET', path, query, headers };
+}

@@ -1,0 +1,71 @@
+// Chooses the HTTP front end at start-up: uWebSockets.js when its native binary loads and can honour
+// the options, node:http otherwise, with one sentence saying why for the start-up log.
+
+import { fail } from '../errors.js';
+import type { FrontEnd } from './front-end.js';
+import { NodeHttpFrontEnd, type NodeHttpFrontEndOptions } from './node-http-front-end.js';
+import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd } from './uws-front-end.js';
+import { loadUws, type UwsLoadResult } from './uws-loader.js';
+
+/** `--http-front-end`: `auto` prefers uWS and falls back; the others insist. */
+export type FrontEndChoice = 'auto' | 'uws' | 'node';
+
+export const FRONT_END_CHOICES: readonly FrontEndChoice[] = Object.freeze(['auto', 'uws', 'node']);
+
+export interface SelectFrontEndOptions extends NodeHttpFrontEndOptions {
+  readonly frontEnd?: FrontEndChoice;
+}
+
+export interface FrontEndSelection {
+  readonly frontEnd: FrontEnd;
+  /** Set when `auto` fell back to node:http: the one line to log at start-up. */
+  readonly reason?: string;
+}
+
+const FALLBACK_SUFFIX = 'serving HTTP with node:http';
+
+/**
+ * Never throws for `auto` or `node`. For `uws` throws UNSUPPORTED with the reason uWS cannot serve.
+ * `loader` is for tests; by default the binary is loaded (once per process) on first use.
+ */
+export function selectFrontEnd(
+  options: SelectFrontEndOptions,
+  loader: () => UwsLoadResult = loadUws,
+): FrontEndSelection {
+  const choice = options.frontEnd ?? 'auto';
+  switch (choice) {
+    case 'node':
+      return { frontEnd: new NodeHttpFrontEnd(options) };
+    case 'uws':
+    case 'auto': {
+      const uws = uwsUnavailableReason(options) ?? loader();
+      if (typeof uws !== 'string' && uws.ok) return { frontEnd: new UwsFrontEnd(uws.uws, options) };
+      const why = typeof uws === 'string' ? uws : uws.reason;
+      if (choice === 'uws') throw fail('UNSUPPORTED', `--http-front-end=uws: ${why}`);
+      return { frontEnd: new NodeHttpFrontEnd(options), reason: `${why}: ${FALLBACK_SUFFIX}` };
+    }
+  }
+}
+
+/** Parses a `--http-front-end` value; throws BAD_PARAMETER naming the accepted values. */
+export function parseFrontEndChoice(value: string): FrontEndChoice {
+  const found = FRONT_END_CHOICES.find((choice) => choice === value);
+  if (found === undefined) {
+    throw fail(
+      'BAD_PARAMETER',
+      `--http-front-end must be one of ${FRONT_END_CHOICES.join(', ')}, got "${value}"`,
+    );
+  }
+  return found;
+}
+
+// Checked before loading the binary: options uWS cannot honour whatever the Node version.
+function uwsUnavailableReason(options: SelectFrontEndOptions): string | undefined {
+  if (options.maxBodyBytes > UWS_MAX_CONTENT_LENGTH) {
+    return (
+      `--http-max-input-size ${options.maxBodyBytes} is above the ${UWS_MAX_CONTENT_LENGTH} bytes ` +
+      'uWebSockets.js 20.30 accepts in a Content-Length'
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,100 @@
+// The uWebSockets.js front end: owns the uWS app and its listening socket, copies each request's
+// head out of uWS's stack-allocated `HttpRequest`, and hands the rest to a `UwsExchange`.
+//
+// It takes the already-loaded native module (see uws-loader.ts) rather than importing it, so that
+// importing this file can never fail on a Node release the binary does not support.
+
+import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
+import { addHeader, type RequestHead } from './http-call.js';
+import type { UwsApp, UwsModule } from './uws-loader.js';
+import { UwsExchange } from './uws-exchange.js';
+
+/**
+ * uWS 20.30's parser closes the connection, without a reply, on a Content-Length of ten or more
+ * digits. Limits up to this still get the clean 400 for an over-limit body.
+ */
+export const UWS_MAX_CONTENT_LENGTH = 999_999_999;
+
+export class UwsFrontEnd implements FrontEnd {
+  readonly kind = 'uws';
+  readonly #uws: UwsModule;
+  readonly #options: FrontEndOptions;
+  #app: UwsApp | undefined;
+  #listenSocket: us_listen_socket | undefined;
+  /** Exchanges not yet done, for close() on builds without app.close(). */
+  readonly #open = new Set<UwsExchange>();
+
+  constructor(uws: UwsModule, options: FrontEndOptions) {
+    this.#uws = uws;
+    this.#options = options;
+  }
+
+  listen(handler: HttpHandler): Promise<number> {
+    if (this.#app !== undefined) return Promise.reject(new Error('the uWS front end is already listening'));
+    const { host, port } = this.#options;
+    const app = this.#uws.App();
+    // The WebSocket route (a later issue) attaches here with app.ws(path, behavior): uWS matches it
+    // on Upgrade requests before the catch-all below.
+    app.any('/*', (res, req) => this.#onRequest(res, req, handler));
+    return new Promise((resolve, reject) => {
+      // Calls back synchronously, with false when the address is taken or not available.
+      app.listen(host, port, this.#uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
+        if (listenSocket === false) {
+          reject(new Error(`uWebSockets.js could not listen on ${host}:${port} (in use or not available)`));
+          return;
+        }
+        this.#app = app;
+        this.#listenSocket = listenSocket;
+        resolve(this.#uws.us_socket_local_port(listenSocket));
+      });
+    });
+  }
+
+  stopAccepting(): Promise<void> {
+    // Closes only the listening socket: open keep-alive connections are still served (Triton serves
+    // an existing connection after SIGINT) until close().
+    if (this.#listenSocket !== undefined) {
+      this.#uws.us_listen_socket_close(this.#listenSocket);
+      this.#listenSocket = undefined;
+    }
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.stopAccepting();
+    const app = this.#app;
+    this.#app = undefined;
+    if (app === undefined) return;
+    if (typeof app.close === 'function') {
+      // Force-closes every connection; in-flight exchanges see onAborted.
+      app.close();
+    } else {
+      // Older builds can only close the connections that have a response object in hand; idle
+      // keep-alive sockets then live until uWS's 10 s idle timeout.
+      for (const exchange of [...this.#open]) exchange.forceClose();
+    }
+  }
+
+  #onRequest(res: HttpResponse, req: HttpRequest, handler: HttpHandler): void {
+    const exchange = new UwsExchange(res, this.#options.maxBodyBytes, (settled) =>
+      this.#open.delete(settled),
+    );
+    this.#open.add(exchange);
+    exchange.start(readHead(req), handler);
+  }
+}
+
+/** Copies everything needed from `req` now: uWS allocates it on the stack for this callback only. */
+function readHead(req: HttpRequest): RequestHead {
+  const headers = new Map<string, string>();
+  req.forEach((name, value) => addHeader(headers, name, value));
+  // getQuery() returns undefined, not "", when the URL has no "?" (despite its d.ts).
+  const query: string | undefined = req.getQuery();
+  return {
+    method: req.getMethod().toUpperCase(), // uWS lower-cases methods
+    path: req.getUrl(),
+    query: query ?? '',
+    headers,
+  };
+}

@@ -1,0 +1,147 @@
+// KServe v2 / Triton HTTP routes: matches a path to a data-plane call and encodes the result. Thin
+// by design — decoding, validation and scheduling live in the codecs and the data plane.
+
+import { promisify } from 'node:util';
+import { gunzip, inflate } from 'node:zlib';
+import type { DataPlane } from '../dataplane/data-plane.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import type { HttpCall, HttpHandler, HttpReply } from '../frontend/front-end.js';
+import { decodeInferBody } from '../protocol/decode-infer-body.js';
+import { encodeInferResponse } from '../protocol/encode-infer-response.js';
+import { assertValidModelName } from '../repository/model-name.js';
+import { rawBinaryRequest } from './raw-binary-request.js';
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+
+// Triton's route grammar (http_server.cc): numeric versions only.
+const MODEL_ROUTE = /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+
+export interface RouteOptions {
+  readonly maxBodyBytes: number;
+  /** Called with every 5xx error, for the log. */
+  readonly onServerError?: (err: InferenceServerError, call: HttpCall) => void;
+}
+
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+export function json(status: number, value: unknown): HttpReply {
+  return { status, headers: JSON_HEADERS, body: JSON.stringify(value) };
+}
+
+export function errorReply(err: InferenceServerError): HttpReply {
+  return json(err.status, { error: err.message });
+}
+
+const empty = (status: number): HttpReply => ({ status, body: '' });
+
+export function kserveRoutes(plane: DataPlane, options: RouteOptions): HttpHandler {
+  return async (call) => {
+    try {
+      return await route(plane, options, call);
+    } catch (e) {
+      const err = toServerError(e);
+      if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, call);
+      return errorReply(err);
+    }
+  };
+}
+
+async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): Promise<HttpReply> {
+  const { path } = call;
+  if (path === '/v2' || path === '/v2/') {
+    requireMethod(call, 'GET');
+    return json(200, plane.serverMetadata());
+  }
+  if (path === '/v2/health/live') {
+    requireMethod(call, 'GET');
+    return empty(plane.live() ? 200 : 503);
+  }
+  if (path === '/v2/health/ready') {
+    requireMethod(call, 'GET');
+    return empty(plane.ready() ? 200 : 503);
+  }
+  if (path === '/v2/models/stats') {
+    requireMethod(call, 'GET');
+    return json(200, plane.modelStats(undefined, undefined));
+  }
+  if (path === '/v2/repository/index') {
+    requireMethod(call, 'POST');
+    return json(200, plane.repositoryIndex());
+  }
+  const m = MODEL_ROUTE.exec(path);
+  if (m === null) throw fail('NOT_FOUND', 'Not Found');
+  const name = decodeName(m[1] as string);
+  const version = m[2];
+  switch (m[3]) {
+    case undefined:
+      requireMethod(call, 'GET');
+      return json(200, plane.modelMetadata(name, version));
+    case 'ready':
+      requireMethod(call, 'GET');
+      return plane.modelReady(name, version)
+        ? empty(200)
+        : json(503, { error: 'Model version not ready' });
+    case 'config':
+      requireMethod(call, 'GET');
+      return json(200, plane.modelConfig(name, version));
+    case 'stats':
+      requireMethod(call, 'GET');
+      return json(200, plane.modelStats(name, version));
+    case 'infer': {
+      requireMethod(call, 'POST');
+      const arrivalNs = Number(process.hrtime.bigint());
+      const body = await decompress(call, options.maxBodyBytes);
+      const decoded = decodeInferBody(body, call.header('inference-header-content-length'));
+      const request =
+        'rawBinary' in decoded
+          ? rawBinaryRequest(plane.signature(name, version), decoded.rawBinary)
+          : decoded;
+      const response = await plane.infer(name, version, request, { signal: call.signal, arrivalNs });
+      return encodeInferResponse(response);
+    }
+    default:
+      throw fail('NOT_FOUND', 'Not Found');
+  }
+}
+
+function requireMethod(call: HttpCall, method: 'GET' | 'POST'): void {
+  if (call.method !== method) {
+    throw fail('METHOD_NOT_ALLOWED', `Method Not Allowed: expected ${method}, got ${call.method.slice(0, 16)}`);
+  }
+}
+
+function decodeName(segment: string): string {
+  let name: string;
+  try {
+    name = decodeURIComponent(segment);
+  } catch {
+    throw fail('BAD_MODEL_NAME', 'the model name in the path is not valid percent-encoding');
+  }
+  assertValidModelName(name);
+  return name;
+}
+
+/** Content-Encoding gzip/deflate, with the body limit applied to the decompressed size. */
+async function decompress(call: HttpCall, maxBytes: number): Promise<Uint8Array> {
+  const encoding = (call.header('content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return call.body;
+  if (encoding !== 'gzip' && encoding !== 'deflate') {
+    throw fail('BAD_REQUEST', `unsupported Content-Encoding '${encoding.slice(0, 32)}': expected gzip, deflate or identity`);
+  }
+  try {
+    const out = await (encoding === 'gzip' ? gunzipAsync : inflateAsync)(call.body, {
+      maxOutputLength: maxBytes,
+    });
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE') {
+      throw fail(
+        'BODY_TOO_LARGE',
+        `decompressed request body exceeds the limit of ${maxBytes} bytes (--http-max-input-size)`,
+      );
+    }
+    throw fail('BAD_REQUEST', `request body is not valid ${encoding} data`);
+  }
+}

@@ -1,0 +1,105 @@
+// The one metrics catalog: every Prometheus family infernode exports, with Triton's names and labels
+// (`model`, `version`; failures add `reason`). Families are created once per registry; each model
+// version binds its label children when it loads (`model-reporter.ts`), so the hot path never does a
+// label lookup.
+
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets in seconds: 100 µs .. 30 s, dense where interactive inference lives. */
+export const LATENCY_BUCKETS_SECONDS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+  30,
+];
+
+const MODEL_LABELS = ['model', 'version'] as const;
+type ModelLabel = (typeof MODEL_LABELS)[number];
+
+export class MetricsCatalog {
+  readonly registry = new Registry();
+
+  // Triton's counters (core/src/metrics.cc)
+  readonly requestSuccess = this.counter(
+    'nv_inference_request_success',
+    'Number of successful inference requests, all batch sizes',
+  );
+  readonly requestFailure = new Counter<ModelLabel | 'reason'>({
+    name: 'nv_inference_request_failure',
+    help: 'Number of failed inference requests, all batch sizes',
+    labelNames: [...MODEL_LABELS, 'reason'],
+    registers: [this.registry],
+  });
+  readonly inferenceCount = this.counter(
+    'nv_inference_count',
+    'Number of inferences performed (does not include cached requests)',
+  );
+  readonly execCount = this.counter(
+    'nv_inference_exec_count',
+    'Number of model executions performed (does not include cached requests)',
+  );
+  readonly pendingRequests = new Gauge<ModelLabel>({
+    name: 'nv_inference_pending_request_count',
+    help: 'Instantaneous number of pending requests awaiting execution per-model.',
+    labelNames: MODEL_LABELS,
+    registers: [this.registry],
+  });
+  readonly requestDurationUs = this.counter(
+    'nv_inference_request_duration_us',
+    'Cumulative inference request duration in microseconds (includes cached requests)',
+  );
+  readonly queueDurationUs = this.counter(
+    'nv_inference_queue_duration_us',
+    'Cumulative inference queuing duration in microseconds (includes cached requests)',
+  );
+  readonly computeInputDurationUs = this.counter(
+    'nv_inference_compute_input_duration_us',
+    'Cumulative compute input duration in microseconds (does not include cached requests)',
+  );
+  readonly computeInferDurationUs = this.counter(
+    'nv_inference_compute_infer_duration_us',
+    'Cumulative compute inference duration in microseconds (does not include cached requests)',
+  );
+  readonly computeOutputDurationUs = this.counter(
+    'nv_inference_compute_output_duration_us',
+    'Cumulative inference compute output duration in microseconds (does not include cached requests)',
+  );
+  readonly loadDurationSecs = new Gauge<ModelLabel>({
+    name: 'nv_model_load_duration_secs',
+    help: 'Model load time in seconds',
+    labelNames: MODEL_LABELS,
+    registers: [this.registry],
+  });
+
+  // infernode's latency histograms: Triton only has cumulative counters and opt-in summaries, and
+  // its users ask for histograms that Prometheus can aggregate across replicas.
+  readonly requestLatency = this.histogram(
+    'infernode_request_duration_seconds',
+    'End-to-end inference request latency, from validated request to response ready',
+  );
+  readonly queueLatency = this.histogram(
+    'infernode_queue_duration_seconds',
+    'Time an inference request waited in the scheduler queue',
+  );
+  readonly computeLatency = this.histogram(
+    'infernode_compute_infer_duration_seconds',
+    'Time per model execution inside ONNX Runtime session.run',
+  );
+
+  private counter(name: string, help: string): Counter<ModelLabel> {
+    return new Counter<ModelLabel>({
+      name,
+      help,
+      labelNames: MODEL_LABELS,
+      registers: [this.registry],
+    });
+  }
+
+  private histogram(name: string, help: string): Histogram<ModelLabel> {
+    return new Histogram<ModelLabel>({
+      name,
+      help,
+      labelNames: MODEL_LABELS,
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [this.registry],
+    });
+  }
+}

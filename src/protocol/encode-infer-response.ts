@@ -1,0 +1,97 @@
+// InferenceResponse -> HTTP reply bytes. All-JSON responses are one `application/json` string; when
+// any output is binary (binary tensor extension) the body is the JSON header followed by each binary
+// output's bytes in order, sent as a list of chunks so output tensors are never concatenated.
+
+import { Buffer } from 'node:buffer';
+import { DATATYPE_TABLE } from '../datatypes.js';
+import { fail } from '../errors.js';
+import type { HttpReply } from '../frontend/front-end.js';
+import { elementCount } from '../tensor.js';
+import type { InferenceResponse, Parameters, ResponseOutput } from './inference-request.js';
+import { tensorJsonText } from './tensor-json-text.js';
+import { shapeText } from './tensor-label.js';
+
+export interface EncodedInferResponse extends HttpReply {
+  readonly status: 200;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | readonly Uint8Array[];
+}
+
+/**
+ * JSON text of a parameters object. Own keys only, so a null-prototype object prints as expected;
+ * values are strings, numbers or booleans (a non-finite number prints as null, as JSON does).
+ */
+function parametersText(p: Parameters, extra?: string): string {
+  const body = JSON.stringify({ ...p });
+  if (extra === undefined) return body;
+  return body === '{}' ? `{${extra}}` : `${body.slice(0, -1)},${extra}}`;
+}
+
+/** A binary output's bytes must fit its shape (fixed-size types; BYTES is not walked here). */
+function checkBinaryLength(o: ResponseOutput): void {
+  const size = DATATYPE_TABLE[o.datatype].byteSize;
+  const expected = elementCount(o.shape) * size;
+  if (size > 0 && o.data.byteLength !== expected) {
+    throw fail(
+      'INTERNAL',
+      `output ${o.name}: expected ${expected} bytes for shape ${shapeText(o.shape)} ${o.datatype}, ` +
+        `got ${o.data.byteLength}`,
+    );
+  }
+}
+
+/**
+ * One output's JSON object. Member order follows Triton's: name, datatype, shape, parameters, data.
+ * A binary output carries `parameters.binary_data_size` instead of `data`.
+ */
+function outputText(o: ResponseOutput): string {
+  const head = `{"name":${JSON.stringify(o.name)},"datatype":"${o.datatype}","shape":[${o.shape.join(',')}]`;
+  if (o.binary) {
+    checkBinaryLength(o);
+    return `${head},"parameters":${parametersText(o.parameters ?? {}, `"binary_data_size":${o.data.byteLength}`)}}`;
+  }
+  const params = o.parameters === undefined ? '' : `,"parameters":${parametersText(o.parameters)}`;
+  const label = { what: `output ${o.name}`, shape: o.shape };
+  return `${head}${params},"data":${tensorJsonText(o.data, o.datatype, elementCount(o.shape), label)}}`;
+}
+
+/** The response document; member order follows Triton's: id, model_name, model_version, ... */
+function responseText(resp: InferenceResponse): string {
+  let s = '{';
+  if (resp.id !== undefined && resp.id !== '') s += `"id":${JSON.stringify(resp.id)},`;
+  s += `"model_name":${JSON.stringify(resp.model_name)},"model_version":${JSON.stringify(resp.model_version)}`;
+  if (resp.parameters !== undefined) s += `,"parameters":${parametersText(resp.parameters)}`;
+  s += ',"outputs":[';
+  for (let i = 0; i < resp.outputs.length; i++) {
+    if (i > 0) s += ',';
+    s += outputText(resp.outputs[i] as ResponseOutput);
+  }
+  return `${s}]}`;
+}
+
+/**
+ * Encodes a finished inference. Without binary outputs: `application/json` and one string. With
+ * any: `application/octet-stream`, `Inference-Header-Content-Length` = the JSON header's byte
+ * length, and the body as [header, ...each non-empty binary output's bytes] (views, not copies).
+ * Triton answers a response whose binary outputs are all empty as plain JSON; here the framing
+ * follows the request's choice of binary outputs, which clients read the same way.
+ */
+export function encodeInferResponse(resp: InferenceResponse): EncodedInferResponse {
+  const text = responseText(resp);
+  if (!resp.outputs.some((o) => o.binary)) {
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
+  }
+  const header = Buffer.from(text, 'utf8');
+  const chunks: Uint8Array[] = [
+    new Uint8Array(header.buffer, header.byteOffset, header.byteLength),
+  ];
+  for (const o of resp.outputs) if (o.binary && o.data.byteLength > 0) chunks.push(o.data);
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': String(header.byteLength),
+    },
+    body: chunks,
+  };
+}

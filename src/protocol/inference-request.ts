@@ -1,0 +1,62 @@
+// What the transport codecs produce and consume. A decoded request is only *shaped* right (it is a
+// KServe v2 request); it has not been checked against any model. `dataplane/validate-request.ts`
+// turns it into a `ValidatedRequest`, the only type a scheduler accepts.
+
+import type { Datatype } from '../datatypes.js';
+
+export type ParameterValue = string | number | boolean;
+export type Parameters = Readonly<Record<string, ParameterValue>>;
+
+/**
+ * Tensor data as it arrived:
+ * - `json`: the `data` member of a JSON input, as parsed (nested or flat arrays; not yet checked).
+ * - `raw`: little-endian row-major bytes (binary tensor extension, WebSocket `bin`). For BYTES, the
+ *   4-byte little-endian length-prefixed element layout. `bytes` may be a view into the request
+ *   body: it must be copied (once, into shared memory) before the body is released.
+ */
+export type TensorData =
+  | { readonly kind: 'json'; readonly values: unknown }
+  | { readonly kind: 'raw'; readonly bytes: Uint8Array };
+
+export interface DecodedInput {
+  readonly name: string;
+  /** As sent; checked against the datatype table and the model during validation. */
+  readonly datatype: string;
+  /** As sent; each element checked to be a safe integer >= 0 during validation. */
+  readonly shape: readonly unknown[];
+  readonly parameters: Parameters;
+  readonly data: TensorData;
+}
+
+export interface DecodedOutput {
+  readonly name: string;
+  readonly parameters: Parameters;
+}
+
+export interface DecodedRequest {
+  readonly id?: string;
+  readonly parameters: Parameters;
+  readonly inputs: readonly DecodedInput[];
+  /** Absent: every model output, with default settings. */
+  readonly outputs?: readonly DecodedOutput[];
+}
+
+/** One output of a finished inference, ready for an encoder. */
+export interface ResponseOutput {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  /** Raw bytes (BYTES: length-prefixed elements); a view of shared memory, never copied per request. */
+  readonly data: Uint8Array;
+  /** The client asked for this output as binary (binary tensor extension). */
+  readonly binary: boolean;
+  readonly parameters?: Parameters;
+}
+
+export interface InferenceResponse {
+  readonly model_name: string;
+  readonly model_version: string;
+  readonly id?: string;
+  readonly parameters?: Parameters;
+  readonly outputs: readonly ResponseOutput[];
+}

@@ -1,0 +1,188 @@
+// The KServe v2 inference request envelope: a parsed JSON document -> DecodedRequest. Checks only
+// the *shape* of the request (types of members, counts, duplicates); whether names, datatypes and
+// shapes fit a model is request validation's job. Every member is read as an own property.
+
+import { fail } from '../errors.js';
+import { BinarySection } from './binary-section.js';
+import type {
+  DecodedInput,
+  DecodedOutput,
+  DecodedRequest,
+  TensorData,
+} from './inference-request.js';
+import { parseJsonBytes } from './json-text.js';
+import { isJsonObject, jsonKind, own, readParameters } from './parameters.js';
+
+/**
+ * More inputs or outputs than this is refused before any of them is read (a request for 100,000
+ * outputs crashed Triton: CVE-2026-24146). No ONNX model served here comes close.
+ */
+export const MAX_TENSORS = 1024;
+
+function tensorList(
+  doc: Record<string, unknown>,
+  key: 'inputs' | 'outputs',
+): unknown[] | undefined {
+  const v = own(doc, key);
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) {
+    throw fail('BAD_REQUEST', `expected '${key}' to be an array, got ${jsonKind(v)}`);
+  }
+  if (v.length > MAX_TENSORS) {
+    throw fail(
+      'TOO_MANY_TENSORS',
+      `the request lists ${v.length} ${key}; at most ${MAX_TENSORS} are accepted`,
+    );
+  }
+  return v;
+}
+
+function tensorName(entry: unknown, key: 'inputs' | 'outputs', index: number): string {
+  if (!isJsonObject(entry)) {
+    throw fail('BAD_REQUEST', `expected ${key}[${index}] to be an object, got ${jsonKind(entry)}`);
+  }
+  const name = own(entry, 'name');
+  if (typeof name !== 'string') {
+    throw fail(
+      'BAD_REQUEST',
+      `expected ${key}[${index}].name to be a string, got ${jsonKind(name)}`,
+    );
+  }
+  return name;
+}
+
+function checkUnique(seen: Set<string>, name: string, key: 'inputs' | 'outputs'): void {
+  if (seen.has(name)) {
+    throw fail(
+      'DUPLICATE_TENSOR',
+      `${key === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${key}'`,
+    );
+  }
+  seen.add(name);
+}
+
+/** `binary_data_size` as a byte count, or undefined when the input has none. */
+function binarySize(name: string, params: Readonly<Record<string, unknown>>): number | undefined {
+  if (!Object.hasOwn(params, 'binary_data_size')) return undefined;
+  const size = params['binary_data_size'];
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    throw fail(
+      'BAD_PARAMETER',
+      `input ${name}: parameters.binary_data_size must be an integer >= 0, got ${jsonKind(size)}`,
+    );
+  }
+  return size;
+}
+
+function decodeInput(entry: unknown, index: number, binary: BinarySection): DecodedInput {
+  const name = tensorName(entry, 'inputs', index);
+  const input = entry as Record<string, unknown>;
+  const datatype = own(input, 'datatype');
+  if (typeof datatype !== 'string') {
+    throw fail(
+      'BAD_REQUEST',
+      `input ${name}: expected 'datatype' to be a string, got ${jsonKind(datatype)}`,
+    );
+  }
+  const shape = own(input, 'shape');
+  if (!Array.isArray(shape)) {
+    throw fail(
+      'BAD_REQUEST',
+      `input ${name}: expected 'shape' to be an array, got ${jsonKind(shape)}`,
+    );
+  }
+  const parameters = readParameters(own(input, 'parameters'), {
+    where: `input ${name}`,
+    reserveTritonPrefix: false,
+  });
+  const size = binarySize(name, parameters);
+  const hasData = Object.hasOwn(input, 'data');
+  let data: TensorData;
+  if (size !== undefined) {
+    if (hasData) {
+      throw fail(
+        'BAD_REQUEST',
+        `input ${name}: expected only one of 'data' and parameters.binary_data_size, got both`,
+      );
+    }
+    data = { kind: 'raw', bytes: binary.take(name, size) };
+  } else if (hasData) {
+    data = { kind: 'json', values: input['data'] };
+  } else if (Object.hasOwn(parameters, 'shared_memory_region')) {
+    throw fail(
+      'UNSUPPORTED',
+      `input ${name}: shared-memory inputs (parameters.shared_memory_region) are not supported`,
+    );
+  } else {
+    throw fail(
+      'BAD_REQUEST',
+      `input ${name}: expected 'data' or parameters.binary_data_size, got neither`,
+    );
+  }
+  return { name, datatype, shape, parameters, data };
+}
+
+function decodeOutput(entry: unknown, index: number): DecodedOutput {
+  const name = tensorName(entry, 'outputs', index);
+  const parameters = readParameters(own(entry as Record<string, unknown>, 'parameters'), {
+    where: `output ${name}`,
+    reserveTritonPrefix: false,
+  });
+  return { name, parameters };
+}
+
+/**
+ * A parsed request document -> DecodedRequest. Inputs with `binary_data_size` take their bytes, in
+ * order, from `binary` (the bytes after the JSON header; empty for a JSON-only body).
+ */
+export function requestFromDocument(doc: unknown, binary: BinarySection): DecodedRequest {
+  if (!isJsonObject(doc)) {
+    throw fail('BAD_REQUEST', `expected the request to be a JSON object, got ${jsonKind(doc)}`);
+  }
+  // Counts first: an oversized list is refused before anything in it is looked at.
+  const rawInputs = tensorList(doc, 'inputs');
+  const rawOutputs = tensorList(doc, 'outputs');
+  if (rawInputs === undefined || rawInputs.length === 0) {
+    throw fail(
+      'BAD_REQUEST',
+      `expected a non-empty 'inputs' array, got ${rawInputs === undefined ? 'none' : 'an empty array'}`,
+    );
+  }
+  const id = own(doc, 'id');
+  if (id !== undefined && typeof id !== 'string') {
+    throw fail('BAD_REQUEST', `expected 'id' to be a string, got ${jsonKind(id)}`);
+  }
+  const parameters = readParameters(own(doc, 'parameters'), {
+    where: 'request',
+    reserveTritonPrefix: true,
+  });
+
+  const seen = new Set<string>();
+  const inputs = rawInputs.map((entry, i) => {
+    const input = decodeInput(entry, i, binary);
+    checkUnique(seen, input.name, 'inputs');
+    return input;
+  });
+  binary.finish();
+
+  let outputs: DecodedOutput[] | undefined;
+  if (rawOutputs !== undefined) {
+    seen.clear();
+    outputs = rawOutputs.map((entry, i) => {
+      const output = decodeOutput(entry, i);
+      checkUnique(seen, output.name, 'outputs');
+      return output;
+    });
+  }
+  return {
+    ...(id !== undefined ? { id } : {}),
+    parameters,
+    inputs,
+    ...(outputs !== undefined ? { outputs } : {}),
+  };
+}
+
+/** A whole body of JSON (no binary tensor extension) -> DecodedRequest. */
+export function decodeJsonRequest(body: Uint8Array): DecodedRequest {
+  return requestFromDocument(parseJsonBytes(body), new BinarySection(new Uint8Array(0), false));
+}

@@ -1,0 +1,12 @@
+// What a scheduler dispatches to: the model's instances (an `InstancePool` in production). A
+// scheduler calls `run` only while fewer than `capacity` runs are in flight, so queueing, priority
+// and cancellation stay in the scheduler, where a queued request can still be withdrawn. A run, once
+// started, always finishes (terminating a worker inside session.run aborts the process).
+
+import type { RunRequest, RunResponse } from '../execution/messages.js';
+
+export interface ExecutionTarget {
+  /** Instances that can execute at once. */
+  readonly capacity: number;
+  run(request: RunRequest): Promise<RunResponse>;
+}

@@ -1,0 +1,40 @@
+// The scheduler interface every strategy implements (direct now; dynamic batcher, sequence batcher
+// and ensemble later, one file each). Three operations, as in Triton's core scheduler.h.
+//
+// Ownership: `enqueue` takes the validated request; from then on the scheduler owns it until the
+// returned promise settles. The scheduler copies the request's tensors into shared memory when it
+// dispatches, so the caller must keep the request's body alive until then (the validated inputs'
+// `write` closures hold it). Output views in the result point into shared memory the result owns.
+
+import type { Datatype } from '../datatypes.js';
+import type { ValidatedRequest } from './validated-request.js';
+
+export interface ScheduledOutput {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  /** View of shared memory holding this request's rows of the output. */
+  readonly data: Uint8Array;
+}
+
+export interface SchedulerResult {
+  readonly outputs: readonly ScheduledOutput[];
+  /** Time the request waited in the queue, and its execution's compute stages, in ns. */
+  readonly queueNs: number;
+  readonly inputNs: number;
+  readonly inferNs: number;
+  readonly outputNs: number;
+}
+
+export interface Scheduler {
+  /**
+   * Queues the request and resolves with its outputs, or rejects with an InferenceServerError:
+   * QUEUE_FULL / QUEUE_TIMEOUT (503), CANCELLED when `request.signal` aborts before a result,
+   * SHUTTING_DOWN after `stop`, INFER_FAILED / WORKER_FAILED from execution.
+   */
+  enqueue(request: ValidatedRequest): Promise<SchedulerResult>;
+  /** Requests accepted and not yet answered (queued plus executing). */
+  inflightCount(): number;
+  /** Refuses new requests, lets queued and executing ones finish, then resolves. */
+  stop(): Promise<void>;
+}

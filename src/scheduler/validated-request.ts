@@ -1,0 +1,50 @@
+// The only request type a scheduler accepts. `dataplane/validate-request.ts` is the only producer
+// (the brand below cannot be forged elsewhere without a cast): every tensor name, datatype, shape,
+// batch size and byte size has been checked against the model's frozen config.
+
+import type { Datatype } from '../datatypes.js';
+
+declare const validated: unique symbol;
+
+export interface ValidatedInput {
+  readonly name: string;
+  readonly datatype: Datatype;
+  /** The shape the model receives: batch dim (if batching) followed by dims, or reshape applied. */
+  readonly shape: readonly number[];
+  /** The shape the client sent (kept for error messages). */
+  readonly requestShape: readonly number[];
+  /** Bytes this tensor occupies in shared memory (BYTES: the length-prefixed layout). */
+  readonly byteLength: number;
+  /** Copies the tensor's bytes, once, from the network buffer into `target` (exactly byteLength). */
+  write(target: Uint8Array): void;
+}
+
+export interface ValidatedOutput {
+  readonly name: string;
+  /** Return this output with the binary tensor extension. */
+  readonly binary: boolean;
+}
+
+export interface ValidatedRequest {
+  readonly [validated]: true;
+  readonly model: string;
+  readonly version: number;
+  readonly id?: string;
+  /** Rows in the request: the first dim when the model batches, else 1. */
+  readonly batchSize: number;
+  readonly inputs: readonly ValidatedInput[];
+  readonly outputs: readonly ValidatedOutput[];
+  /** 0 = the model's default level; 1 is the highest priority (Triton's schedule_policy extension). */
+  readonly priority: number;
+  /** Queue timeout in microseconds; 0 = none. */
+  readonly timeoutUs: number;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** process.hrtime.bigint() when the request was accepted, as a number of ns. */
+  readonly arrivalNs: number;
+}
+
+/** Used by the validator only. */
+export function brandValidated(r: Omit<ValidatedRequest, typeof validated>): ValidatedRequest {
+  return r as ValidatedRequest;
+}

@@ -1,0 +1,134 @@
+// Composes the server: model repository -> registry -> data plane -> HTTP front end, plus the
+// metrics endpoint; and owns the shutdown sequence (not ready -> stop accepting -> drain ->
+// unload -> close). `cli.ts` wires signals to `shutdown`; tests start servers in-process with it.
+
+import { parseBackendConfig } from './config/backend-config.js';
+import type { ServerOptions } from './cli/server-options.js';
+import { DataPlane } from './dataplane/data-plane.js';
+import { selectFrontEnd } from './frontend/select-front-end.js';
+import { kserveRoutes } from './http/kserve-routes.js';
+import type { Logger } from './logger.js';
+import { MetricsCatalog } from './metrics/metrics-catalog.js';
+import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
+import { loadRepository } from './repository/model-loader.js';
+import type { ModelRegistry } from './repository/model-registry.js';
+import { VERSION } from './version.js';
+
+export interface RunningServer {
+  readonly httpPort: number;
+  readonly metricsPort: number | undefined;
+  readonly frontEnd: string;
+  readonly registry: ModelRegistry;
+  readonly dataPlane: DataPlane;
+  readonly metrics: MetricsCatalog;
+  /**
+   * Drains and stops: readiness fails at once, new connections are refused, queued and running
+   * requests finish (bounded by `timeoutMs`), then workers and sockets close. Resolves true when
+   * everything drained in time, false when the timeout cut it short.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
+
+export class StartupError extends Error {}
+
+export async function startServer(options: ServerOptions, logger: Logger): Promise<RunningServer> {
+  const backend = parseBackendConfig(options.backendConfig);
+  const metrics = new MetricsCatalog();
+  const registry = await loadRepository({
+    repositories: options.modelRepositories,
+    backend,
+    disableAutoComplete: options.disableAutoCompleteConfig,
+    sabTensors: options.disableSabTensors ? false : 'auto',
+    maxInputBytes: options.httpMaxInputSize,
+    catalog: metrics,
+    logger,
+  });
+  const failed = registry.all().filter((e) => e.state !== 'READY');
+  if (failed.length > 0 && options.exitOnError) {
+    await unloadAll(registry);
+    throw new StartupError(
+      `failed to load ${failed.map((e) => `'${e.name}'`).join(', ')}; exiting (--exit-on-error=true)`,
+    );
+  }
+
+  const dataPlane = new DataPlane(registry, {
+    version: VERSION,
+    strictReadiness: options.strictReadiness,
+    maxInputBytes: options.httpMaxInputSize,
+  });
+  const selected = selectFrontEnd({
+    frontEnd: options.httpFrontEnd,
+    host: options.httpAddress,
+    port: options.httpPort,
+    maxBodyBytes: options.httpMaxInputSize,
+  });
+  if (selected.reason !== undefined) logger.warn(selected.reason);
+  const frontEnd = selected.frontEnd;
+  const httpPort = await frontEnd.listen(
+    kserveRoutes(dataPlane, {
+      maxBodyBytes: options.httpMaxInputSize,
+      onServerError: (err, call) =>
+        logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
+    }),
+  );
+  let metricsServer: MetricsServer | undefined;
+  if (options.allowMetrics) {
+    metricsServer = await startMetricsServer(metrics.registry, options.metricsAddress, options.metricsPort);
+  }
+  logger.info(
+    { frontEnd: frontEnd.kind, httpPort, metricsPort: metricsServer?.port },
+    `serving HTTP on ${options.httpAddress}:${httpPort} with ${frontEnd.kind}` +
+      (metricsServer ? `, metrics on ${options.metricsAddress}:${metricsServer.port}` : ''),
+  );
+
+  let shutdownPromise: Promise<boolean> | undefined;
+  const shutdown = (timeoutMs: number): Promise<boolean> => {
+    shutdownPromise ??= (async () => {
+      logger.info({ timeoutMs }, 'drain started: not ready, refusing new connections');
+      dataPlane.beginShutdown();
+      await frontEnd.stopAccepting();
+      const drained = await withTimeout(
+        Promise.all(registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler.stop()))),
+        timeoutMs,
+      );
+      if (drained) {
+        await unloadAll(registry);
+        logger.info('drain finished: every in-flight request completed');
+      } else {
+        // Runs still inside ORT cannot be stopped safely (terminating their threads aborts the
+        // process); the caller exits the process instead.
+        logger.warn('drain timed out: exiting with requests still in flight');
+      }
+      await frontEnd.close();
+      await metricsServer?.close();
+      return drained;
+    })();
+    return shutdownPromise;
+  };
+
+  return {
+    httpPort,
+    metricsPort: metricsServer?.port,
+    frontEnd: frontEnd.kind,
+    registry,
+    dataPlane,
+    metrics,
+    shutdown,
+  };
+}
+
+async function unloadAll(registry: ModelRegistry): Promise<void> {
+  await Promise.all(registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.unload())));
+}
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

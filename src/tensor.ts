@@ -1,0 +1,33 @@
+// Tensor shapes shared by the data plane, the codecs and the workers.
+
+import type { Datatype } from './datatypes.js';
+
+/**
+ * A tensor whose bytes live in a SharedArrayBuffer. This is the only form of tensor that crosses a
+ * thread boundary: the receiver builds its own view from `buffer`, `byteOffset` and `byteLength`.
+ * Raw little-endian row-major bytes; BYTES tensors hold 4-byte little-endian length-prefixed
+ * elements (the binary tensor extension's layout).
+ */
+export interface TensorDescriptor {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  readonly buffer: SharedArrayBuffer;
+  readonly byteOffset: number;
+  readonly byteLength: number;
+}
+
+/** A tensor in this thread's memory: raw bytes in the same layout as `TensorDescriptor`. */
+export interface HostTensor {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  readonly data: Uint8Array;
+}
+
+/** Number of elements of a shape; the caller has already checked each dim is a safe integer >= 0. */
+export function elementCount(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}

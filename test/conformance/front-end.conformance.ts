@@ -1,0 +1,63 @@
+// The one conformance suite for `FrontEnd` adapters: a shared list of cases run against each
+// implementation (one *.test.ts per adapter calls runFrontEndConformance). Where an adapter
+// legitimately differs, its description says how and why; the suite never silently relaxes.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { FrontEnd } from '../../src/frontend/front-end.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  type ConformanceCase,
+  type FrontEndUnderTest,
+} from './conformance-case.js';
+import { EchoState } from './echo-handler.js';
+import { FRAMING_CASES } from './framing-cases.js';
+import { LIFECYCLE_CASES } from './lifecycle-cases.js';
+import { TRANSFER_CASES } from './transfer-cases.js';
+
+export type { FrontEndUnderTest } from './conformance-case.js';
+
+export const CASES: readonly ConformanceCase[] = [
+  ...TRANSFER_CASES,
+  ...FRAMING_CASES,
+  ...LIFECYCLE_CASES,
+];
+
+export function runFrontEndConformance(impl: FrontEndUnderTest): void {
+  describe(`FrontEnd conformance: ${impl.name}`, { skip: impl.unavailable }, () => {
+    for (const c of CASES) {
+      // The timeout only stops a hung case (a deadlocked barrier, a reply that never comes) from
+      // hanging the run; nothing asserts on elapsed time.
+      test(`${c.id}: ${c.title}`, { skip: impl.skip?.[c.id], timeout: 120_000 }, async () => {
+        await runCase(impl, c);
+      });
+    }
+  });
+}
+
+async function runCase(impl: FrontEndUnderTest, c: ConformanceCase): Promise<void> {
+  const maxBodyBytes = c.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const echo = new EchoState();
+  const started: FrontEnd[] = [];
+  const start = async (port: number): Promise<{ frontEnd: FrontEnd; port: number }> => {
+    const frontEnd = impl.create({ host: '127.0.0.1', port, maxBodyBytes });
+    const bound = await frontEnd.listen(echo.handler);
+    started.push(frontEnd);
+    return { frontEnd, port: bound };
+  };
+  const { frontEnd, port } = await start(0);
+  assert.ok(Number.isInteger(port) && port > 0, `listen() must resolve the bound port, got ${port}`);
+  try {
+    await c.run({
+      impl,
+      frontEnd,
+      port,
+      echo,
+      maxBodyBytes,
+      url: (pathAndQuery) => `http://127.0.0.1:${port}${pathAndQuery}`,
+      startAnother: start,
+    });
+  } finally {
+    for (const fe of started) await fe.close();
+  }
+}

@@ -1,0 +1,13 @@
+// Runs the FrontEnd conformance suite against the node:http adapter.
+
+import { NodeHttpFrontEnd } from '../../src/frontend/node-http-front-end.js';
+import { runFrontEndConformance } from './front-end.conformance.js';
+
+runFrontEndConformance({
+  name: 'node:http',
+  create: (options) => new NodeHttpFrontEnd(options),
+  // node's parser refusals go through the adapter's clientError hook, which answers 400.
+  parserRefusal: '400',
+  // node:http queues pipelined requests' replies and writes them in order.
+  asyncPipelining: 'in-order',
+});

@@ -1,0 +1,23 @@
+// Runs the FrontEnd conformance suite against the uWebSockets.js adapter. Skipped, with the loader's
+// reason, on a Node release the uWS binary does not support.
+
+import { UwsFrontEnd } from '../../src/frontend/uws-front-end.js';
+import { loadUws } from '../../src/frontend/uws-loader.js';
+import { runFrontEndConformance } from './front-end.conformance.js';
+
+const loaded = loadUws();
+
+runFrontEndConformance({
+  name: 'uWebSockets.js',
+  unavailable: loaded.ok ? undefined : loaded.reason,
+  create: (options) => {
+    if (!loaded.ok) throw new Error(loaded.reason);
+    return new UwsFrontEnd(loaded.uws, options);
+  },
+  // uWS's parser drops these connections itself, before any route runs, and has no hook to answer.
+  parserRefusal: 'close',
+  // uWS refuses asynchronous pipelining outright ("requests can get mixed up on the same
+  // connection"): a request arriving while a reply is pending closes the connection. Every reply
+  // from this adapter is asynchronous. Browsers and HTTP client libraries do not pipeline.
+  asyncPipelining: 'close',
+});

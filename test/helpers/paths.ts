@@ -1,0 +1,9 @@
+// Paths tests use, resolved from the compiled file (dist/test/helpers) back to the repository root.
+
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const MODEL_REPOSITORY = path.join(REPO_ROOT, 'model_repository');
+export const TEST_FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
+export const DIST = path.join(REPO_ROOT, 'dist');

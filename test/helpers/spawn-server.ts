@@ -1,0 +1,52 @@
+// Runs the real `infernode` command in a child process (for signals, exit codes and flags), and
+// waits for its "serving HTTP" log line to learn the ports.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { DIST } from './paths.js';
+
+export interface SpawnedServer {
+  readonly child: ChildProcess;
+  readonly base: string;
+  readonly lines: string[];
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+}
+
+export const CLI = path.join(DIST, 'src', 'cli.js');
+
+export function runCli(args: readonly string[]): {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | string>;
+} {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const collect = (chunk: Buffer): void => {
+    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1));
+  });
+  return { child, lines, exited };
+}
+
+export async function spawnServer(args: readonly string[], timeoutMs = 30_000): Promise<SpawnedServer> {
+  const run = runCli(['--http-address=127.0.0.1', '--http-port=0', '--metrics-port=0', ...args]);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = run.lines.find((l) => l.includes('"httpPort"'));
+    if (line !== undefined) {
+      const port = (JSON.parse(line) as { httpPort: number }).httpPort;
+      return { ...run, base: `http://127.0.0.1:${port}` };
+    }
+    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r(undefined), 50))]);
+    if (code !== undefined) throw new Error(`server exited (${String(code)}):\n${run.lines.join('\n')}`);
+    if (Date.now() > deadline) {
+      run.child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${run.lines.join('\n')}`);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// The SessionOptions a worker creates its session with, from a plan.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sessionOptionsFromPlan } from '../../../src/execution/session-options.js';
+import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
+
+const plan: OrtSessionPlan = {
+  intraOpNumThreads: 2,
+  interOpNumThreads: 1,
+  executionMode: 'parallel',
+  graphOptimizationLevel: 'extended',
+  enableCpuMemArena: false,
+  enableMemPattern: true,
+  configEntries: { 'session.intra_op.allow_spinning': '0' },
+  executionProviders: [
+    { name: 'tensorrt', deviceId: 1, options: { trt_fp16_enable: true } },
+    { name: 'cuda', deviceId: 1, options: {} },
+    { name: 'cpu', options: {} },
+  ],
+};
+
+describe('sessionOptionsFromPlan', () => {
+  it('maps every plan field onto the binding’s option names', () => {
+    assert.deepEqual(sessionOptionsFromPlan(plan, 'simple/simple_0'), {
+      executionProviders: [{ name: 'tensorrt', deviceId: 1 }, { name: 'cuda', deviceId: 1 }, 'cpu'],
+      intraOpNumThreads: 2,
+      interOpNumThreads: 1,
+      executionMode: 'parallel',
+      graphOptimizationLevel: 'extended',
+      enableCpuMemArena: false,
+      enableMemPattern: true,
+      extra: { 'session.intra_op.allow_spinning': '0' },
+      logId: 'simple/simple_0',
+    });
+  });
+});

@@ -1,0 +1,64 @@
+// Scrubbing worker error messages: no file-system path reaches a client. The inputs are the real ORT
+// 1.30 messages seen for a truncated model, a missing file and a global-thread-pool session.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fail } from '../../../src/errors.js';
+import { scrubMessage, toWireError } from '../../../src/execution/worker-errors.js';
+
+const MODEL = '/srv/models/simple/1/model.onnx';
+const SHOWN = 'simple/1/model.onnx';
+
+describe('scrubMessage', () => {
+  it('replaces the model path with its repository-relative form', () => {
+    assert.equal(
+      scrubMessage(`Load model from ${MODEL} failed:Protobuf parsing failed.`, MODEL, SHOWN),
+      'Load model from simple/1/model.onnx failed:Protobuf parsing failed.',
+    );
+  });
+
+  it('replaces any other absolute path with <path>', () => {
+    assert.equal(
+      scrubMessage('Failed to load library /usr/lib/x/libfoo.so with error', MODEL, SHOWN),
+      'Failed to load library <path> with error',
+    );
+    assert.equal(
+      scrubMessage('cannot open C:\\models\\a\\m.onnx', MODEL, SHOWN),
+      'cannot open <path>',
+    );
+  });
+
+  it('drops ORT’s source-location prefix', () => {
+    const raw =
+      '/onnxruntime_src/onnxruntime/core/session/inference_session.cc:663 void ' +
+      'onnxruntime::InferenceSession::ConstructorCommon(const onnxruntime::SessionOptions&, ' +
+      'const onnxruntime::Environment&) session_env.EnvCreatedWithGlobalThreadPools() was false.';
+    assert.equal(
+      scrubMessage(raw, MODEL, SHOWN),
+      'session_env.EnvCreatedWithGlobalThreadPools() was false.',
+    );
+  });
+
+  it('leaves ordinary slashes in sentences alone', () => {
+    const msg =
+      'Invalid rank for input: x Got: 2 Expected: 1 Please fix either the inputs/outputs or the model.';
+    assert.equal(scrubMessage(msg, MODEL, SHOWN), msg);
+  });
+});
+
+describe('toWireError', () => {
+  const ctx = { modelPath: MODEL, displayPath: SHOWN };
+  it('keeps a catalogued error’s code and scrubs its message', () => {
+    assert.deepEqual(toWireError(fail('BAD_SHAPE', `bad ${MODEL}`), 'INFER_FAILED', ctx), {
+      code: 'BAD_SHAPE',
+      message: `bad ${SHOWN}`,
+    });
+  });
+  it('gives anything else the fallback code', () => {
+    assert.deepEqual(toWireError(new TypeError('Invalid argument'), 'INFER_FAILED', ctx), {
+      code: 'INFER_FAILED',
+      message: 'Invalid argument',
+    });
+    assert.deepEqual(toWireError('boom', 'INTERNAL', ctx), { code: 'INTERNAL', message: 'boom' });
+  });
+});

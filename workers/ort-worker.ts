@@ -1,0 +1,211 @@
+// The piscina worker for one model instance: creates its ORT InferenceSession at module load (top-
+// level await, so piscina does not mark the thread ready before the session exists), then serves
+// RunRequest -> RunResponse one at a time. Nothing is ever thrown across the boundary: every
+// failure is a `{ok: false, error: {code, message}}` reply, with file paths scrubbed out.
+
+import path from 'node:path';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { datatypeInfo, fromOrtType } from '../src/datatypes.js';
+import type { Datatype } from '../src/datatypes.js';
+import { fail } from '../src/errors.js';
+import type { WireError } from '../src/errors.js';
+import type {
+  RunRequest,
+  RunResponse,
+  WorkerEvent,
+  WorkerInit,
+} from '../src/execution/messages.js';
+import { sessionOptionsFromPlan } from '../src/execution/session-options.js';
+import {
+  decodeStringElements,
+  encodedStringsByteLength,
+  encodeStringElements,
+} from '../src/execution/string-tensor.js';
+import { toWireError } from '../src/execution/worker-errors.js';
+import { slotOffsets } from '../src/shm/byte-size.js';
+import { TensorBlock } from '../src/shm/tensor-block.js';
+import type { SlotSpec } from '../src/shm/tensor-block.js';
+import { byteView, typedView, typedViewOf } from '../src/shm/views.js';
+import type { NumericView } from '../src/shm/views.js';
+import type { TensorDescriptor } from '../src/tensor.js';
+import { elementCount } from '../src/tensor.js';
+
+if (parentPort === null) throw new Error('ort-worker must run as a piscina worker thread');
+const port = parentPort;
+const init = workerData as WorkerInit;
+// What a client may see instead of the absolute model path: `<model>/<version>/<file>`.
+const scrub = {
+  modelPath: init.modelPath,
+  displayPath: `${init.model}/${init.version}/${path.basename(init.modelPath)}`,
+};
+
+type Loaded = { readonly session: InferenceSession } | { readonly error: WireError };
+
+function report(event: WorkerEvent): void {
+  port.postMessage(event);
+}
+
+function failed(error: WireError): Loaded {
+  report({ type: 'infernode:session-failed', threadId, instance: init.instance, error });
+  return { error };
+}
+
+/** Creates the session, then runs the warmup requests; the first failure fails the load. */
+async function load(): Promise<Loaded> {
+  const start = process.hrtime.bigint();
+  let session: InferenceSession;
+  try {
+    const options = sessionOptionsFromPlan(init.plan, `${init.model}/${init.instance}`);
+    session = await InferenceSession.create(init.modelPath, options);
+  } catch (e) {
+    return failed(toWireError(e, 'MODEL_LOAD_FAILED', scrub));
+  }
+  for (const w of init.warmup ?? []) {
+    for (let i = 0; i < w.count; i++) {
+      const r = await execute(session, w.request);
+      if (!r.ok) {
+        const message = `warmup "${w.name}" failed: ${r.error.message}`;
+        return failed({ code: 'MODEL_LOAD_FAILED', message });
+      }
+    }
+  }
+  const loadNs = Number(process.hrtime.bigint() - start);
+  report({ type: 'infernode:session-ready', threadId, instance: init.instance, loadNs });
+  return { session };
+}
+
+/**
+ * Worker-local memory for the copy path (inputs must not be SharedArrayBuffer views where the
+ * binding rejects them). Grown geometrically and reused: a request costs a memcpy, not an allocation.
+ * Safe to reuse because piscina gives this worker one task at a time and ORT holds input memory only
+ * during session.run.
+ */
+let scratch = new ArrayBuffer(64 * 1024);
+
+function scratchOf(bytes: number): ArrayBuffer {
+  if (scratch.byteLength < bytes)
+    scratch = new ArrayBuffer(Math.max(bytes, scratch.byteLength * 2));
+  return scratch;
+}
+
+function ortTypeOf(d: TensorDescriptor): NonNullable<ReturnType<typeof datatypeInfo>['ort']> {
+  const ort = datatypeInfo(d.datatype).ort;
+  if (ort === null) {
+    throw fail('UNSUPPORTED', `input "${d.name}": ONNX Runtime has no ${d.datatype} tensors`);
+  }
+  return ort;
+}
+
+function buildFeeds(inputs: readonly TensorDescriptor[]): Record<string, Tensor> {
+  const feeds: Record<string, Tensor> = {};
+  const numeric = inputs.filter((d) => d.datatype !== 'BYTES');
+  // Validate every numeric input against its shape first (typedView throws BYTE_SIZE_MISMATCH).
+  const views = numeric.map(typedView);
+  let data: NumericView[] = views;
+  if (!init.sabTensors) {
+    const { offsets, totalBytes } = slotOffsets(numeric.map((d) => d.byteLength));
+    const local = scratchOf(totalBytes);
+    data = numeric.map((d, i) => {
+      const offset = offsets[i] ?? 0;
+      new Uint8Array(local, offset, d.byteLength).set(byteView(d));
+      return typedViewOf(local, offset, d.byteLength, d.datatype);
+    });
+  }
+  numeric.forEach((d, i) => {
+    const view = data[i];
+    if (view !== undefined) feeds[d.name] = new Tensor(ortTypeOf(d), view, d.shape);
+  });
+  for (const d of inputs) {
+    if (d.datatype !== 'BYTES') continue;
+    // The binding copies strings into ORT, so decoding straight from shared memory is fine.
+    const strings = decodeStringElements(byteView(d), elementCount(d.shape), d.name);
+    feeds[d.name] = new Tensor('string', strings, d.shape);
+  }
+  return feeds;
+}
+
+interface OutputPlan {
+  readonly spec: SlotSpec;
+  readonly strings?: readonly string[];
+  readonly bytes?: Uint8Array;
+}
+
+function planOutput(
+  name: string,
+  value: InferenceSession.ReturnType[string] | undefined,
+): OutputPlan {
+  if (value === undefined) throw fail('INTERNAL', `ONNX Runtime returned no output "${name}"`);
+  const datatype: Datatype | undefined = fromOrtType(value.type);
+  if (datatype === undefined) {
+    throw fail(
+      'UNSUPPORTED',
+      `output "${name}" has ONNX Runtime type ${value.type}, which infernode cannot serve`,
+    );
+  }
+  const shape = [...value.dims];
+  if (datatype === 'BYTES') {
+    const strings = value.data as string[];
+    const byteLength = encodedStringsByteLength(strings);
+    return { spec: { name, datatype, shape, byteLength }, strings };
+  }
+  const data = value.data as NumericView;
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return { spec: { name, datatype, shape, byteLength: bytes.byteLength }, bytes };
+}
+
+/** Copies every output into ONE SharedArrayBuffer for this reply; the caller owns it from here. */
+function copyOutputs(
+  names: readonly string[],
+  results: InferenceSession.ReturnType,
+): readonly TensorDescriptor[] {
+  const plans = names.map((n) => planOutput(n, results[n]));
+  const block = TensorBlock.allocate(plans.map((p) => p.spec));
+  plans.forEach((p, i) => {
+    if (p.strings !== undefined) encodeStringElements(p.strings, block.bytes(i));
+    else if (p.bytes !== undefined) block.write(i, p.bytes);
+  });
+  return block.descriptors;
+}
+
+/** One run: inputs -> ORT -> outputs in a fresh shared block. Never throws. */
+async function execute(session: InferenceSession, req: RunRequest): Promise<RunResponse> {
+  const t0 = process.hrtime.bigint();
+  let feeds: Record<string, Tensor>;
+  try {
+    feeds = buildFeeds(req.inputs);
+  } catch (e) {
+    return { ok: false, error: toWireError(e, 'INTERNAL', scrub) };
+  }
+  const t1 = process.hrtime.bigint();
+  const fetches = req.outputs.length > 0 ? req.outputs : session.outputNames;
+  let results: InferenceSession.ReturnType;
+  try {
+    results = await session.run(feeds, fetches);
+  } catch (e) {
+    return { ok: false, error: toWireError(e, 'INFER_FAILED', scrub) };
+  }
+  const t2 = process.hrtime.bigint();
+  try {
+    const outputs = copyOutputs(fetches, results);
+    const t3 = process.hrtime.bigint();
+    return {
+      ok: true,
+      outputs,
+      timing: { inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: Number(t3 - t2) },
+    };
+  } catch (e) {
+    return { ok: false, error: toWireError(e, 'INTERNAL', scrub) };
+  }
+}
+
+// A failed load does not throw out of the module: a worker that dies during bootstrap would be
+// respawned by piscina in a loop. It reports the failure instead, and the pool tears itself down.
+// Top-level await: module evaluation, and so piscina's "ready", waits for the session.
+const loaded = await load();
+
+/** The piscina task handler. */
+export default function run(req: RunRequest): Promise<RunResponse> {
+  if ('error' in loaded) return Promise.resolve({ ok: false, error: loaded.error });
+  return execute(loaded.session, req);
+}
