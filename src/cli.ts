@@ -30,7 +30,10 @@ async function main(): Promise<number> {
   // A request path must never take the process down: anything that escapes is logged, and the
   // request it belonged to has already been answered by the route's catch-all.
   process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection');
+    logger.error(
+      { err: reason instanceof Error ? reason.message : String(reason) },
+      'unhandled rejection',
+    );
   });
 
   let server;

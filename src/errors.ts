@@ -4,12 +4,7 @@
 
 /** Triton's error classes (TRITONSERVER_Error_Code), which decide the HTTP status. */
 export type ErrorClass =
-  | 'INVALID_ARG'
-  | 'NOT_FOUND'
-  | 'UNAVAILABLE'
-  | 'UNSUPPORTED'
-  | 'INTERNAL'
-  | 'CANCELLED';
+  'INVALID_ARG' | 'NOT_FOUND' | 'UNAVAILABLE' | 'UNSUPPORTED' | 'INTERNAL' | 'CANCELLED';
 
 interface CatalogEntry {
   readonly errorClass: ErrorClass;

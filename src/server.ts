@@ -73,7 +73,11 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   );
   let metricsServer: MetricsServer | undefined;
   if (options.allowMetrics) {
-    metricsServer = await startMetricsServer(metrics.registry, options.metricsAddress, options.metricsPort);
+    metricsServer = await startMetricsServer(
+      metrics.registry,
+      options.metricsAddress,
+      options.metricsPort,
+    );
   }
   logger.info(
     { frontEnd: frontEnd.kind, httpPort, metricsPort: metricsServer?.port },
@@ -88,7 +92,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       dataPlane.beginShutdown();
       await frontEnd.stopAccepting();
       const drained = await withTimeout(
-        Promise.all(registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler.stop()))),
+        Promise.all(
+          registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler.stop())),
+        ),
         timeoutMs,
       );
       if (drained) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { datatypeInfo, fromOrtType } from '../src/datatypes.js';
-import type { Datatype } from '../src/datatypes.js';
+import type { Datatype, OrtType } from '../src/datatypes.js';
 import { fail } from '../src/errors.js';
 import type { WireError } from '../src/errors.js';
 import type {
@@ -84,12 +84,13 @@ async function load(): Promise<Loaded> {
 let scratch = new ArrayBuffer(64 * 1024);
 
 function scratchOf(bytes: number): ArrayBuffer {
-  if (scratch.byteLength < bytes)
+  if (scratch.byteLength < bytes) {
     scratch = new ArrayBuffer(Math.max(bytes, scratch.byteLength * 2));
+  }
   return scratch;
 }
 
-function ortTypeOf(d: TensorDescriptor): NonNullable<ReturnType<typeof datatypeInfo>['ort']> {
+function ortTypeOf(d: TensorDescriptor): OrtType {
   const ort = datatypeInfo(d.datatype).ort;
   if (ort === null) {
     throw fail('UNSUPPORTED', `input "${d.name}": ONNX Runtime has no ${d.datatype} tensors`);

@@ -44,24 +44,53 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
 
 /** Flags infernode accepts, each with its kind; `help` appears in --help. */
 export const FLAGS = {
-  'model-repository': { kind: 'string', repeat: true, help: 'Model repository path (repeatable). Alias: --model-store' },
+  'model-repository': {
+    kind: 'string',
+    repeat: true,
+    help: 'Model repository path (repeatable). Alias: --model-store',
+  },
   'model-store': { kind: 'string', repeat: true, help: 'Alias of --model-repository' },
   'http-address': { kind: 'string', help: 'Address HTTP and WebSocket listen on (0.0.0.0)' },
   'http-port': { kind: 'port', help: 'HTTP and WebSocket port (8000)' },
   'allow-metrics': { kind: 'bool', help: 'Serve Prometheus metrics (true)' },
   'metrics-address': { kind: 'string', help: 'Metrics address (defaults to --http-address)' },
   'metrics-port': { kind: 'port', help: 'Prometheus metrics port (8002)' },
-  'backend-config': { kind: 'string', repeat: true, help: '[<backend>,]<key>=<value>, e.g. onnxruntime,default-max-batch-size=8' },
-  'strict-readiness': { kind: 'bool', help: '/v2/health/ready only when every model is ready (true)' },
+  'backend-config': {
+    kind: 'string',
+    repeat: true,
+    help: '[<backend>,]<key>=<value>, e.g. onnxruntime,default-max-batch-size=8',
+  },
+  'strict-readiness': {
+    kind: 'bool',
+    help: '/v2/health/ready only when every model is ready (true)',
+  },
   'exit-on-error': { kind: 'bool', help: 'Exit when a model fails to load at start-up (true)' },
-  'exit-timeout-secs': { kind: 'uint', help: 'Seconds to drain in-flight requests on SIGTERM (30)' },
+  'exit-timeout-secs': {
+    kind: 'uint',
+    help: 'Seconds to drain in-flight requests on SIGTERM (30)',
+  },
   'log-verbose': { kind: 'uint', help: 'Verbose logging level; >= 1 logs debug records (0)' },
-  'http-max-input-size': { kind: 'uint', help: 'Largest request body in bytes, after decompression (67108864)' },
-  'disable-auto-complete-config': { kind: 'flag', help: 'Do not complete configs from the ONNX model' },
-  'strict-model-config': { kind: 'bool', help: 'Deprecated: true = --disable-auto-complete-config' },
-  'model-control-mode': { kind: 'string', help: 'Only "none" (load every model at start) is supported' },
+  'http-max-input-size': {
+    kind: 'uint',
+    help: 'Largest request body in bytes, after decompression (67108864)',
+  },
+  'disable-auto-complete-config': {
+    kind: 'flag',
+    help: 'Do not complete configs from the ONNX model',
+  },
+  'strict-model-config': {
+    kind: 'bool',
+    help: 'Deprecated: true = --disable-auto-complete-config',
+  },
+  'model-control-mode': {
+    kind: 'string',
+    help: 'Only "none" (load every model at start) is supported',
+  },
   'http-front-end': { kind: 'string', help: 'auto | uws | node: which HTTP server to use (auto)' },
-  'disable-sab-tensors': { kind: 'flag', help: 'Copy inputs in workers even where ORT reads shared memory' },
+  'disable-sab-tensors': {
+    kind: 'flag',
+    help: 'Copy inputs in workers even where ORT reads shared memory',
+  },
   help: { kind: 'flag', help: 'Print this help' },
   version: { kind: 'flag', help: 'Print the version' },
 } as const satisfies Record<string, { kind: string; help: string; repeat?: boolean }>;
@@ -79,7 +108,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const values = new Map<FlagName, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw fail('BAD_REQUEST', `unexpected argument '${arg}': flags start with --`);
+    if (!arg.startsWith('--'))
+      throw fail('BAD_REQUEST', `unexpected argument '${arg}': flags start with --`);
     const eq = arg.indexOf('=');
     const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)) as FlagName;
     const spec = FLAGS[name];

@@ -12,6 +12,9 @@ import type {
 } from './generated/model-config-schema.js';
 import type { ModelIO, ModelIOTensor } from './read-model-io.js';
 
+/** A raw config being filled in: the same shape with writable top-level fields. */
+type Draft = { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] };
+
 export const ONNXRUNTIME_BACKEND = 'onnxruntime';
 export const ONNXRUNTIME_PLATFORM = 'onnxruntime_onnx';
 export const ONNX_MODEL_FILENAME = 'model.onnx';
@@ -35,7 +38,7 @@ export function autocompleteCoreFields(
   raw: RawModelConfig,
   ctx: CoreFieldsContext,
 ): RawModelConfig {
-  const out: { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] } = { ...raw };
+  const out: Draft = { ...raw };
   if (!out.name) out.name = ctx.modelName;
   if (!out.backend) {
     const platform = out.platform ?? '';
@@ -96,7 +99,7 @@ export function autocomplete(
   if (!needsModelIO(raw)) return { config: raw, warnings: [] };
   const name = raw.name ?? '';
   const warnings: string[] = [];
-  const out: { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] } = { ...raw };
+  const out: Draft = { ...raw };
 
   const all = [...modelIO.inputs, ...modelIO.outputs];
   const canBatch = all.every(

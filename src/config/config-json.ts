@@ -30,6 +30,8 @@ export function toConfigJson(
   options: ConfigJsonOptions = {},
 ): { [key: string]: Json } {
   const printer = new Printer(compileSchema(MODEL_CONFIG_SCHEMA), options.int64 ?? 'number');
+  // ModelConfig is the JSON form of the schema's ModelConfig message, so the printer can walk it by
+  // field name; the cast only widens its declared type to that of any message.
   return printer.message(config as unknown as Readonly<Record<string, unknown>>, MODEL_CONFIG_ROOT);
 }
 

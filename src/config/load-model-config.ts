@@ -13,6 +13,7 @@ import {
   ONNX_MODEL_FILENAME,
   ONNXRUNTIME_BACKEND,
 } from './autocomplete.js';
+import { checkModelAgainstConfig } from './check-model-io.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
@@ -74,6 +75,7 @@ export async function loadModelConfig(
   });
 
   const warnings: string[] = [];
+  let io: ModelIO | undefined;
   if (autoComplete && raw.backend === ONNXRUNTIME_BACKEND && needsModelIO(raw)) {
     const file = raw.default_model_filename ?? ONNX_MODEL_FILENAME;
     const modelPath = await firstVersionWith(modelDir, versions, file);
@@ -84,7 +86,7 @@ export async function loadModelConfig(
       );
     }
     const read = options.readModelIO ?? (await import('./read-model-io.js')).readModelIO;
-    const io: ModelIO = await read(modelPath);
+    io = await read(modelPath);
     const done = autocomplete(raw, io, {
       defaultMaxBatchSize: options.defaultMaxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
     });
@@ -98,9 +100,11 @@ export async function loadModelConfig(
   warnings.push(
     ...validateModelConfig(normalized.config, {
       modelName,
-      availableGpus: options.availableGpus ?? [],
+      ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
     }),
   );
+  // The model was opened anyway: check the parts of the config that were not autofilled against it.
+  if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
   return deepFreeze({
     config: normalized.config,
     warnings,

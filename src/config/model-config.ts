@@ -1,8 +1,8 @@
 // The completed, normalized model config: the JSON form of Triton's ModelConfig (snake_case field
 // names, enums as names) for the fields infernode understands. `load-model-config.ts` produces it
 // (parse -> autocomplete -> normalize -> validate) and deep-freezes it; nothing downstream reads
-// config.pbtxt or process.env again. `/v2/models/{m}/config` serializes it (int64 fields as strings,
-// as protobuf's JSON mapping does).
+// config.pbtxt or process.env again. `/v2/models/{m}/config` serializes it with `toConfigJson`
+// (config-json.ts): Triton's form, with 64-bit integer fields as JSON numbers.
 
 import type { ConfigDataType } from '../datatypes.js';
 

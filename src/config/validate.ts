@@ -12,6 +12,11 @@ import { validateParameters } from './validate-parameters.js';
 export interface ValidateContext {
   /** The model directory's name, which `name` must equal. */
   readonly modelName: string;
+  /**
+   * GPU ids this process can use. Undefined when it cannot tell (no GPU execution provider is
+   * installed): GPU groups are then not checked here, and the instance start fails instead with a
+   * message naming the missing provider and how to install it, which is what a user needs to read.
+   */
   readonly availableGpus?: readonly number[];
 }
 
@@ -49,7 +54,10 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
   validateTensors(config, 'input', config.input);
   validateTensors(config, 'output', config.output);
   validateDynamicBatching(config);
-  validateInstanceGroups(config, new Set(ctx.availableGpus ?? []));
+  validateInstanceGroups(
+    config,
+    ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
+  );
   const warnings = validateOptimization(config);
   validateWarmup(config);
   checkRelativePath(name, 'default_model_filename', config.default_model_filename);
@@ -76,7 +84,7 @@ export function validateBackend(config: Pick<ModelConfig, 'name' | 'platform' | 
   );
 }
 
-/** Element count of dims with -1 treated as 1 per wildcard chunk boundary; see reshapeChunks. */
+/** Element counts of the runs of fixed dims between -1 dims: [2, 4, -1, 6] -> [8, 6]. */
 function chunks(dims: readonly number[]): number[] {
   const out: number[] = [];
   let n = 1;
@@ -122,6 +130,15 @@ function validateTensors(
       );
     }
     if (t.reshape !== undefined) validateReshape(config, what, t.dims, t.reshape.shape);
+    if (t.label_filename !== undefined) {
+      checkRelativePath(model, `output '${t.name}' label_filename`, t.label_filename);
+    }
+    if (t.optional === true && config.max_batch_size !== 0) {
+      // The ORT backend's rule (ValidateInputs): a batch cannot mix requests with and without it.
+      throw invalid(
+        `optional ${what} is not supported for models that support batching (max_batch_size ${config.max_batch_size}) for ${model}`,
+      );
+    }
   }
 }
 
@@ -205,7 +222,7 @@ function validateDynamicBatching(config: ModelConfig): void {
   }
 }
 
-function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number>): void {
+function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number> | undefined): void {
   const model = config.name;
   if (config.instance_group.length === 0)
     throw invalid(`must specify one or more 'instance group's for ${model}`);
@@ -217,6 +234,7 @@ function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number>):
           throw invalid(`${at} has kind KIND_CPU but specifies one or more GPUs`);
         break;
       case 'KIND_GPU': {
+        if (gpus === undefined) break; // unknown here: the provider check at instance start decides
         if (g.gpus.length === 0) {
           throw invalid(
             `${at} has kind KIND_GPU but ${gpus.size === 0 ? 'no GPUs are available' : 'specifies no GPUs'}`,
@@ -312,10 +330,6 @@ function validateWarmup(config: ModelConfig): void {
         throw invalid(`${at} does not set required input '${t.name}'`);
       }
     }
-  }
-  for (const t of config.output) {
-    if (t.label_filename !== undefined)
-      checkRelativePath(model, `output '${t.name}' label_filename`, t.label_filename);
   }
 }
 

@@ -66,8 +66,7 @@ export class DataPlane {
   modelReady(name: string, version: string | undefined): boolean {
     if (this.shuttingDown) return false;
     try {
-      this.registry.resolve(name, version);
-      return true;
+      return this.registry.resolve(name, version).ready();
     } catch (e) {
       if (e instanceof InferenceServerError && e.code === 'MODEL_NOT_READY') return false;
       throw e;
@@ -184,7 +183,11 @@ export class DataPlane {
 }
 
 /** An output with `reshape` in config.pbtxt is returned in the configured dims. */
-function outputShape(mv: ModelVersion, name: string, modelShape: readonly number[]): readonly number[] {
+function outputShape(
+  mv: ModelVersion,
+  name: string,
+  modelShape: readonly number[],
+): readonly number[] {
   const t = mv.signature.outputs.get(name);
   if (t === undefined || t.reshape === undefined) return modelShape;
   const batch = mv.signature.maxBatchSize > 0 ? modelShape.slice(0, 1) : [];

@@ -170,7 +170,11 @@ function validateInput(
 }
 
 /** Checks each dim is an integer >= 0 and the shape matches the config (-1 matches any). */
-function checkShape(input: DecodedInput, expected: readonly number[], sig: ModelSignature): number[] {
+function checkShape(
+  input: DecodedInput,
+  expected: readonly number[],
+  sig: ModelSignature,
+): number[] {
   const raw = input.shape;
   const shape: number[] = [];
   for (const d of raw) {
@@ -220,10 +224,16 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
   }
   return req.outputs.map((o) => {
     if (!sig.outputs.has(o.name)) {
-      throw fail('UNKNOWN_OUTPUT', `unexpected inference output '${o.name}' for model '${sig.name}'`);
+      throw fail(
+        'UNKNOWN_OUTPUT',
+        `unexpected inference output '${o.name}' for model '${sig.name}'`,
+      );
     }
     if (Object.hasOwn(o.parameters, 'classification')) {
-      throw fail('UNSUPPORTED', `output '${o.name}': the classification extension is not supported`);
+      throw fail(
+        'UNSUPPORTED',
+        `output '${o.name}': the classification extension is not supported`,
+      );
     }
     return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
   });

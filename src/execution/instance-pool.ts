@@ -9,6 +9,7 @@
 // runs and for sessions still being created, and a failed load tears the pools down only after
 // every worker has reported.
 
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { fail } from '../errors.js';
@@ -17,6 +18,7 @@ import type { RunRequest, RunResponse, WarmupRun, WorkerEvent, WorkerInit } from
 import { assertProvidersInstalled } from './provider-availability.js';
 import { resolveSabTensors } from './sab-capability.js';
 import type { InstanceGroupPlan } from './session-plan.js';
+import { scrubMessage } from './worker-errors.js';
 
 /** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */
 const WORKER_FILE = fileURLToPath(new URL('../../workers/ort-worker.js', import.meta.url));
@@ -113,6 +115,7 @@ class GroupPool {
 
 export class InstancePool {
   private closing = false;
+  private closed: Promise<void> | undefined;
   private inFlightTotal = 0;
   private readonly waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
 
@@ -191,7 +194,11 @@ export class InstancePool {
     // would be thrown in the main thread. The worker is replaced (see run()).
     g.piscina.on('error', (e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
-      if (g.sessions.size + g.startupErrors.length < g.spec.count) g.startupErrors.push(message);
+      if (g.sessions.size + g.startupErrors.length < g.spec.count) {
+        // This one can become a client-visible load failure: no paths in it.
+        const shown = `${this.init.model}/${this.init.version}/${path.basename(this.init.modelPath)}`;
+        g.startupErrors.push(scrubMessage(message, this.init.modelPath, shown));
+      }
       this.log('error', `an instance worker of ${g.spec.instance} died: ${message}`);
       this.notify();
     });
@@ -272,7 +279,12 @@ export class InstancePool {
    * Stops taking runs, waits for in-flight runs and for any replacement worker still creating its
    * session, then destroys the workers. Idempotent.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closed ??= this.drainAndDestroy();
+    return this.closed;
+  }
+
+  private async drainAndDestroy(): Promise<void> {
     this.closing = true;
     await this.until(() => this.inFlightTotal === 0 && this.pools.every((g) => g.settled()));
     await Promise.all(this.pools.map((g) => g.piscina.destroy()));

@@ -45,5 +45,7 @@ export function addHeader(headers: Map<string, string>, name: string, value: str
 /** Splits a request target into path and raw query ("" when there is none). */
 export function splitTarget(target: string): { path: string; query: string } {
   const q = target.indexOf('?');
-  return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+  return q < 0
+    ? { path: target, query: '' }
+    : { path: target.slice(0, q), query: target.slice(q + 1) };
 }

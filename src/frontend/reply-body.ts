@@ -59,12 +59,15 @@ function bodyChunks(body: HttpReply['body']): readonly Uint8Array[] {
   return body.filter((chunk) => chunk.byteLength > 0);
 }
 
-/** The wire form of `reply`, or of a 500 if the handler produced a reply HTTP cannot carry. */
+/**
+ * The wire form of `reply`, or of a plain 500 if the handler produced a reply HTTP cannot carry (a
+ * handler bug: the client gets the generic message, not the details).
+ */
 export function wireOrFailure(reply: HttpReply): WireReply {
   try {
     return toWireReply(reply);
-  } catch (error) {
-    return toWireReply(handlerFailureReply(error));
+  } catch {
+    return toWireReply(errorReply(fail('INTERNAL')));
   }
 }
 

@@ -102,7 +102,13 @@ export class UwsExchange {
     } catch (error) {
       reply = handlerFailureReply(error);
     }
-    this.#send(reply);
+    try {
+      this.#send(reply);
+    } catch {
+      // Only a broken uWS invariant gets here; the reply cannot be finished, and closing the
+      // connection tells the client so (and runs #onAborted, which releases the reply).
+      this.forceClose();
+    }
   }
 
   /**
@@ -154,7 +160,7 @@ export class UwsExchange {
    */
   #pump(): boolean {
     const wire = this.#wire;
-    if (wire === undefined) throw fail('INTERNAL', 'uWS reply pump ran without a reply');
+    if (wire === undefined) return true; // nothing left to write
     while (this.#index < wire.chunks.length) {
       const chunk = wire.chunks[this.#index];
       if (chunk === undefined) break;

@@ -31,7 +31,8 @@ export class UwsFrontEnd implements FrontEnd {
   }
 
   listen(handler: HttpHandler): Promise<number> {
-    if (this.#app !== undefined) return Promise.reject(new Error('the uWS front end is already listening'));
+    if (this.#app !== undefined)
+      return Promise.reject(new Error('the uWS front end is already listening'));
     const { host, port } = this.#options;
     const app = this.#uws.App();
     // The WebSocket route (a later issue) attaches here with app.ws(path, behavior): uWS matches it
@@ -41,7 +42,11 @@ export class UwsFrontEnd implements FrontEnd {
       // Calls back synchronously, with false when the address is taken or not available.
       app.listen(host, port, this.#uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
         if (listenSocket === false) {
-          reject(new Error(`uWebSockets.js could not listen on ${host}:${port} (in use or not available)`));
+          reject(
+            new Error(
+              `uWebSockets.js could not listen on ${host}:${port} (in use or not available)`,
+            ),
+          );
           return;
         }
         this.#app = app;

@@ -15,7 +15,8 @@ const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 
 // Triton's route grammar (http_server.cc): numeric versions only.
-const MODEL_ROUTE = /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+const MODEL_ROUTE =
+  /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
 
 export interface RouteOptions {
   readonly maxBodyBytes: number;
@@ -97,7 +98,10 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
         'rawBinary' in decoded
           ? rawBinaryRequest(plane.signature(name, version), decoded.rawBinary)
           : decoded;
-      const response = await plane.infer(name, version, request, { signal: call.signal, arrivalNs });
+      const response = await plane.infer(name, version, request, {
+        signal: call.signal,
+        arrivalNs,
+      });
       return encodeInferResponse(response);
     }
     default:
@@ -107,7 +111,10 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
 
 function requireMethod(call: HttpCall, method: 'GET' | 'POST'): void {
   if (call.method !== method) {
-    throw fail('METHOD_NOT_ALLOWED', `Method Not Allowed: expected ${method}, got ${call.method.slice(0, 16)}`);
+    throw fail(
+      'METHOD_NOT_ALLOWED',
+      `Method Not Allowed: expected ${method}, got ${call.method.slice(0, 16)}`,
+    );
   }
 }
 
@@ -127,7 +134,10 @@ async function decompress(call: HttpCall, maxBytes: number): Promise<Uint8Array>
   const encoding = (call.header('content-encoding') ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return call.body;
   if (encoding !== 'gzip' && encoding !== 'deflate') {
-    throw fail('BAD_REQUEST', `unsupported Content-Encoding '${encoding.slice(0, 32)}': expected gzip, deflate or identity`);
+    throw fail(
+      'BAD_REQUEST',
+      `unsupported Content-Encoding '${encoding.slice(0, 32)}': expected gzip, deflate or identity`,
+    );
   }
   try {
     const out = await (encoding === 'gzip' ? gunzipAsync : inflateAsync)(call.body, {

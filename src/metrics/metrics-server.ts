@@ -22,7 +22,9 @@ export async function startMetricsServer(
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'application/json' }).end('{"error":"Method Not Allowed"}');
+      res
+        .writeHead(405, { 'content-type': 'application/json' })
+        .end('{"error":"Method Not Allowed"}');
       return;
     }
     registry.metrics().then(
@@ -31,7 +33,9 @@ export async function startMetricsServer(
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       () => {
-        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"metrics collection failed"}');
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"error":"metrics collection failed"}');
       },
     );
   });

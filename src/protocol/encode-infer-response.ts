@@ -18,11 +18,11 @@ export interface EncodedInferResponse extends HttpReply {
 }
 
 /**
- * JSON text of a parameters object. Own keys only, so a null-prototype object prints as expected;
- * values are strings, numbers or booleans (a non-finite number prints as null, as JSON does).
+ * JSON text of a parameters object (JSON.stringify reads own enumerable keys, so null-prototype
+ * objects print fine); values are strings, numbers or booleans, a non-finite number prints as null.
  */
 function parametersText(p: Parameters, extra?: string): string {
-  const body = JSON.stringify({ ...p });
+  const body = JSON.stringify(p);
   if (extra === undefined) return body;
   return body === '{}' ? `{${extra}}` : `${body.slice(0, -1)},${extra}}`;
 }

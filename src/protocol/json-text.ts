@@ -1,5 +1,5 @@
 // Request JSON bytes -> a JS value, under Triton's rules: nesting deeper than 100 is refused by a
-// byte scan *before* JSON.parse runs, and the non-standard NaN / Infinity / -Infinity tokens that
+// scan *before* JSON.parse runs, and the non-standard NaN / Infinity / -Infinity tokens that
 // Triton's rapidjson reader accepts (kParseNanAndInfFlag; Python's json.dumps writes them) are read
 // as the numbers they name.
 
@@ -13,45 +13,55 @@ export const MAX_JSON_DEPTH = 100;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_SQUARE = 0x5b;
-const CLOSE_SQUARE = 0x5d;
 const OPEN_CURLY = 0x7b;
+const CLOSE_SQUARE = 0x5d;
 const CLOSE_CURLY = 0x7d;
-const CAPITAL_N = 0x4e;
-const CAPITAL_I = 0x49;
+
+// The characters the scan cares about. Finding them with a regex is about 5x faster than a
+// charCode/byte loop in JS. Measured on Node 20 (2-core box), bodies of random FP32 numbers: the
+// loop cost 4.6-5.5 ns/byte, 50-65% on top of decode + JSON.parse; the regex costs ~0.95 ns/char,
+// 2-28% on top (15 KB, 1.9 MB and 19 MB bodies). The `g` flag makes exec resume at lastIndex; the
+// scan is synchronous and never re-entered, so one shared regex is safe.
+const STRUCTURAL = /["[\]{}NI]/g;
+
+/** Index of the quote that closes the string opened at `open`, or -1 if it never closes. */
+function closingQuote(text: string, open: number): number {
+  for (let at = open; ;) {
+    const q = text.indexOf('"', at + 1);
+    if (q === -1) return -1;
+    let k = q - 1;
+    while (text.charCodeAt(k) === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q; // an even run of backslashes: the quote is not escaped
+    at = q;
+  }
+}
 
 /**
- * One pass over the bytes, outside string literals only. Depth counts open brackets of either kind,
+ * One pass over the text, outside string literals only. Depth counts open brackets of either kind,
  * so `{"inputs":[{"data":[1]}]}` has depth 4. Throws JSON_TOO_DEEP the moment depth passes 100, so a
- * body of 10,000 `[` costs 101 steps. Returns whether a bare `N` or `I` appeared: valid JSON has no
- * capital letters outside strings, so that is the sign of a NaN/Infinity token. String interiors
- * are skipped with indexOf (native memchr) rather than byte by byte.
+ * body of 10,000 `[` stops after 101 of them. Returns whether a bare `N` or `I` appeared: valid
+ * JSON has no capital letters outside strings, so that is the sign of a NaN/Infinity token.
  */
-function scan(bytes: Uint8Array): boolean {
+function scan(text: string): boolean {
   let depth = 0;
   let nonFinite = false;
-  const n = bytes.length;
-  for (let i = 0; i < n; i++) {
-    const b = bytes[i] as number;
-    if (b === QUOTE) {
-      // Find the closing quote: one preceded by an even run of backslashes.
-      for (;;) {
-        const q = bytes.indexOf(QUOTE, i + 1);
-        if (q === -1) return nonFinite; // unterminated: JSON.parse reports it
-        let k = q - 1;
-        while (bytes[k] === BACKSLASH) k--;
-        i = q;
-        if ((q - 1 - k) % 2 === 0) break;
-      }
-    } else if (b === OPEN_SQUARE || b === OPEN_CURLY) {
+  STRUCTURAL.lastIndex = 0;
+  for (let m = STRUCTURAL.exec(text); m !== null; m = STRUCTURAL.exec(text)) {
+    const c = text.charCodeAt(m.index);
+    if (c === QUOTE) {
+      const end = closingQuote(text, m.index);
+      if (end === -1) break; // unterminated: JSON.parse reports it
+      STRUCTURAL.lastIndex = end + 1;
+    } else if (c === OPEN_SQUARE || c === OPEN_CURLY) {
       if (++depth > MAX_JSON_DEPTH) {
         throw fail(
           'JSON_TOO_DEEP',
           `JSON nesting depth exceeds maximum allowed limit (${MAX_JSON_DEPTH})`,
         );
       }
-    } else if (b === CLOSE_SQUARE || b === CLOSE_CURLY) {
+    } else if (c === CLOSE_SQUARE || c === CLOSE_CURLY) {
       depth--;
-    } else if (b === CAPITAL_N || b === CAPITAL_I) {
+    } else {
       nonFinite = true;
     }
   }
@@ -94,9 +104,10 @@ function parseWithNonFinite(text: string): unknown {
  * set); readers must still use Object.hasOwn rather than trusting inherited properties.
  */
 export function parseJsonBytes(bytes: Uint8Array): unknown {
-  const nonFinite = scan(bytes);
-  // Buffer#toString rather than TextDecoder: it also accepts views of a SharedArrayBuffer.
+  // Buffer#toString rather than TextDecoder: it also accepts views of a SharedArrayBuffer. Decoding
+  // first (native, ~1 ns/byte) lets the scan run on the string, where the regex engine is fast.
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const nonFinite = scan(text);
   try {
     return nonFinite ? parseWithNonFinite(text) : JSON.parse(text);
   } catch (e) {

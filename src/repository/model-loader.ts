@@ -12,6 +12,8 @@ import type { ModelConfig } from '../config/model-config.js';
 import { modelSignature } from '../dataplane/model-signature.js';
 import { toServerError } from '../errors.js';
 import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
+import { unappliedOptionWarnings } from '../execution/execution-providers.js';
+import { availableGpuIds } from '../execution/gpu-devices.js';
 import { InstancePool } from '../execution/instance-pool.js';
 import { readOrtParameters } from '../execution/ort-parameters.js';
 import { planThreadBudget, type ThreadBudget } from '../execution/thread-budget.js';
@@ -38,6 +40,12 @@ export interface LoaderOptions {
   readonly cores?: number;
 }
 
+/** What failure reporting needs: the log, and the roots to strip from reasons. */
+interface LoadContext {
+  readonly logger: Logger;
+  readonly roots: readonly string[];
+}
+
 interface Configured {
   readonly entry: ModelEntry;
   readonly source: RepositoryEntry;
@@ -48,7 +56,7 @@ interface Configured {
 
 export async function loadRepository(options: LoaderOptions): Promise<ModelRegistry> {
   const { logger } = options;
-  repositoryRoots = options.repositories.map((r) => path.resolve(r));
+  const ctx: LoadContext = { logger, roots: options.repositories.map((r) => path.resolve(r)) };
   const registry = new ModelRegistry();
   const sources: RepositoryEntry[] = [];
   for (const root of options.repositories) {
@@ -57,6 +65,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
     sources.push(...scan.models);
   }
 
+  const gpus = availableGpuIds();
   const configured: Configured[] = [];
   for (const source of sources) {
     const entry: ModelEntry = {
@@ -78,6 +87,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
       const { config, warnings } = await loadModelConfig(source.dir, {
         defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
         disableAutoComplete: options.disableAutoComplete,
+        ...(gpus !== undefined ? { availableGpus: gpus } : {}),
       });
       for (const w of warnings) logger.warn({ model: source.name }, w);
       entry.config = config;
@@ -89,7 +99,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
       }
       configured.push({ entry, source, config, files });
     } catch (e) {
-      markFailed(entry, e, logger);
+      markFailed(entry, e, ctx);
     }
   }
 
@@ -112,31 +122,42 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
       options.cores ?? os.availableParallelism(),
     );
   } catch (e) {
-    for (const c of configured) markFailed(c.entry, e, logger);
+    for (const c of configured) markFailed(c.entry, e, ctx);
     return registry;
   }
   for (const line of budget.log) logger.info(line);
   for (const w of budget.warnings) logger.warn(w);
 
-  await Promise.all(configured.map((c) => startModel(c, budget, options)));
+  await Promise.all(configured.map((c) => startModel(c, budget, options, ctx)));
   return registry;
 }
 
-async function startModel(c: Configured, budget: ThreadBudget, options: LoaderOptions): Promise<void> {
+async function startModel(
+  c: Configured,
+  budget: ThreadBudget,
+  options: LoaderOptions,
+  ctx: LoadContext,
+): Promise<void> {
   const { entry, config } = c;
   const log = options.logger.child({ model: entry.name });
   if (config.dynamic_batching !== undefined) {
-    log.warn('dynamic_batching is configured; this release runs requests unbatched (direct scheduler)');
+    log.warn(
+      'dynamic_batching is configured; this release runs requests unbatched (direct scheduler)',
+    );
   }
+  for (const w of readOrtParameters(config).warnings) log.warn(w);
   const started: ModelVersion[] = [];
   try {
     for (const [version, modelPath] of c.files) {
       const t0 = process.hrtime.bigint();
+      const groups = buildInstanceGroupPlans(config, version, budget);
+      for (const g of groups)
+        for (const w of unappliedOptionWarnings(g.plan.executionProviders)) log.warn(w);
       const pool = await InstancePool.start({
         model: config.name,
         version,
         modelPath,
-        groups: buildInstanceGroupPlans(config, version, budget),
+        groups,
         sabTensors: options.sabTensors,
         logger: {
           info: (m) => log.info(m),
@@ -149,7 +170,9 @@ async function startModel(c: Configured, budget: ThreadBudget, options: LoaderOp
         maxBlockBytes: options.maxInputBytes,
       });
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      options.catalog.loadDurationSecs.labels({ model: config.name, version: String(version) }).set(seconds);
+      options.catalog.loadDurationSecs
+        .labels({ model: config.name, version: String(version) })
+        .set(seconds);
       started.push({
         name: config.name,
         version,
@@ -157,6 +180,7 @@ async function startModel(c: Configured, budget: ThreadBudget, options: LoaderOp
         signature: modelSignature(config, version),
         reporter,
         scheduler,
+        ready: () => pool.ready,
         unload: async () => {
           await scheduler.stop();
           await pool.close();
@@ -169,12 +193,15 @@ async function startModel(c: Configured, budget: ThreadBudget, options: LoaderOp
   } catch (e) {
     // A version failed: the model fails as a whole, as in Triton; stop what already started.
     await Promise.all(started.map((v) => v.unload()));
-    markFailed(entry, e, options.logger);
+    markFailed(entry, e, ctx);
   }
 }
 
 /** The served versions and their model files: present on disk and selected by version_policy. */
-async function versionFiles(source: RepositoryEntry, config: ModelConfig): Promise<Map<number, string>> {
+async function versionFiles(
+  source: RepositoryEntry,
+  config: ModelConfig,
+): Promise<Map<number, string>> {
   const present: number[] = [];
   const files = new Map<number, string>();
   for (const v of source.versions) {
@@ -205,14 +232,20 @@ async function modelFile(versionDir: string, filename: string): Promise<string |
   return undefined;
 }
 
-let repositoryRoots: readonly string[] = [];
-
-function markFailed(entry: ModelEntry, e: unknown, logger: Logger): void {
+function markFailed(entry: ModelEntry, e: unknown, ctx: LoadContext): void {
   entry.state = 'UNAVAILABLE';
   // Reasons reach clients (repository index, infer errors): repository paths become relative.
   let reason = e instanceof Error ? e.message : String(e);
-  for (const root of repositoryRoots) reason = reason.split(root + path.sep).join('').split(root).join('.');
+  for (const root of ctx.roots)
+    reason = reason
+      .split(root + path.sep)
+      .join('')
+      .split(root)
+      .join('.');
   entry.reason = reason;
   entry.versions.clear();
-  logger.error({ model: entry.name, code: toServerError(e).code, reason: entry.reason }, 'model failed to load');
+  ctx.logger.error(
+    { model: entry.name, code: toServerError(e).code, reason: entry.reason },
+    'model failed to load',
+  );
 }

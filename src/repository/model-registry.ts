@@ -34,7 +34,8 @@ export class ModelRegistry {
     }
     if (version === undefined || version === '') {
       let best: ModelVersion | undefined;
-      for (const v of entry.versions.values()) if (best === undefined || v.version > best.version) best = v;
+      for (const v of entry.versions.values())
+        if (best === undefined || v.version > best.version) best = v;
       if (best === undefined) {
         throw fail(
           'MODEL_NOT_READY',
@@ -46,7 +47,10 @@ export class ModelRegistry {
     }
     const v = entry.versions.get(Number(version));
     if (v === undefined) {
-      throw fail('MODEL_NOT_FOUND', `Request for unknown model: '${name}' version ${version} is not found`);
+      throw fail(
+        'MODEL_NOT_FOUND',
+        `Request for unknown model: '${name}' version ${version} is not found`,
+      );
     }
     return v;
   }

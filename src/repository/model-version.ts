@@ -13,6 +13,8 @@ export interface ModelVersion {
   readonly signature: ModelSignature;
   readonly reporter: ModelReporter;
   readonly scheduler: Scheduler;
+  /** False while an instance is being replaced after a worker died (or failed to come back). */
+  ready(): boolean;
   /** Stops the scheduler (drain) and then the instances. */
   unload(): Promise<void>;
 }

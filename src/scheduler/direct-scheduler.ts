@@ -110,7 +110,9 @@ export class DirectScheduler implements Scheduler {
         })),
         { maxBytes: this.maxBlockBytes },
       );
-      req.inputs.forEach((input, k) => input.write(byteView(block.descriptors[k] as TensorDescriptor)));
+      req.inputs.forEach((input, k) =>
+        input.write(byteView(block.descriptors[k] as TensorDescriptor)),
+      );
       run = this.target.run({
         inputs: block.descriptors,
         outputs: req.outputs.map((o) => o.name),
@@ -118,12 +120,19 @@ export class DirectScheduler implements Scheduler {
     } catch (e) {
       run = Promise.resolve({
         ok: false,
-        error: e instanceof InferenceServerError ? e.toWire() : { code: 'INTERNAL', message: 'internal error' },
+        error:
+          e instanceof InferenceServerError
+            ? e.toWire()
+            : { code: 'INTERNAL', message: 'internal error' },
       });
     }
     run.then(
       (resp) => this.finish(p, queueNs, resp),
-      () => this.finish(p, queueNs, { ok: false, error: { code: 'WORKER_FAILED', message: 'model instance failed' } }),
+      () =>
+        this.finish(p, queueNs, {
+          ok: false,
+          error: { code: 'WORKER_FAILED', message: 'model instance failed' },
+        }),
     );
   }
 

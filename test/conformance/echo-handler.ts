@@ -76,9 +76,19 @@ export class EchoState {
     } else if (path === '/throw') {
       throw new Error('secret internal detail /etc/passwd');
     } else if (path === '/bad-header') {
-      return this.#tracked(path, { status: 200, headers: { 'x-evil': 'a\r\nset-cookie: x' }, body: '' });
+      return this.#tracked(path, {
+        status: 200,
+        headers: { 'x-evil': 'a\r\nset-cookie: x' },
+        body: '',
+      });
     } else if (path === '/chunk-edges') {
-      const parts = [new Uint8Array(0), bytes('a'), new Uint8Array(0), bytes('bc'), new Uint8Array(0)];
+      const parts = [
+        new Uint8Array(0),
+        bytes('a'),
+        new Uint8Array(0),
+        bytes('bc'),
+        new Uint8Array(0),
+      ];
       return this.#tracked(path, { status: 200, body: parts });
     } else if (path === '/empty-list') {
       return this.#tracked(path, { status: 204, body: [] });

@@ -29,13 +29,21 @@ async function expectRefused(ctx: CaseContext, request: Buffer, what: string): P
   await conn.send(request);
   const outcome = await conn.next();
   if (outcome === 'closed') {
-    assert.equal(ctx.impl.parserRefusal, 'close', `${what}: closed without the 400 this adapter gives`);
+    assert.equal(
+      ctx.impl.parserRefusal,
+      'close',
+      `${what}: closed without the 400 this adapter gives`,
+    );
   } else {
     assert.equal(outcome.status, 400, `${what}: status`);
   }
   conn.destroy();
   await assertLive(ctx);
-  assert.equal(ctx.echo.calls.filter((c) => c.summary.path === '/refused').length, 0, `${what}: handler ran`);
+  assert.equal(
+    ctx.echo.calls.filter((c) => c.summary.path === '/refused').length,
+    0,
+    `${what}: handler ran`,
+  );
   return outcome;
 }
 
@@ -107,7 +115,10 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
       // first, when the excess is refused while the reply is in progress).
       if (first !== 'closed') {
         assert.equal(first.status, 200);
-        assert.equal((JSON.parse(first.body.toString()) as EchoSummary).sha256, sha256(Buffer.from('abc')));
+        assert.equal(
+          (JSON.parse(first.body.toString()) as EchoSummary).sha256,
+          sha256(Buffer.from('abc')),
+        );
         // "defgh" is then a malformed next request. node's parser refuses it at once (400 or close);
         // uWS's parser stalls on it until its 10 s idle timeout, so for uWS this is not awaited.
         if (ctx.impl.parserRefusal === '400') {
@@ -160,7 +171,11 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
     title: 'a non-numeric, signed or ten-digit-plus Content-Length is refused',
     async run(ctx) {
       for (const value of ['abc', '-1', '1000000000000000']) {
-        await expectRefused(ctx, rawRequest('POST', '/refused', [['Content-Length', value]], 'abc'), value);
+        await expectRefused(
+          ctx,
+          rawRequest('POST', '/refused', [['Content-Length', value]], 'abc'),
+          value,
+        );
       }
     },
   },
@@ -186,7 +201,11 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
     title: 'a Transfer-Encoding other than chunked gets 400',
     async run(ctx) {
       for (const te of ['gzip', 'gzip, chunked']) {
-        const outcome = await expectRefused(ctx, rawRequest('POST', '/refused', [['Transfer-Encoding', te]], 'abcd'), te);
+        const outcome = await expectRefused(
+          ctx,
+          rawRequest('POST', '/refused', [['Transfer-Encoding', te]], 'abcd'),
+          te,
+        );
         assert.notEqual(outcome, 'closed', `${te}: both adapters answer 400`);
       }
     },

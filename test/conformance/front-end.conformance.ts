@@ -24,11 +24,11 @@ export const CASES: readonly ConformanceCase[] = [
 ];
 
 export function runFrontEndConformance(impl: FrontEndUnderTest): void {
-  describe(`FrontEnd conformance: ${impl.name}`, { skip: impl.unavailable }, () => {
+  void describe(`FrontEnd conformance: ${impl.name}`, { skip: impl.unavailable }, () => {
     for (const c of CASES) {
       // The timeout only stops a hung case (a deadlocked barrier, a reply that never comes) from
       // hanging the run; nothing asserts on elapsed time.
-      test(`${c.id}: ${c.title}`, { skip: impl.skip?.[c.id], timeout: 120_000 }, async () => {
+      void test(`${c.id}: ${c.title}`, { skip: impl.skip?.[c.id], timeout: 120_000 }, async () => {
         await runCase(impl, c);
       });
     }
@@ -46,7 +46,10 @@ async function runCase(impl: FrontEndUnderTest, c: ConformanceCase): Promise<voi
     return { frontEnd, port: bound };
   };
   const { frontEnd, port } = await start(0);
-  assert.ok(Number.isInteger(port) && port > 0, `listen() must resolve the bound port, got ${port}`);
+  assert.ok(
+    Number.isInteger(port) && port > 0,
+    `listen() must resolve the bound port, got ${port}`,
+  );
   try {
     await c.run({
       impl,

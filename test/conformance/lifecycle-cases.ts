@@ -23,7 +23,11 @@ export const LIFECYCLE_CASES: readonly ConformanceCase[] = [
       conn.destroy();
       await aborted(call.signal);
       const reason: unknown = call.signal.reason;
-      assert.equal((reason as { code?: unknown }).code, 'CANCELLED', 'the abort reason is catalogued');
+      assert.equal(
+        (reason as { code?: unknown }).code,
+        'CANCELLED',
+        'the abort reason is catalogued',
+      );
       // The handler now returns its reply; the adapter must drop it (and for uWS not touch the
       // dead response object) and report it undelivered.
       echo.release('/hold/a');

@@ -82,7 +82,8 @@ export class RawConnection {
   /** The next response; fails the test if the server closed instead. */
   async response(options: { interim?: boolean } = {}): Promise<RawResponse> {
     const outcome = await this.next(options);
-    if (outcome === 'closed') throw new Error('the server closed the connection without a response');
+    if (outcome === 'closed')
+      throw new Error('the server closed the connection without a response');
     return outcome;
   }
 

@@ -48,7 +48,9 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
       assert.equal(g.headers['x-request-id'], 'req-42');
       assert.equal(g.length, 0);
 
-      const json = JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [2], datatype: 'FP32', data: [1, 2] }] });
+      const json = JSON.stringify({
+        inputs: [{ name: 'INPUT0', shape: [2], datatype: 'FP32', data: [1, 2] }],
+      });
       const post = await fetchBytes(url('/v2/models/simple/infer'), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -71,7 +73,12 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
     title: 'a repeated request header arrives as one value joined with ", "',
     async run({ port }) {
       const conn = await RawConnection.open(port);
-      await conn.send(rawRequest('GET', '/echo', [['X-Multi', 'a'], ['x-multi', 'b']]));
+      await conn.send(
+        rawRequest('GET', '/echo', [
+          ['X-Multi', 'a'],
+          ['x-multi', 'b'],
+        ]),
+      );
       const summary = jsonOf((await conn.response()).body);
       assert.equal(summary.headers['x-multi'], 'a, b');
       conn.destroy();
@@ -104,7 +111,11 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
         assert.equal(sha256(got.body), sha256(sent), query);
       }
       const edges = await fetchBytes(url('/chunk-edges'));
-      assert.equal(Buffer.from(edges.body).toString(), 'abc', 'empty chunks are skipped, order kept');
+      assert.equal(
+        Buffer.from(edges.body).toString(),
+        'abc',
+        'empty chunks are skipped, order kept',
+      );
       const empty = await fetchBytes(url('/empty-list'));
       assert.equal(empty.status, 204);
       assert.equal(empty.body.byteLength, 0);
@@ -117,7 +128,8 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
     async run({ url }) {
       const sent = payload(3 * MiB + 17);
       const pieces: Uint8Array[] = [];
-      for (let at = 0; at < sent.byteLength; at += 100_003) pieces.push(sent.subarray(at, at + 100_003));
+      for (let at = 0; at < sent.byteLength; at += 100_003)
+        pieces.push(sent.subarray(at, at + 100_003));
       const stream = new ReadableStream<Uint8Array>({
         pull(controller) {
           const next = pieces.shift();
@@ -145,7 +157,8 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
       // Sent in 100 writes of 1,000 chunks each: the parser sees chunk boundaries everywhere.
       for (let block = 0; block < 100; block += 1) {
         let text = '';
-        for (let i = block * 1000; i < (block + 1) * 1000; i += 1) text += `1\r\n${String.fromCharCode(sent[i] ?? 0)}\r\n`;
+        for (let i = block * 1000; i < (block + 1) * 1000; i += 1)
+          text += `1\r\n${String.fromCharCode(sent[i] ?? 0)}\r\n`;
         await conn.send(text);
       }
       await conn.send('0\r\n\r\n');
@@ -168,7 +181,9 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
       const conn = await RawConnection.open(port);
       for (let i = 0; i < 100; i += 1) {
         const body = `request ${i}`;
-        await conn.send(rawRequest('POST', `/seq/${i}`, [['Content-Length', String(body.length)]], body));
+        await conn.send(
+          rawRequest('POST', `/seq/${i}`, [['Content-Length', String(body.length)]], body),
+        );
         const reply = await conn.response();
         assert.equal(reply.status, 200);
         const summary = jsonOf(reply.body);
@@ -210,7 +225,9 @@ export const TRANSFER_CASES: readonly ConformanceCase[] = [
     id: 'concurrent-connections',
     title: '50 connections in flight at once (the handler waits until all 50 have arrived)',
     async run({ port }) {
-      const connections = await Promise.all(Array.from({ length: 50 }, () => RawConnection.open(port)));
+      const connections = await Promise.all(
+        Array.from({ length: 50 }, () => RawConnection.open(port)),
+      );
       // The barrier only opens when 50 calls are inside the handler together, so an adapter that
       // served connections one at a time would hang here instead of passing.
       await Promise.all(connections.map((c) => c.send(rawRequest('GET', '/barrier/50'))));

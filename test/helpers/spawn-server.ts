@@ -23,7 +23,12 @@ export function runCli(args: readonly string[]): {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const collect = (chunk: Buffer): void => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -33,7 +38,10 @@ export function runCli(args: readonly string[]): {
   return { child, lines, exited };
 }
 
-export async function spawnServer(args: readonly string[], timeoutMs = 30_000): Promise<SpawnedServer> {
+export async function spawnServer(
+  args: readonly string[],
+  timeoutMs = 30_000,
+): Promise<SpawnedServer> {
   const run = runCli(['--http-address=127.0.0.1', '--http-port=0', '--metrics-port=0', ...args]);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -42,8 +50,12 @@ export async function spawnServer(args: readonly string[], timeoutMs = 30_000): 
       const port = (JSON.parse(line) as { httpPort: number }).httpPort;
       return { ...run, base: `http://127.0.0.1:${port}` };
     }
-    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r(undefined), 50))]);
-    if (code !== undefined) throw new Error(`server exited (${String(code)}):\n${run.lines.join('\n')}`);
+    const code = await Promise.race([
+      run.exited,
+      new Promise((r) => setTimeout(() => r(undefined), 50)),
+    ]);
+    if (code !== undefined)
+      throw new Error(`server exited (${String(code)}):\n${run.lines.join('\n')}`);
     if (Date.now() > deadline) {
       run.child.kill('SIGKILL');
       throw new Error(`server did not start:\n${run.lines.join('\n')}`);

@@ -34,6 +34,9 @@ export async function writeModel(
   await mkdir(path.join(dir, '1'), { recursive: true });
   if (configText !== undefined) await writeFile(path.join(dir, 'config.pbtxt'), configText);
   if (modelFrom !== undefined) {
-    await cp(path.join(MODEL_REPOSITORY, modelFrom, '1', 'model.onnx'), path.join(dir, '1', 'model.onnx'));
+    await cp(
+      path.join(MODEL_REPOSITORY, modelFrom, '1', 'model.onnx'),
+      path.join(dir, '1', 'model.onnx'),
+    );
   }
 }

@@ -18,7 +18,12 @@ export async function startTestServer(overrides: Partial<ServerOptions>): Promis
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });

@@ -57,7 +57,12 @@ void describe('bad inputs get 4xx and the server stays live', () => {
   });
 
   void it('row 23: overflowing, negative, fractional and non-numeric dims', async () => {
-    for (const shape of [[16, 2 ** 60 + 2], [4, 2 ** 60 + 2], [1, 2 ** 31], [2 ** 31, 16]]) {
+    for (const shape of [
+      [16, 2 ** 60 + 2],
+      [4, 2 ** 60 + 2],
+      [1, 2 ** 31],
+      [2 ** 31, 16],
+    ]) {
       await expectError(infer(SIMPLE(shape)), 400, /shape|batch-size|bytes/);
     }
     for (const shape of [[-5, 2], [1.5, 16], ['a'], [1, 1e400]]) {
@@ -99,11 +104,20 @@ void describe('bad inputs get 4xx and the server stays live', () => {
       /element/,
     );
     await expectError(
-      binary('BYTES', [1, 3], Buffer.concat([el('a'), el('b'), el('c'), el('d')]), 'identity_bytes'),
+      binary(
+        'BYTES',
+        [1, 3],
+        Buffer.concat([el('a'), el('b'), el('c'), el('d')]),
+        'identity_bytes',
+      ),
       400,
       /element|byte/,
     );
-    await expectError(binary('BYTES', [1, 1], Buffer.from([1, 0]), 'identity_bytes'), 400, /prefix|element|byte/);
+    await expectError(
+      binary('BYTES', [1, 1], Buffer.from([1, 0]), 'identity_bytes'),
+      400,
+      /prefix|element|byte/,
+    );
     await expectError(
       binary('BYTES', [1, 1], Buffer.from([0xff, 0xff, 0xff, 0xff, 65]), 'identity_bytes'),
       400,
@@ -114,7 +128,11 @@ void describe('bad inputs get 4xx and the server stays live', () => {
   void it('row 25: bad Inference-Header-Content-Length values', async () => {
     const body = JSON.stringify(SIMPLE([1, 16]));
     for (const v of ['99999999999', '-1', 'abc', String(body.length + 10)]) {
-      await expectError(infer(body, { 'inference-header-content-length': v }), 400, /Inference-Header-Content-Length/i);
+      await expectError(
+        infer(body, { 'inference-header-content-length': v }),
+        400,
+        /Inference-Header-Content-Length/i,
+      );
     }
   });
 
@@ -126,11 +144,25 @@ void describe('bad inputs get 4xx and the server stays live', () => {
     );
     const many = Array.from({ length: 100_000 }, (_, i) => ({ name: `O${i}` }));
     await expectError(infer({ ...SIMPLE([1, 16]), outputs: many }), 400, /outputs/);
-    await expectError(infer({ ...SIMPLE([1, 16]), outputs: [{ name: 'NOPE' }] }), 400, /unexpected inference output 'NOPE'/);
+    await expectError(
+      infer({ ...SIMPLE([1, 16]), outputs: [{ name: 'NOPE' }] }),
+      400,
+      /unexpected inference output 'NOPE'/,
+    );
   });
 
   void it('row 27: model names that could escape the repository never reach the filesystem', async () => {
-    const names = ['..', '%2e%2e', '..%2Fetc', 'a%2F..%2Fb', '%2Fetc%2Fpasswd', 'model%2F..', '%20..', '%20', 'x%00y'];
+    const names = [
+      '..',
+      '%2e%2e',
+      '..%2Fetc',
+      'a%2F..%2Fb',
+      '%2Fetc%2Fpasswd',
+      'model%2F..',
+      '%20..',
+      '%20',
+      'x%00y',
+    ];
     for (const n of names) {
       const res = await fetch(`${t.base}/v2/models/${n}/config`);
       assert.ok(res.status === 400 || res.status === 404, `${n}: ${res.status}`);
@@ -148,7 +180,9 @@ void describe('bad inputs get 4xx and the server stays live', () => {
 
   void it('wrong datatypes, unknown and missing inputs, bad JSON', async () => {
     await expectError(
-      infer({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], data: Array(16).fill(1) }] }),
+      infer({
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 16], data: Array(16).fill(1) }],
+      }),
       400,
       /missing required input|INPUT1/,
     );
@@ -159,8 +193,16 @@ void describe('bad inputs get 4xx and the server stays live', () => {
     );
     await expectError(infer(SIMPLE([1, 16], { name: 'INPUTX' })), 400, /INPUTX/);
     await expectError(infer('{"inputs": ['), 400, /JSON/);
-    await expectError(infer(SIMPLE([1, 16], { data: Array(16).fill('x') })), 400, /INT32|number|integer/);
-    await expectError(infer(SIMPLE([1, 16], { data: Array(16).fill(2 ** 40) })), 400, /range|INT32/);
+    await expectError(
+      infer(SIMPLE([1, 16], { data: Array(16).fill('x') })),
+      400,
+      /INT32|number|integer/,
+    );
+    await expectError(
+      infer(SIMPLE([1, 16], { data: Array(16).fill(2 ** 40) })),
+      400,
+      /range|INT32/,
+    );
   });
 
   void it('unknown routes, wrong methods, unknown models', async () => {

@@ -95,14 +95,23 @@ void describe('infernode command', () => {
     assert.notEqual(code, 0, 'a timed-out drain does not report success');
     assert.ok(elapsed < 10_000, `exited after ${elapsed} ms`);
     const outcomes = await Promise.all(inflight);
-    assert.ok(outcomes.some((o) => o === 200), 'requests already running completed');
-    assert.ok(outcomes.some((o) => o !== 200), 'the rest did not complete');
+    assert.ok(
+      outcomes.some((o) => o === 200),
+      'requests already running completed',
+    );
+    assert.ok(
+      outcomes.some((o) => o !== 200),
+      'the rest did not complete',
+    );
   });
 
   void it('a second SIGTERM exits at once', async () => {
     const s = await spawnServer([`--model-repository=${repo}`, '--exit-timeout-secs=30']);
     const inflight = Array.from({ length: 30 }, (_, k) =>
-      fetch(`${s.base}/v2/models/slow_fp32/infer`, { method: 'POST', body: JSON.stringify(slowRequest(k)) }).then(
+      fetch(`${s.base}/v2/models/slow_fp32/infer`, {
+        method: 'POST',
+        body: JSON.stringify(slowRequest(k)),
+      }).then(
         (r) => r.status,
         () => 'dropped',
       ),

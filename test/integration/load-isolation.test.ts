@@ -21,7 +21,12 @@ void describe('load failure isolation', () => {
     repo = await tempRepository();
     await copyModel(repo, 'simple');
     await copyModel(repo, 'bad_truncated');
-    await writeModel(repo, 'bad_syntax', 'name: "bad_syntax"\nmax_batch_size: 8\ninput [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }\n', 'simple');
+    await writeModel(
+      repo,
+      'bad_syntax',
+      'name: "bad_syntax"\nmax_batch_size: 8\ninput [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] }\n',
+      'simple',
+    );
     await writeModel(repo, 'bad_field', 'name: "bad_field"\nmax_batch: 8\n', 'simple');
     await writeModel(
       repo,

@@ -94,8 +94,14 @@ for (const frontEnd of FRONT_ENDS) {
       const out = Object.fromEntries(r.json.outputs.map((o: any) => [o.name, o]));
       assert.deepEqual(out.OUTPUT0.shape, [1, 16]);
       assert.equal(out.OUTPUT0.datatype, 'INT32');
-      assert.deepEqual(out.OUTPUT0.data, a.map((x, i) => x + (b[i] as number)));
-      assert.deepEqual(out.OUTPUT1.data, a.map((x, i) => x - (b[i] as number)));
+      assert.deepEqual(
+        out.OUTPUT0.data,
+        a.map((x, i) => x + (b[i] as number)),
+      );
+      assert.deepEqual(
+        out.OUTPUT1.data,
+        a.map((x, i) => x - (b[i] as number)),
+      );
     });
 
     void it('answers simple over the binary tensor extension', async () => {
@@ -104,8 +110,18 @@ for (const frontEnd of FRONT_ENDS) {
       const header = Buffer.from(
         JSON.stringify({
           inputs: [
-            { name: 'INPUT0', datatype: 'INT32', shape: [2, 16], parameters: { binary_data_size: 128 } },
-            { name: 'INPUT1', datatype: 'INT32', shape: [2, 16], parameters: { binary_data_size: 128 } },
+            {
+              name: 'INPUT0',
+              datatype: 'INT32',
+              shape: [2, 16],
+              parameters: { binary_data_size: 128 },
+            },
+            {
+              name: 'INPUT1',
+              datatype: 'INT32',
+              shape: [2, 16],
+              parameters: { binary_data_size: 128 },
+            },
           ],
           outputs: [{ name: 'OUTPUT1', parameters: { binary_data: true } }, { name: 'OUTPUT0' }],
         }),
@@ -128,9 +144,17 @@ for (const frontEnd of FRONT_ENDS) {
       );
       const o1 = json.outputs[0];
       assert.equal(o1.parameters.binary_data_size, 128);
-      const diff = new Int32Array(body.buffer.slice(body.byteOffset + hlen, body.byteOffset + hlen + 128));
-      assert.deepEqual([...diff], [...a].map((x, i) => x - (b[i] as number)));
-      assert.deepEqual(json.outputs[1].data, [...a].map((x, i) => x + (b[i] as number)));
+      const diff = new Int32Array(
+        body.buffer.slice(body.byteOffset + hlen, body.byteOffset + hlen + 128),
+      );
+      assert.deepEqual(
+        [...diff],
+        [...a].map((x, i) => x - (b[i] as number)),
+      );
+      assert.deepEqual(
+        json.outputs[1].data,
+        [...a].map((x, i) => x + (b[i] as number)),
+      );
     });
 
     void it('answers mlp like the JS reference, rows kept apart', async () => {
@@ -179,7 +203,10 @@ for (const frontEnd of FRONT_ENDS) {
       for (const { r, a, b } of results) {
         assert.equal(r.status, 200);
         assert.equal(r.json.outputs.length, 1);
-        assert.deepEqual(r.json.outputs[0].data, a.map((x, i) => x + (b[i] as number)));
+        assert.deepEqual(
+          r.json.outputs[0].data,
+          a.map((x, i) => x + (b[i] as number)),
+        );
       }
     });
 
@@ -196,7 +223,10 @@ for (const frontEnd of FRONT_ENDS) {
         .find((l) => l.startsWith('nv_inference_request_success{model="simple",version="1"}'));
       assert.ok(line !== undefined, 'nv_inference_request_success for simple');
       assert.ok(Number(line.split(' ')[1]) >= 66);
-      assert.match(metrics, /infernode_request_duration_seconds_bucket\{le="0.001",model="simple",version="1"\}/);
+      assert.match(
+        metrics,
+        /infernode_request_duration_seconds_bucket\{le="0.001",model="simple",version="1"\}/,
+      );
     });
   });
 }

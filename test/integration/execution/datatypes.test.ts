@@ -52,9 +52,9 @@ function sampleBytes(d: Datatype): Uint8Array {
   return bytes;
 }
 
-describe('datatypes through a worker (Identity models)', () => {
+void describe('datatypes through a worker (Identity models)', () => {
   for (const d of IDENTITY_DATATYPES) {
-    it(`${d} round-trips bit-for-bit`, async () => {
+    void it(`${d} round-trips bit-for-bit`, async () => {
       const name = identityFixtureName(d);
       const pool = await InstancePool.start({
         model: name,

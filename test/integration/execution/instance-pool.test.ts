@@ -80,12 +80,12 @@ async function stressSimple(sabTensors: boolean): Promise<void> {
   }
 }
 
-describe('InstancePool on simple (2 instances, 200 concurrent requests)', () => {
-  it('copy path (inputs copied into worker-local memory): every answer is its own', async () => {
+void describe('InstancePool on simple (2 instances, 200 concurrent requests)', () => {
+  void it('copy path (inputs copied into worker-local memory): every answer is its own', async () => {
     await stressSimple(false);
   });
 
-  it('direct path (ORT wraps the shared memory): every answer is its own', async (t) => {
+  void it('direct path (ORT wraps the shared memory): every answer is its own', async (t) => {
     if (!sabSupported) {
       t.skip('this onnxruntime-node rejects SharedArrayBuffer-backed tensors (Node 20)');
       return;
@@ -93,7 +93,7 @@ describe('InstancePool on simple (2 instances, 200 concurrent requests)', () => 
     await stressSimple(true);
   });
 
-  it('forcing the direct path where ORT rejects it fails each run with INFER_FAILED', async (t) => {
+  void it('forcing the direct path where ORT rejects it fails each run with INFER_FAILED', async (t) => {
     if (sabSupported) {
       t.skip('this runtime accepts SharedArrayBuffer-backed tensors');
       return;
@@ -145,8 +145,8 @@ function mlpReference(x: Float32Array, batch: number): Float64Array {
   return act;
 }
 
-describe('InstancePool on mlp', () => {
-  it('matches a plain-JS forward pass over the same weights', async () => {
+void describe('InstancePool on mlp', () => {
+  void it('matches a plain-JS forward pass over the same weights', async () => {
     const pool = await InstancePool.start({
       model: 'mlp',
       version: 1,
@@ -180,8 +180,8 @@ describe('InstancePool on mlp', () => {
   });
 });
 
-describe('InstancePool request errors', () => {
-  it('reports ORT failures as INFER_FAILED without file paths, and keeps serving', async () => {
+void describe('InstancePool request errors', () => {
+  void it('reports ORT failures as INFER_FAILED without file paths, and keeps serving', async () => {
     const pool = await InstancePool.start({
       model: 'simple',
       version: 1,
@@ -240,8 +240,8 @@ describe('InstancePool request errors', () => {
   });
 });
 
-describe('InstancePool.close', () => {
-  it('lets in-flight runs finish before the workers go, then refuses new runs', async () => {
+void describe('InstancePool.close', () => {
+  void it('lets in-flight runs finish before the workers go, then refuses new runs', async () => {
     const pool = await InstancePool.start({
       model: 'slow_fp32',
       version: 1,

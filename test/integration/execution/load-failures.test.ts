@@ -32,8 +32,8 @@ function loadFailure(pattern: RegExp, root: string) {
   };
 }
 
-describe('InstancePool.start failures', () => {
-  it('a truncated model file fails the load with ORT’s reason and no absolute path', async () => {
+void describe('InstancePool.start failures', () => {
+  void it('a truncated model file fails the load with ORT’s reason and no absolute path', async () => {
     await assert.rejects(
       InstancePool.start({
         model: 'bad_truncated',
@@ -48,7 +48,7 @@ describe('InstancePool.start failures', () => {
     );
   });
 
-  it('a missing model file fails the load', async () => {
+  void it('a missing model file fails the load', async () => {
     await assert.rejects(
       InstancePool.start({
         model: 'simple',
@@ -60,7 +60,7 @@ describe('InstancePool.start failures', () => {
     );
   });
 
-  it('a KIND_GPU plan fails with PROVIDER_UNAVAILABLE before any worker starts', async (t) => {
+  void it('a KIND_GPU plan fails with PROVIDER_UNAVAILABLE before any worker starts', async (t) => {
     if (providerInventory().installed.has('cuda')) {
       t.skip('the CUDA provider is installed here');
       return;
@@ -96,7 +96,7 @@ describe('InstancePool.start failures', () => {
     );
   });
 
-  it('after failed loads, a good model still loads and serves', async () => {
+  void it('after failed loads, a good model still loads and serves', async () => {
     const pool = await InstancePool.start({
       model: 'simple',
       version: 1,

@@ -6,15 +6,15 @@ import { detectSabTensors, resolveSabTensors } from '../../../src/execution/sab-
 
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 
-describe('SharedArrayBuffer tensor capability', () => {
-  it('probes once and answers consistently', async () => {
+void describe('SharedArrayBuffer tensor capability', () => {
+  void it('probes once and answers consistently', async () => {
     const first = await detectSabTensors();
     assert.equal(typeof first, 'boolean');
     assert.equal(await detectSabTensors(), first);
     assert.equal(await resolveSabTensors('auto'), first);
   });
 
-  it('is "no" on Node 20 with onnxruntime-node 1.30 (the binding rejects SAB views)', async (t) => {
+  void it('is "no" on Node 20 with onnxruntime-node 1.30 (the binding rejects SAB views)', async (t) => {
     if (nodeMajor !== 20) {
       t.skip(`Node ${nodeMajor}: the answer depends on the runtime`);
       return;
@@ -22,7 +22,7 @@ describe('SharedArrayBuffer tensor capability', () => {
     assert.equal(await detectSabTensors(), false);
   });
 
-  it('can be forced either way (tests cover both worker paths with it)', async () => {
+  void it('can be forced either way (tests cover both worker paths with it)', async () => {
     assert.equal(await resolveSabTensors(false), false);
     assert.equal(await resolveSabTensors(true), true);
   });

@@ -24,8 +24,8 @@ const zeros = (name: string, datatype: 'INT32' | 'FP32') => ({
   bytes: new Uint8Array(2 * 16 * 4),
 });
 
-describe('warmup', () => {
-  it('a pool with a valid warmup starts ready and serves', async () => {
+void describe('warmup', () => {
+  void it('a pool with a valid warmup starts ready and serves', async () => {
     const request: RunRequest = {
       inputs: inputBlock([zeros('INPUT0', 'INT32'), zeros('INPUT1', 'INT32')]),
       outputs: ['OUTPUT0'],
@@ -55,7 +55,7 @@ describe('warmup', () => {
     }
   });
 
-  it('a warmup the model rejects fails the load, naming the warmup', async () => {
+  void it('a warmup the model rejects fails the load, naming the warmup', async () => {
     const request: RunRequest = {
       inputs: inputBlock([zeros('INPUT0', 'FP32'), zeros('INPUT1', 'FP32')]),
       outputs: ['OUTPUT0'],

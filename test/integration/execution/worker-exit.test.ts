@@ -26,8 +26,8 @@ const ints = (name: string, values: Int32Array) => ({
   bytes: bytesOf(values),
 });
 
-describe('worker exit', () => {
-  it('fails the task with WORKER_FAILED, flips readiness, and recovers', async () => {
+void describe('worker exit', () => {
+  void it('fails the task with WORKER_FAILED, flips readiness, and recovers', async () => {
     const messages: string[] = [];
     const pool = await InstancePool.start({
       model: 'simple',

@@ -18,14 +18,14 @@ const cases = readdirSync(GOLDEN, { withFileTypes: true })
   .map((d) => d.name)
   .sort();
 
-test('the golden directory has cases of both kinds', () => {
+void test('the golden directory has cases of both kinds', () => {
   const errors = cases.filter((c) => existsSync(path.join(GOLDEN, c, 'expected-error.txt')));
   assert.ok(cases.length - errors.length >= 15, `${cases.length - errors.length} parse cases`);
   assert.ok(errors.length >= 20, `${errors.length} error cases`);
 });
 
 for (const name of cases) {
-  test(`golden config: ${name}`, () => {
+  void test(`golden config: ${name}`, () => {
     const dir = path.join(GOLDEN, name);
     const bytes = readFileSync(path.join(dir, 'config.pbtxt'));
     const file = `${name}/config.pbtxt`;

@@ -22,8 +22,20 @@ const TREE: ProtoSchema = {
       { name: 'child', number: 1, label: 'optional', type: { kind: 'message', name: 'Node' } },
       { name: 'kids', number: 2, label: 'repeated', type: { kind: 'message', name: 'Node' } },
       { name: 'v', number: 3, label: 'optional', type: { kind: 'scalar', name: 'int32' } },
-      { name: 'tags', number: 4, label: 'map', key: 'bool', type: { kind: 'scalar', name: 'string' } },
-      { name: 'ids', number: 5, label: 'map', key: 'int64', type: { kind: 'message', name: 'Node' } },
+      {
+        name: 'tags',
+        number: 4,
+        label: 'map',
+        key: 'bool',
+        type: { kind: 'scalar', name: 'string' },
+      },
+      {
+        name: 'ids',
+        number: 5,
+        label: 'map',
+        key: 'int64',
+        type: { kind: 'message', name: 'Node' },
+      },
     ],
   },
 };
@@ -41,7 +53,7 @@ function syntaxMessage(fn: () => unknown): string {
   assert.fail('expected a CONFIG_SYNTAX error');
 }
 
-test('nesting up to the limit parses and one level more is an error at the opening brace', () => {
+void test('nesting up to the limit parses and one level more is an error at the opening brace', () => {
   const ok = parseTextProto(nested(DEFAULT_MAX_DEPTH), TREE, 'Node', { file: 't' });
   let node: unknown = ok;
   for (let i = 0; i < DEFAULT_MAX_DEPTH; i++) node = (node as { child: unknown }).child;
@@ -55,17 +67,22 @@ test('nesting up to the limit parses and one level more is an error at the openi
   );
 });
 
-test('maxDepth is configurable and list nesting counts like field nesting', () => {
+void test('maxDepth is configurable and list nesting counts like field nesting', () => {
   assert.equal(
-    syntaxMessage(() => parseTextProto('kids [ { kids [ { } ] } ]', TREE, 'Node', { file: 'f', maxDepth: 1 })),
+    syntaxMessage(() =>
+      parseTextProto('kids [ { kids [ { } ] } ]', TREE, 'Node', { file: 'f', maxDepth: 1 }),
+    ),
     'f:1:17: messages are nested deeper than 1 levels',
   );
-  assert.deepEqual(parseTextProto('kids [ { kids [ ] } ]', TREE, 'Node', { file: 'f', maxDepth: 1 }), {
-    kids: [{ kids: [] }],
-  });
+  assert.deepEqual(
+    parseTextProto('kids [ { kids [ ] } ]', TREE, 'Node', { file: 'f', maxDepth: 1 }),
+    {
+      kids: [{ kids: [] }],
+    },
+  );
 });
 
-test('a hostile nesting far beyond the limit fails cleanly instead of overflowing the stack', () => {
+void test('a hostile nesting far beyond the limit fails cleanly instead of overflowing the stack', () => {
   const text = 'child {'.repeat(200_000);
   assert.match(
     syntaxMessage(() => parseTextProto(text, TREE, 'Node', { file: 'deep' })),
@@ -73,17 +90,20 @@ test('a hostile nesting far beyond the limit fails cleanly instead of overflowin
   );
 });
 
-test('map keys of bool and int64 type become their decimal text', () => {
+void test('map keys of bool and int64 type become their decimal text', () => {
   const parsed = parseTextProto(
     'tags { key: true value: "yes" } tags { key: f value: "no" } ids { key: -7 value { v: 2 } } ids { }',
     TREE,
     'Node',
     { file: 'm' },
   );
-  assert.deepEqual(parsed, { tags: { true: 'yes', false: 'no' }, ids: { '-7': { v: 2 }, '0': {} } });
+  assert.deepEqual(parsed, {
+    tags: { true: 'yes', false: 'no' },
+    ids: { '-7': { v: 2 }, '0': {} },
+  });
 });
 
-test('positions count lines by \\n and columns in UTF-16 units, tabs as one', () => {
+void test('positions count lines by \\n and columns in UTF-16 units, tabs as one', () => {
   assert.equal(
     syntaxMessage(() => parseModelConfig('name: "é😀"\r\n\tbogus: 1', 'p')),
     'p:2:2: unknown field "bogus" in ModelConfig',
@@ -94,13 +114,16 @@ test('positions count lines by \\n and columns in UTF-16 units, tabs as one', ()
   );
 });
 
-test('a UTF-8 byte-order mark is skipped; positions then start after it', () => {
+void test('a UTF-8 byte-order mark is skipped; positions then start after it', () => {
   const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('name: "bom"')]);
   assert.deepEqual(parseModelConfig(bytes, 'b'), { name: 'bom' });
-  assert.equal(syntaxMessage(() => parseModelConfig('\ufeffzz: 1', 'b')), 'b:1:1: unknown field "zz" in ModelConfig');
+  assert.equal(
+    syntaxMessage(() => parseModelConfig('\ufeffzz: 1', 'b')),
+    'b:1:1: unknown field "zz" in ModelConfig',
+  );
 });
 
-test('string and byte input give the same result', () => {
+void test('string and byte input give the same result', () => {
   const text = 'name: "same" input [ { name: "a" data_type: TYPE_FP32 dims: [ 1 ] } ]';
   assert.deepEqual(parseModelConfig(Buffer.from(text), 'x'), parseModelConfig(text, 'x'));
   assert.deepEqual(
@@ -109,7 +132,7 @@ test('string and byte input give the same result', () => {
   );
 });
 
-test('escaped bytes that are not UTF-8 are rejected for string fields', () => {
+void test('escaped bytes that are not UTF-8 are rejected for string fields', () => {
   assert.equal(
     syntaxMessage(() => parseModelConfig('name: "\\xff"', 's')),
     's:1:7: field "name" (string): the string is not valid UTF-8',
@@ -118,7 +141,7 @@ test('escaped bytes that are not UTF-8 are rejected for string fields', () => {
   assert.deepEqual(parseModelConfig('name: "\\xc3\\xa9"', 's'), { name: 'é' });
 });
 
-test('firstInvalidUtf8 finds stray, truncated, overlong and surrogate sequences', () => {
+void test('firstInvalidUtf8 finds stray, truncated, overlong and surrogate sequences', () => {
   const at = (...b: number[]): number => firstInvalidUtf8(new Uint8Array(b));
   assert.equal(at(0x61, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80), -1);
   assert.equal(at(0x61, 0x80), 1); // stray continuation
@@ -130,7 +153,7 @@ test('firstInvalidUtf8 finds stray, truncated, overlong and surrogate sequences'
   assert.equal(at(0xf5), 0);
 });
 
-test('the compiled schema knows every ModelConfig field and enum used in the golden example', () => {
+void test('the compiled schema knows every ModelConfig field and enum used in the golden example', () => {
   const s = compileSchema(MODEL_CONFIG_SCHEMA);
   assert.equal(s, compileSchema(MODEL_CONFIG_SCHEMA), 'compiled once per schema object');
   const mc = s.fields.get('ModelConfig');

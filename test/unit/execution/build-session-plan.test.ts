@@ -18,8 +18,8 @@ const THREADS = { intraOpNumThreads: 3, interOpNumThreads: 2 };
 const invalid = (pattern: RegExp) => (e: unknown) =>
   e instanceof InferenceServerError && e.code === 'CONFIG_INVALID' && pattern.test(e.message);
 
-describe('buildSessionPlan', () => {
-  it('defaults: sequential, all optimizations, arena and pattern on, CPU only', () => {
+void describe('buildSessionPlan', () => {
+  void it('defaults: sequential, all optimizations, arena and pattern on, CPU only', () => {
     const plan = buildSessionPlan(modelConfig(), CPU, THREADS);
     assert.deepEqual(plan, {
       intraOpNumThreads: 3,
@@ -34,12 +34,12 @@ describe('buildSessionPlan', () => {
     assert.ok(Object.isFrozen(plan));
   });
 
-  it('takes thread counts from the budget, not from the parameters', () => {
+  void it('takes thread counts from the budget, not from the parameters', () => {
     const config = modelConfig({ parameters: { intra_op_thread_count: '7' } });
     assert.equal(buildSessionPlan(config, CPU, THREADS).intraOpNumThreads, 3);
   });
 
-  it('execution_mode "1" is parallel, "0" sequential, anything else CONFIG_INVALID', () => {
+  void it('execution_mode "1" is parallel, "0" sequential, anything else CONFIG_INVALID', () => {
     const mode = (v: string) =>
       buildSessionPlan(modelConfig({ parameters: { execution_mode: v } }), CPU, THREADS)
         .executionMode;
@@ -51,7 +51,7 @@ describe('buildSessionPlan', () => {
     );
   });
 
-  it('enable_mem_arena / enable_mem_pattern accept Triton’s boolean spellings', () => {
+  void it('enable_mem_arena / enable_mem_pattern accept Triton’s boolean spellings', () => {
     for (const [v, expected] of [
       ['0', false],
       ['1', true],
@@ -75,7 +75,7 @@ describe('buildSessionPlan', () => {
     );
   });
 
-  it('passes every session.* parameter through as a config entry, spinning included', () => {
+  void it('passes every session.* parameter through as a config entry, spinning included', () => {
     const plan = buildSessionPlan(
       modelConfig({
         parameters: {
@@ -94,7 +94,7 @@ describe('buildSessionPlan', () => {
     });
   });
 
-  it('maps optimization.graph.level like the ORT backend and rejects other levels', () => {
+  void it('maps optimization.graph.level like the ORT backend and rejects other levels', () => {
     const level = (l?: number) => graphOptimizationLevel(modelConfig({ graphLevel: l }));
     assert.equal(level(undefined), 'all');
     assert.equal(level(0), 'all');
@@ -105,8 +105,8 @@ describe('buildSessionPlan', () => {
   });
 });
 
-describe('readOrtParameters', () => {
-  it('parses thread counts, with 0 meaning unset, and rejects non-integers', () => {
+void describe('readOrtParameters', () => {
+  void it('parses thread counts, with 0 meaning unset, and rejects non-integers', () => {
     const p = readOrtParameters(
       modelConfig({ parameters: { intra_op_thread_count: '4', inter_op_thread_count: '0' } }),
     );
@@ -122,7 +122,7 @@ describe('readOrtParameters', () => {
     }
   });
 
-  it('warns about backend keys it cannot apply', () => {
+  void it('warns about backend keys it cannot apply', () => {
     const p = readOrtParameters(
       modelConfig({
         parameters: {
@@ -137,8 +137,8 @@ describe('readOrtParameters', () => {
   });
 });
 
-describe('buildInstanceGroupPlans', () => {
-  it('one plan per CPU group and one per GPU of a GPU group, each with its device', () => {
+void describe('buildInstanceGroupPlans', () => {
+  void it('one plan per CPU group and one per GPU of a GPU group, each with its device', () => {
     const config = modelConfig({
       groups: [
         { name: 'simple_0', kind: 'KIND_CPU', count: 2, gpus: [] },

@@ -9,8 +9,8 @@ import {
   PROBE_OUTPUT,
 } from '../../../src/execution/probe-model.js';
 
-describe('identityProbeModel', () => {
-  it('is a valid ModelProto: IR 8, opset 13, y = Identity(x) over float32 [N]', () => {
+void describe('identityProbeModel', () => {
+  void it('is a valid ModelProto: IR 8, opset 13, y = Identity(x) over float32 [N]', () => {
     const bytes = identityProbeModel();
     assert.ok(bytes.byteLength < 100, `expected a tiny model, got ${bytes.byteLength} bytes`);
     const model = onnxProto.onnx.ModelProto.decode(bytes);

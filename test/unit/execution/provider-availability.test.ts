@@ -29,12 +29,12 @@ const inventory: ProviderInventory = {
   installed: new Set(['cpu']),
 };
 
-describe('providerInventory (the installed onnxruntime-node)', () => {
-  it('always has the CPU provider', () => {
+void describe('providerInventory (the installed onnxruntime-node)', () => {
+  void it('always has the CPU provider', () => {
     assert.ok(providerInventory().installed.has('cpu'));
   });
 
-  it('counts CUDA as installed exactly when its provider library is next to the binding', () => {
+  void it('counts CUDA as installed exactly when its provider library is next to the binding', () => {
     const lib =
       process.platform === 'win32'
         ? 'onnxruntime_providers_cuda.dll'
@@ -45,12 +45,12 @@ describe('providerInventory (the installed onnxruntime-node)', () => {
   });
 });
 
-describe('assertProvidersInstalled', () => {
-  it('accepts a CPU-only plan', () => {
+void describe('assertProvidersInstalled', () => {
+  void it('accepts a CPU-only plan', () => {
     assertProvidersInstalled(planWith('cpu'), inventory);
   });
 
-  it('a supported but not installed provider: PROVIDER_UNAVAILABLE with the install command', () => {
+  void it('a supported but not installed provider: PROVIDER_UNAVAILABLE with the install command', () => {
     assert.throws(
       () => assertProvidersInstalled(planWith('cuda', 'cpu'), inventory),
       (e: unknown) =>
@@ -62,7 +62,7 @@ describe('assertProvidersInstalled', () => {
     );
   });
 
-  it('a provider the binding was not built with: PROVIDER_UNAVAILABLE listing what it has', () => {
+  void it('a provider the binding was not built with: PROVIDER_UNAVAILABLE listing what it has', () => {
     assert.throws(
       () => assertProvidersInstalled(planWith('openvino', 'cpu'), inventory),
       (e: unknown) =>

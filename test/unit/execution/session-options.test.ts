@@ -20,8 +20,8 @@ const plan: OrtSessionPlan = {
   ],
 };
 
-describe('sessionOptionsFromPlan', () => {
-  it('maps every plan field onto the binding’s option names', () => {
+void describe('sessionOptionsFromPlan', () => {
+  void it('maps every plan field onto the binding’s option names', () => {
     assert.deepEqual(sessionOptionsFromPlan(plan, 'simple/simple_0'), {
       executionProviders: [{ name: 'tensorrt', deviceId: 1 }, { name: 'cuda', deviceId: 1 }, 'cpu'],
       intraOpNumThreads: 2,

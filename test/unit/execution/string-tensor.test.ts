@@ -18,15 +18,15 @@ function encode(strings: readonly string[]): Uint8Array {
   return out;
 }
 
-describe('string tensors', () => {
-  it('writes the 4-byte little-endian length-prefixed layout', () => {
+void describe('string tensors', () => {
+  void it('writes the 4-byte little-endian length-prefixed layout', () => {
     assert.deepEqual(
       [...encode(['ab', '', 'é'])],
       [2, 0, 0, 0, 97, 98, 0, 0, 0, 0, 2, 0, 0, 0, 0xc3, 0xa9],
     );
   });
 
-  it('property: decode(encode(s)) === s for any well-formed strings', () => {
+  void it('property: decode(encode(s)) === s for any well-formed strings', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 20 }), (strings) => {
         const bytes = encode(strings);
@@ -36,7 +36,7 @@ describe('string tensors', () => {
     );
   });
 
-  it('decodes from a view at an offset inside a larger buffer', () => {
+  void it('decodes from a view at an offset inside a larger buffer', () => {
     const inner = encode(['xyz', 'w']);
     const big = new Uint8Array(inner.byteLength + 8);
     big.set(inner, 5);
@@ -46,7 +46,7 @@ describe('string tensors', () => {
     ]);
   });
 
-  it('rejects too few elements, an overlong length, and trailing bytes', () => {
+  void it('rejects too few elements, an overlong length, and trailing bytes', () => {
     const two = encode(['a', 'b']);
     assert.throws(() => decodeStringElements(two, 3, 't'), badData);
     assert.throws(() => decodeStringElements(Uint8Array.from([9, 0, 0, 0, 1]), 1, 't'), badData);
@@ -54,7 +54,7 @@ describe('string tensors', () => {
     assert.throws(() => decodeStringElements(Uint8Array.from([1, 0]), 1, 't'), badData);
   });
 
-  it('refuses to encode into a slot of the wrong size', () => {
+  void it('refuses to encode into a slot of the wrong size', () => {
     assert.throws(() => encodeStringElements(['abc'], new Uint8Array(6)));
     assert.throws(() => encodeStringElements(['abc'], new Uint8Array(8)));
   });

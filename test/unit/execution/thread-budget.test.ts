@@ -48,8 +48,8 @@ function demand(
   };
 }
 
-describe('per-session thread pools (default)', () => {
-  it('divides the cores among all CPU instances when intra_op_thread_count is unset', () => {
+void describe('per-session thread pools (default)', () => {
+  void it('divides the cores among all CPU instances when intra_op_thread_count is unset', () => {
     const b = planThreadBudget(
       [demand('a', [cpuGroup('a_0', 2)]), demand('b', [cpuGroup('b_0', 2)])],
       PER_SESSION,
@@ -59,12 +59,12 @@ describe('per-session thread pools (default)', () => {
     assert.equal(threadsFor(b, 'b', 1, 'b_0').intraOpNumThreads, 2);
   });
 
-  it('gives at least 1 thread each when instances outnumber cores', () => {
+  void it('gives at least 1 thread each when instances outnumber cores', () => {
     const b = planThreadBudget([demand('a', [cpuGroup('a_0', 5)])], PER_SESSION, 2);
     assert.equal(threadsFor(b, 'a', 1, 'a_0').intraOpNumThreads, 1);
   });
 
-  it('hands the remainder to whole groups, in order', () => {
+  void it('hands the remainder to whole groups, in order', () => {
     // 7 cores over groups of 2 and 1 instances: base 2 each (6), one left over -> the 1-instance group.
     const b = planThreadBudget(
       [demand('a', [cpuGroup('a_0', 2), cpuGroup('a_1', 1)])],
@@ -75,7 +75,7 @@ describe('per-session thread pools (default)', () => {
     assert.equal(threadsFor(b, 'a', 1, 'a_1').intraOpNumThreads, 3);
   });
 
-  it('an explicit intra_op_thread_count wins, and oversubscription is warned about', () => {
+  void it('an explicit intra_op_thread_count wins, and oversubscription is warned about', () => {
     const b = planThreadBudget(
       [
         demand('a', [cpuGroup('a_0', 2)], { intraOpThreadCount: 4 }),
@@ -90,7 +90,7 @@ describe('per-session thread pools (default)', () => {
     assert.match(b.warnings.join('\n'), /CPU instances use 10 intra-op threads on 4 core/);
   });
 
-  it('inter-op threads: 1 in sequential mode, the core share in parallel mode, explicit wins', () => {
+  void it('inter-op threads: 1 in sequential mode, the core share in parallel mode, explicit wins', () => {
     const b = planThreadBudget(
       [
         demand('s', [cpuGroup('s_0', 1)]),
@@ -105,7 +105,7 @@ describe('per-session thread pools (default)', () => {
     assert.equal(threadsFor(b, 'e', 1, 'e_0').interOpNumThreads, 5);
   });
 
-  it('GPU instances with no explicit count get 1 intra-op thread and do not share the cores', () => {
+  void it('GPU instances with no explicit count get 1 intra-op thread and do not share the cores', () => {
     const gpu: InstanceGroupConfig = { name: 'g_0', kind: 'KIND_GPU', count: 2, gpus: [0, 1] };
     const b = planThreadBudget([demand('g', [gpu, cpuGroup('g_1', 2)])], PER_SESSION, 8);
     const g = b.entries.find((e) => e.group === 'g_0');
@@ -114,7 +114,7 @@ describe('per-session thread pools (default)', () => {
     assert.equal(threadsFor(b, 'g', 1, 'g_1').intraOpNumThreads, 4);
   });
 
-  it('logs a summary and one line per group with every session’s threads', () => {
+  void it('logs a summary and one line per group with every session’s threads', () => {
     const b = planThreadBudget([demand('a', [cpuGroup('a_0', 2)])], PER_SESSION, 2);
     assert.equal(b.log.length, 2);
     assert.match(b.log[0] ?? '', /per-session pools; 2 core\(s\) divided among 2 CPU/);
@@ -122,8 +122,8 @@ describe('per-session thread pools (default)', () => {
   });
 });
 
-describe('global thread pool (enable-global-threadpool=1)', () => {
-  it('splits intra_op_thread_count across every instance of every model', () => {
+void describe('global thread pool (enable-global-threadpool=1)', () => {
+  void it('splits intra_op_thread_count across every instance of every model', () => {
     const b = planThreadBudget(
       [demand('a', [cpuGroup('a_0', 2)]), demand('b', [cpuGroup('b_0', 1)])],
       global(7),
@@ -135,7 +135,7 @@ describe('global thread pool (enable-global-threadpool=1)', () => {
     assert.ok(b.entries.every((e) => e.source === 'global-share'));
   });
 
-  it('fails the load when instances outnumber the budget, naming the numbers', () => {
+  void it('fails the load when instances outnumber the budget, naming the numbers', () => {
     assert.throws(
       () =>
         planThreadBudget(
@@ -152,12 +152,12 @@ describe('global thread pool (enable-global-threadpool=1)', () => {
     );
   });
 
-  it('uses the core count as the budget when intra_op_thread_count is not given', () => {
+  void it('uses the core count as the budget when intra_op_thread_count is not given', () => {
     const b = planThreadBudget([demand('a', [cpuGroup('a_0', 2)])], global(0), 6);
     assert.equal(threadsFor(b, 'a', 1, 'a_0').intraOpNumThreads, 3);
   });
 
-  it('ignores model-config thread parameters with a warning, as Triton does', () => {
+  void it('ignores model-config thread parameters with a warning, as Triton does', () => {
     const b = planThreadBudget(
       [demand('a', [cpuGroup('a_0', 1)], { intraOpThreadCount: 16 })],
       global(2),
@@ -170,7 +170,7 @@ describe('global thread pool (enable-global-threadpool=1)', () => {
     );
   });
 
-  it('splits inter_op_thread_count across the parallel-mode instances only', () => {
+  void it('splits inter_op_thread_count across the parallel-mode instances only', () => {
     const b = planThreadBudget(
       [
         demand('p', [cpuGroup('p_0', 2)], { executionMode: 'parallel' }),
@@ -183,7 +183,7 @@ describe('global thread pool (enable-global-threadpool=1)', () => {
     assert.equal(threadsFor(b, 's', 1, 's_0').interOpNumThreads, 1);
   });
 
-  it('property: the intra-op threads of all sessions never exceed the budget, each gets >= 1', () => {
+  void it('property: the intra-op threads of all sessions never exceed the budget, each gets >= 1', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }),
@@ -204,8 +204,8 @@ describe('global thread pool (enable-global-threadpool=1)', () => {
   });
 });
 
-describe('threadsFor', () => {
-  it('is INTERNAL for a group the budget was not planned with', () => {
+void describe('threadsFor', () => {
+  void it('is INTERNAL for a group the budget was not planned with', () => {
     const b = planThreadBudget([demand('a', [cpuGroup('a_0', 1)])], PER_SESSION, 2);
     assert.throws(
       () => threadsFor(b, 'a', 2, 'a_0'),

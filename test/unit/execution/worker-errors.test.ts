@@ -9,15 +9,15 @@ import { scrubMessage, toWireError } from '../../../src/execution/worker-errors.
 const MODEL = '/srv/models/simple/1/model.onnx';
 const SHOWN = 'simple/1/model.onnx';
 
-describe('scrubMessage', () => {
-  it('replaces the model path with its repository-relative form', () => {
+void describe('scrubMessage', () => {
+  void it('replaces the model path with its repository-relative form', () => {
     assert.equal(
       scrubMessage(`Load model from ${MODEL} failed:Protobuf parsing failed.`, MODEL, SHOWN),
       'Load model from simple/1/model.onnx failed:Protobuf parsing failed.',
     );
   });
 
-  it('replaces any other absolute path with <path>', () => {
+  void it('replaces any other absolute path with <path>', () => {
     assert.equal(
       scrubMessage('Failed to load library /usr/lib/x/libfoo.so with error', MODEL, SHOWN),
       'Failed to load library <path> with error',
@@ -28,7 +28,7 @@ describe('scrubMessage', () => {
     );
   });
 
-  it('drops ORT’s source-location prefix', () => {
+  void it('drops ORT’s source-location prefix', () => {
     const raw =
       '/onnxruntime_src/onnxruntime/core/session/inference_session.cc:663 void ' +
       'onnxruntime::InferenceSession::ConstructorCommon(const onnxruntime::SessionOptions&, ' +
@@ -39,22 +39,22 @@ describe('scrubMessage', () => {
     );
   });
 
-  it('leaves ordinary slashes in sentences alone', () => {
+  void it('leaves ordinary slashes in sentences alone', () => {
     const msg =
       'Invalid rank for input: x Got: 2 Expected: 1 Please fix either the inputs/outputs or the model.';
     assert.equal(scrubMessage(msg, MODEL, SHOWN), msg);
   });
 });
 
-describe('toWireError', () => {
+void describe('toWireError', () => {
   const ctx = { modelPath: MODEL, displayPath: SHOWN };
-  it('keeps a catalogued error’s code and scrubs its message', () => {
+  void it('keeps a catalogued error’s code and scrubs its message', () => {
     assert.deepEqual(toWireError(fail('BAD_SHAPE', `bad ${MODEL}`), 'INFER_FAILED', ctx), {
       code: 'BAD_SHAPE',
       message: `bad ${SHOWN}`,
     });
   });
-  it('gives anything else the fallback code', () => {
+  void it('gives anything else the fallback code', () => {
     assert.deepEqual(toWireError(new TypeError('Invalid argument'), 'INFER_FAILED', ctx), {
       code: 'INFER_FAILED',
       message: 'Invalid argument',

@@ -14,14 +14,14 @@ import { throwsCode, utf8 } from './expect-error.js';
 
 const le32 = (n: number): number[] => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24];
 
-describe('encodeBytesTensor', () => {
-  it('writes a 4-byte little-endian length before each element', () => {
+void describe('encodeBytesTensor', () => {
+  void it('writes a 4-byte little-endian length before each element', () => {
     const out = encodeBytesTensor(['ab', new Uint8Array([0, 1, 0]), '']);
     assert.deepEqual(Array.from(out), [...le32(2), 97, 98, ...le32(3), 0, 1, 0, ...le32(0)]);
     assert.equal(bytesTensorByteLength(['ab', new Uint8Array(3), '']), out.length);
   });
 
-  it('writes strings as UTF-8, keeping NUL and non-ASCII characters', () => {
+  void it('writes strings as UTF-8, keeping NUL and non-ASCII characters', () => {
     const s = 'a\u0000é€😀';
     const out = encodeBytesTensor([s]);
     assert.deepEqual(out.subarray(4), utf8(s));
@@ -29,20 +29,23 @@ describe('encodeBytesTensor', () => {
   });
 });
 
-describe('walking BYTES data', () => {
-  it('returns views of each element, NULs included', () => {
+void describe('walking BYTES data', () => {
+  void it('returns views of each element, NULs included', () => {
     const data = encodeBytesTensor([new Uint8Array([0, 0]), 'x', '']);
     const parts = bytesElements(data);
     assert.deepEqual(
       parts.map((p) => Array.from(p)),
       [[0, 0], [120], []],
     );
-    assert.ok(parts.every((p) => p.buffer === data.buffer), 'views, not copies');
+    assert.ok(
+      parts.every((p) => p.buffer === data.buffer),
+      'views, not copies',
+    );
     assert.equal(countBytesElements(data), 3);
     assert.equal(countBytesElements(new Uint8Array(0)), 0);
   });
 
-  it('refuses a truncated length prefix and an oversized length', () => {
+  void it('refuses a truncated length prefix and an oversized length', () => {
     throwsCode(
       () => countBytesElements(new Uint8Array([...le32(1), 65, 2, 0])),
       'BAD_TENSOR_DATA',
@@ -56,15 +59,15 @@ describe('walking BYTES data', () => {
   });
 });
 
-describe('checkBytesTensor', () => {
+void describe('checkBytesTensor', () => {
   const label = inputLabel('INPUT0', [1, 3]);
 
-  it('accepts exactly the expected number of elements', () => {
+  void it('accepts exactly the expected number of elements', () => {
     checkBytesTensor(encodeBytesTensor(['a', '\u0000', 'ü']), 3, label);
     checkBytesTensor(new Uint8Array(0), 0, label);
   });
 
-  it('names both counts when there are too few or too many elements', () => {
+  void it('names both counts when there are too few or too many elements', () => {
     throwsCode(
       () => checkBytesTensor(encodeBytesTensor(['a', 'b']), 3, label),
       'BAD_TENSOR_DATA',
@@ -77,7 +80,7 @@ describe('checkBytesTensor', () => {
     );
   });
 
-  it('names the broken element for a truncated prefix or a 0xFFFFFFFF length', () => {
+  void it('names the broken element for a truncated prefix or a 0xFFFFFFFF length', () => {
     const two = encodeBytesTensor(['a', 'b']);
     throwsCode(
       () => checkBytesTensor(new Uint8Array([...two, 1, 0]), 3, label),
@@ -93,7 +96,7 @@ describe('checkBytesTensor', () => {
     );
   });
 
-  it('reports trailing bytes that are not a whole element', () => {
+  void it('reports trailing bytes that are not a whole element', () => {
     throwsCode(
       () => checkBytesTensor(new Uint8Array([...encodeBytesTensor(['a']), 7, 7]), 1),
       'BAD_TENSOR_DATA',

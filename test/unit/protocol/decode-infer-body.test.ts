@@ -33,20 +33,23 @@ function decoded(body: Uint8Array, header: string | undefined): DecodedRequest {
   return r;
 }
 
-describe('Inference-Header-Content-Length', () => {
-  it('absent: the whole body is JSON', () => {
-    const r = decoded(jsonBytes({ inputs: [{ name: 'a', datatype: 'INT8', shape: [1], data: [1] }] }), undefined);
+void describe('Inference-Header-Content-Length', () => {
+  void it('absent: the whole body is JSON', () => {
+    const r = decoded(
+      jsonBytes({ inputs: [{ name: 'a', datatype: 'INT8', shape: [1], data: [1] }] }),
+      undefined,
+    );
     assert.equal(r.inputs[0]?.name, 'a');
   });
 
-  it('0: the body is a raw binary request, returned as is', () => {
+  void it('0: the body is a raw binary request, returned as is', () => {
     const body = new Uint8Array([1, 2, 3]);
     const r = decodeInferBody(body, '0');
     assert.ok('rawBinary' in r);
     assert.equal(r.rawBinary, body);
   });
 
-  it('refuses values that are not a decimal integer in [0, body size]', () => {
+  void it('refuses values that are not a decimal integer in [0, body size]', () => {
     const body = jsonBytes({ inputs: [] });
     const size = body.length;
     const expect = (value: string): void =>
@@ -55,19 +58,24 @@ describe('Inference-Header-Content-Length', () => {
         'BAD_HEADER_LENGTH',
         `Inference-Header-Content-Length must be a decimal integer in [0, ${size}] (the body size), got ${JSON.stringify(value)}`,
       );
-    for (const v of ['99999999999', '-1', 'abc', String(size + 10), '', '1e1', '0x10', '1.5', ' ']) expect(v);
-    throwsCode(() => parseHeaderLength('9'.repeat(1000), 5), 'BAD_HEADER_LENGTH', /got "9{40}\.\.\."$/);
+    for (const v of ['99999999999', '-1', 'abc', String(size + 10), '', '1e1', '0x10', '1.5', ' '])
+      expect(v);
+    throwsCode(
+      () => parseHeaderLength('9'.repeat(1000), 5),
+      'BAD_HEADER_LENGTH',
+      /got "9{40}\.\.\."$/,
+    );
   });
 
-  it('accepts surrounding whitespace and exactly the body size', () => {
+  void it('accepts surrounding whitespace and exactly the body size', () => {
     assert.equal(parseHeaderLength(' 12 ', 12), 12);
     const body = jsonBytes({ inputs: [{ name: 'a', datatype: 'INT8', shape: [1], data: [1] }] });
     assert.equal(decoded(body, String(body.length)).inputs.length, 1);
   });
 });
 
-describe('binary inputs', () => {
-  it('hands each binary input its bytes in order, as views of the body', () => {
+void describe('binary inputs', () => {
+  void it('hands each binary input its bytes in order, as views of the body', () => {
     const a = bytesOf(new Float32Array([1, 2]));
     const b = bytesOf(new Float32Array([3]));
     const doc = {
@@ -85,12 +93,16 @@ describe('binary inputs', () => {
     assert.deepEqual(data[1], { kind: 'json', values: [5] });
     assert.deepEqual(data[2], { kind: 'raw', bytes: b });
     assert.deepEqual(data[3], { kind: 'raw', bytes: new Uint8Array(0) });
-    for (const d of data) if (d.kind === 'raw') assert.equal(d.bytes.buffer, body.buffer, 'zero-copy');
+    for (const d of data)
+      if (d.kind === 'raw') assert.equal(d.bytes.buffer, body.buffer, 'zero-copy');
     assert.equal(r.inputs[0]?.parameters['binary_data_size'], 8);
   });
 
-  it('refuses binary sizes that overrun the bytes present, naming the input', () => {
-    const { body, header } = framed({ inputs: [binInput('A', 8), binInput('B', 8)] }, new Uint8Array(12));
+  void it('refuses binary sizes that overrun the bytes present, naming the input', () => {
+    const { body, header } = framed(
+      { inputs: [binInput('A', 8), binInput('B', 8)] },
+      new Uint8Array(12),
+    );
     throwsCode(
       () => decodeInferBody(body, header),
       'BYTE_SIZE_MISMATCH',
@@ -98,14 +110,17 @@ describe('binary inputs', () => {
     );
   });
 
-  it('refuses bytes no input accounts for', () => {
+  void it('refuses bytes no input accounts for', () => {
     const one = framed({ inputs: [binInput('A', 8)] }, new Uint8Array(12));
     throwsCode(
       () => decodeInferBody(one.body, one.header),
       'BYTE_SIZE_MISMATCH',
       'the binary inputs declare 8 bytes in total (the last one, input A, ends there), but 12 bytes follow the JSON header',
     );
-    const none = framed({ inputs: [{ name: 'J', datatype: 'INT8', shape: [1], data: [5] }] }, new Uint8Array(3));
+    const none = framed(
+      { inputs: [{ name: 'J', datatype: 'INT8', shape: [1], data: [5] }] },
+      new Uint8Array(3),
+    );
     throwsCode(
       () => decodeInferBody(none.body, none.header),
       'BYTE_SIZE_MISMATCH',
@@ -113,7 +128,7 @@ describe('binary inputs', () => {
     );
   });
 
-  it('refuses an input with both data and binary_data_size', () => {
+  void it('refuses an input with both data and binary_data_size', () => {
     const { body, header } = framed(
       { inputs: [{ ...binInput('A', 4), data: [1] }] },
       new Uint8Array(4),
@@ -125,10 +140,14 @@ describe('binary inputs', () => {
     );
   });
 
-  it('refuses binary_data_size that is not a non-negative safe integer', () => {
+  void it('refuses binary_data_size that is not a non-negative safe integer', () => {
     for (const size of [-1, 1.5, '4', 2 ** 53, true]) {
       const { body, header } = framed(
-        { inputs: [{ name: 'A', datatype: 'FP32', shape: [1], parameters: { binary_data_size: size } }] },
+        {
+          inputs: [
+            { name: 'A', datatype: 'FP32', shape: [1], parameters: { binary_data_size: size } },
+          ],
+        },
         new Uint8Array(4),
       );
       throwsCode(
@@ -139,7 +158,7 @@ describe('binary inputs', () => {
     }
   });
 
-  it('without the header, binary_data_size > 0 asks for the header; 0 is an empty tensor', () => {
+  void it('without the header, binary_data_size > 0 asks for the header; 0 is an empty tensor', () => {
     throwsCode(
       () => decodeInferBody(jsonBytes({ inputs: [binInput('A', 4)] }), undefined),
       'BAD_REQUEST',
@@ -150,7 +169,7 @@ describe('binary inputs', () => {
     assert.deepEqual(r.inputs[0]?.data, { kind: 'raw', bytes: new Uint8Array(0) });
   });
 
-  it('parses only the header bytes as JSON', () => {
+  void it('parses only the header bytes as JSON', () => {
     const { body, header } = framed({ inputs: [binInput('A', 4)] }, utf8('}}}}'));
     assert.equal(decoded(body, header).inputs[0]?.name, 'A');
     throwsCode(() => decodeInferBody(body, String(Number(header) - 1)), 'BAD_JSON');

@@ -11,7 +11,10 @@ import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/jso
 import { parseJsonBytes } from '../../../src/protocol/json-text.js';
 import { bytesOf, throwsCode, utf8 } from './expect-error.js';
 
-const response = (outputs: ResponseOutput[], extra: Partial<InferenceResponse> = {}): InferenceResponse => ({
+const response = (
+  outputs: ResponseOutput[],
+  extra: Partial<InferenceResponse> = {},
+): InferenceResponse => ({
   model_name: 'm',
   model_version: '3',
   outputs,
@@ -34,7 +37,10 @@ interface ParsedOutput {
 }
 
 /** Splits a binary response into its parsed JSON header and the bytes that follow. */
-function splitBinary(resp: InferenceResponse): { doc: { outputs: ParsedOutput[] }; rest: Uint8Array } {
+function splitBinary(resp: InferenceResponse): {
+  doc: { outputs: ParsedOutput[] };
+  rest: Uint8Array;
+} {
   const r = encodeInferResponse(resp);
   assert.equal(r.headers['content-type'], 'application/octet-stream');
   assert.ok(Array.isArray(r.body));
@@ -42,7 +48,10 @@ function splitBinary(resp: InferenceResponse): { doc: { outputs: ParsedOutput[] 
   const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
   const n = Number(r.headers['inference-header-content-length']);
   assert.equal(n, chunks[0]?.length);
-  return { doc: parseJsonBytes(all.subarray(0, n)) as { outputs: ParsedOutput[] }, rest: all.subarray(n) };
+  return {
+    doc: parseJsonBytes(all.subarray(0, n)) as { outputs: ParsedOutput[] },
+    rest: all.subarray(n),
+  };
 }
 
 /** JSON values per datatype, chosen to be exactly representable so they come back unchanged. */
@@ -63,15 +72,17 @@ const VALUES: Record<Datatype, unknown[]> = {
   BYTES: ['', 'a\u0000b', 'héllo wörld', '😀', '\u0000'],
 };
 
-describe('round trips, every datatype', () => {
+void describe('round trips, every datatype', () => {
   for (const datatype of DATATYPES) {
     const values = VALUES[datatype];
-    it(`${datatype}: JSON data -> bytes -> JSON response -> the same values`, () => {
+    void it(`${datatype}: JSON data -> bytes -> JSON response -> the same values`, () => {
       const shape = [1, values.length];
       const n = jsonTensorByteLength([values], datatype, values.length);
       const bytes = new Uint8Array(n);
       writeJsonTensor(values, datatype, values.length, bytes);
-      const text = jsonBody(response([{ name: 'OUT', datatype, shape, data: bytes, binary: false }]));
+      const text = jsonBody(
+        response([{ name: 'OUT', datatype, shape, data: bytes, binary: false }]),
+      );
       const doc = parseJsonBytes(utf8(text)) as { outputs: ParsedOutput[] };
       const out = doc.outputs[0] as ParsedOutput;
       assert.deepEqual([out.name, out.datatype, out.shape], ['OUT', datatype, shape]);
@@ -83,12 +94,22 @@ describe('round trips, every datatype', () => {
       assert.deepEqual(again, bytes);
     });
 
-    it(`${datatype}: raw bytes -> binary response -> the same bytes, not copied`, () => {
+    void it(`${datatype}: raw bytes -> binary response -> the same bytes, not copied`, () => {
       const bytes = new Uint8Array(jsonTensorByteLength(values, datatype, values.length));
       writeJsonTensor(values, datatype, values.length, bytes);
-      const output: ResponseOutput = { name: 'OUT', datatype, shape: [values.length], data: bytes, binary: true };
+      const output: ResponseOutput = {
+        name: 'OUT',
+        datatype,
+        shape: [values.length],
+        data: bytes,
+        binary: true,
+      };
       const r = encodeInferResponse(response([output]));
-      assert.equal((r.body as readonly Uint8Array[])[1], bytes, 'the output view itself is a chunk');
+      assert.equal(
+        (r.body as readonly Uint8Array[])[1],
+        bytes,
+        'the output view itself is a chunk',
+      );
       const { doc, rest } = splitBinary(response([output]));
       assert.deepEqual(doc.outputs[0], {
         name: 'OUT',
@@ -101,7 +122,7 @@ describe('round trips, every datatype', () => {
   }
 });
 
-describe('JSON output text', () => {
+void describe('JSON output text', () => {
   const one = (datatype: Datatype, data: Uint8Array, count: number): string => {
     const text = jsonBody(response([{ name: 'O', datatype, shape: [count], data, binary: false }]));
     const m = /"data":(\[.*\])\}\]\}$/s.exec(text);
@@ -109,45 +130,72 @@ describe('JSON output text', () => {
     return m[1] as string;
   };
 
-  it('prints INT64/UINT64 extremes with every digit', () => {
+  void it('prints INT64/UINT64 extremes with every digit', () => {
     const i64 = new BigInt64Array([2n ** 63n - 1n, -(2n ** 63n), -1n]);
     assert.equal(one('INT64', bytesOf(i64), 3), '[9223372036854775807,-9223372036854775808,-1]');
     const u64 = new BigUint64Array([2n ** 64n - 1n, 2n ** 53n + 1n]);
     assert.equal(one('UINT64', bytesOf(u64), 2), '[18446744073709551615,9007199254740993]');
   });
 
-  it('prints NaN and infinities as the NaN / Infinity / -Infinity tokens, and keeps -0', () => {
+  void it('prints NaN and infinities as the NaN / Infinity / -Infinity tokens, and keeps -0', () => {
     const f = new Float32Array([NaN, Infinity, -Infinity, -0, 0.5]);
     assert.equal(one('FP32', bytesOf(f), 5), '[NaN,Infinity,-Infinity,-0,0.5]');
     assert.equal(one('FP32', bytesOf(new Float32Array([0.1, 2])), 2), '[0.10000000149011612,2]');
   });
 
-  it('prints BOOL as true/false (any non-zero byte is true)', () => {
+  void it('prints BOOL as true/false (any non-zero byte is true)', () => {
     assert.equal(one('BOOL', new Uint8Array([0, 1, 2]), 3), '[false,true,true]');
   });
 
-  it('prints BYTES as strings; invalid UTF-8 becomes U+FFFD', () => {
+  void it('prints BYTES as strings; invalid UTF-8 becomes U+FFFD', () => {
     const data = encodeBytesTensor([new Uint8Array([0x61, 0xff, 0x62]), 'q"\\']);
     assert.equal(one('BYTES', data, 2), '["a\uFFFDb","q\\"\\\\"]');
   });
 
-  it('refuses output bytes that do not match the shape (a server bug)', () => {
-    const bad = { name: 'O', datatype: 'FP32', shape: [2, 2], data: new Uint8Array(12), binary: false } as const;
-    throwsCode(() => encodeInferResponse(response([bad])), 'INTERNAL', 'output O: expected 16 bytes for shape [2,2] FP32, got 12');
-    throwsCode(() => encodeInferResponse(response([{ ...bad, binary: true }])), 'INTERNAL', /expected 16 bytes/);
-    const bytes = { name: 'S', datatype: 'BYTES', shape: [3], data: encodeBytesTensor(['a']), binary: false } as const;
-    throwsCode(() => encodeInferResponse(response([bytes])), 'INTERNAL', 'output S: expected 3 BYTES elements for shape [3], got 1');
+  void it('refuses output bytes that do not match the shape (a server bug)', () => {
+    const bad = {
+      name: 'O',
+      datatype: 'FP32',
+      shape: [2, 2],
+      data: new Uint8Array(12),
+      binary: false,
+    } as const;
+    throwsCode(
+      () => encodeInferResponse(response([bad])),
+      'INTERNAL',
+      'output O: expected 16 bytes for shape [2,2] FP32, got 12',
+    );
+    throwsCode(
+      () => encodeInferResponse(response([{ ...bad, binary: true }])),
+      'INTERNAL',
+      /expected 16 bytes/,
+    );
+    const bytes = {
+      name: 'S',
+      datatype: 'BYTES',
+      shape: [3],
+      data: encodeBytesTensor(['a']),
+      binary: false,
+    } as const;
+    throwsCode(
+      () => encodeInferResponse(response([bytes])),
+      'INTERNAL',
+      'output S: expected 3 BYTES elements for shape [3], got 1',
+    );
   });
 });
 
-describe('response document', () => {
-  it('writes id first when present, then model name and version, parameters and outputs', () => {
+void describe('response document', () => {
+  void it('writes id first when present, then model name and version, parameters and outputs', () => {
     const data = bytesOf(new Int32Array([1, 2]));
     const text = jsonBody(
-      response([{ name: 'O', datatype: 'INT32', shape: [2], data, binary: false, parameters: { k: 'v' } }], {
-        id: 'req-"1"',
-        parameters: { sequence_id: 4, flag: true },
-      }),
+      response(
+        [{ name: 'O', datatype: 'INT32', shape: [2], data, binary: false, parameters: { k: 'v' } }],
+        {
+          id: 'req-"1"',
+          parameters: { sequence_id: 4, flag: true },
+        },
+      ),
     );
     assert.equal(
       text,
@@ -157,7 +205,7 @@ describe('response document', () => {
     assert.equal(jsonBody(response([])), '{"model_name":"m","model_version":"3","outputs":[]}');
   });
 
-  it('mixes JSON and binary outputs; binary bytes follow the header in output order', () => {
+  void it('mixes JSON and binary outputs; binary bytes follow the header in output order', () => {
     const a = bytesOf(new Float32Array([1, 2]));
     const b = new Uint8Array([9]);
     const resp = response([
@@ -167,19 +215,28 @@ describe('response document', () => {
       { name: 'B', datatype: 'UINT8', shape: [1], data: b, binary: true },
     ]);
     const r = encodeInferResponse(resp);
-    assert.deepEqual((r.body as readonly Uint8Array[]).slice(1), [a, b], 'empty outputs add no chunk');
+    assert.deepEqual(
+      (r.body as readonly Uint8Array[]).slice(1),
+      [a, b],
+      'empty outputs add no chunk',
+    );
     const { doc, rest } = splitBinary(resp);
-    assert.deepEqual(doc.outputs.map((o) => [o.name, o.parameters, o.data]), [
-      ['A', { note: 'x', binary_data_size: 8 }, undefined],
-      ['J', undefined, [-1]],
-      ['E', { binary_data_size: 0 }, undefined],
-      ['B', { binary_data_size: 1 }, undefined],
-    ]);
+    assert.deepEqual(
+      doc.outputs.map((o) => [o.name, o.parameters, o.data]),
+      [
+        ['A', { note: 'x', binary_data_size: 8 }, undefined],
+        ['J', undefined, [-1]],
+        ['E', { binary_data_size: 0 }, undefined],
+        ['B', { binary_data_size: 1 }, undefined],
+      ],
+    );
     assert.deepEqual(new Uint8Array(rest), new Uint8Array([...a, 9]));
   });
 
-  it('counts the header length in bytes, not characters', () => {
-    const resp = response([{ name: 'ü😀', datatype: 'UINT8', shape: [1], data: new Uint8Array([1]), binary: true }]);
+  void it('counts the header length in bytes, not characters', () => {
+    const resp = response([
+      { name: 'ü😀', datatype: 'UINT8', shape: [1], data: new Uint8Array([1]), binary: true },
+    ]);
     const r = encodeInferResponse(resp);
     const header = (r.body as readonly Uint8Array[])[0] as Uint8Array;
     assert.equal(r.headers['inference-header-content-length'], String(header.length));

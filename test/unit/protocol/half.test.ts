@@ -36,15 +36,15 @@ function assertNearestEven(
   }
 }
 
-describe('FP16', () => {
-  it('every non-NaN pattern round-trips through a number; NaNs become 0x7e00', () => {
+void describe('FP16', () => {
+  void it('every non-NaN pattern round-trips through a number; NaNs become 0x7e00', () => {
     for (let h = 0; h < 0x10000; h++) {
       const back = numberToHalfBits(halfBitsToNumber(h));
       assert.equal(back, isHalfNaN(h) ? 0x7e00 : h, `pattern ${h.toString(16)}`);
     }
   });
 
-  it('maps edge values to their patterns', () => {
+  void it('maps edge values to their patterns', () => {
     const cases: [number, number][] = [
       [0, 0x0000],
       [-0, 0x8000],
@@ -78,7 +78,7 @@ describe('FP16', () => {
     assert.ok(Number.isNaN(halfBitsToNumber(0x7e01)));
   });
 
-  it('rounds any finite number to the nearest half, ties to even', () => {
+  void it('rounds any finite number to the nearest half, ties to even', () => {
     fc.assert(
       fc.property(fc.double({ min: -65519, max: 65519, noNaN: true }), (x) => {
         assertNearestEven(x, numberToHalfBits(x), halfBitsToNumber, 0x7bff);
@@ -87,21 +87,21 @@ describe('FP16', () => {
     );
   });
 
-  it('widens arrays exactly', () => {
+  void it('widens arrays exactly', () => {
     const src = new Uint16Array([0x3c00, 0x0001, 0xfc00, 0x7bff]);
     assert.deepEqual(Array.from(halfArrayToFloat32(src)), [1, 2 ** -24, -Infinity, 65504]);
   });
 });
 
-describe('BF16', () => {
-  it('every non-NaN pattern round-trips through a number; NaNs become 0x7fc0', () => {
+void describe('BF16', () => {
+  void it('every non-NaN pattern round-trips through a number; NaNs become 0x7fc0', () => {
     for (let h = 0; h < 0x10000; h++) {
       const back = numberToBf16Bits(bf16BitsToNumber(h));
       assert.equal(back, isBf16NaN(h) ? 0x7fc0 : h, `pattern ${h.toString(16)}`);
     }
   });
 
-  it('is the high half of the float32, rounded to nearest even', () => {
+  void it('is the high half of the float32, rounded to nearest even', () => {
     const cases: [number, number][] = [
       [0, 0x0000],
       [-0, 0x8000],
@@ -120,7 +120,7 @@ describe('BF16', () => {
     for (const [x, bits] of cases) assert.equal(numberToBf16Bits(x), bits, `${x}`);
   });
 
-  it('rounds any finite number to the nearest bf16, ties to even', () => {
+  void it('rounds any finite number to the nearest bf16, ties to even', () => {
     fc.assert(
       fc.property(fc.double({ min: -3.38e38, max: 3.38e38, noNaN: true }), (x) => {
         assertNearestEven(x, numberToBf16Bits(x), bf16BitsToNumber, 0x7f7f);
@@ -129,7 +129,7 @@ describe('BF16', () => {
     );
   });
 
-  it('widens arrays exactly', () => {
+  void it('widens arrays exactly', () => {
     const src = new Uint16Array([0x3f80, 0xc000, 0x7f80, 0x0001]);
     assert.deepEqual(Array.from(bf16ArrayToFloat32(src)), [1, -2, Infinity, 2 ** -133]);
   });

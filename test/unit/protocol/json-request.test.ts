@@ -22,22 +22,22 @@ function requestOfDepth(depth: number): string {
 
 const TOO_DEEP = 'JSON nesting depth exceeds maximum allowed limit (100)';
 
-describe('JSON nesting limit', () => {
-  it('accepts depth 100', () => {
+void describe('JSON nesting limit', () => {
+  void it('accepts depth 100', () => {
     const req = decodeJsonRequest(utf8(requestOfDepth(100)));
     assert.equal(req.inputs[0]?.name, 'a');
   });
 
-  it('refuses depth 101', () => {
+  void it('refuses depth 101', () => {
     throwsCode(() => decodeJsonRequest(utf8(requestOfDepth(101))), 'JSON_TOO_DEEP', TOO_DEEP);
   });
 
-  it('refuses 10,000 levels before parsing anything (the rest of the body is not even JSON)', () => {
+  void it('refuses 10,000 levels before parsing anything (the rest of the body is not even JSON)', () => {
     const body = utf8('['.repeat(10_000) + 'this is not json');
     throwsCode(() => decodeJsonRequest(body), 'JSON_TOO_DEEP', TOO_DEEP);
   });
 
-  it('does not count brackets inside strings, including after escaped quotes', () => {
+  void it('does not count brackets inside strings, including after escaped quotes', () => {
     const name = `${'['.repeat(200)}\\"${'{'.repeat(200)}`;
     const req = decodeJsonRequest(
       utf8(`{"inputs":[{"name":"${name}","datatype":"BYTES","shape":[1],"data":["\\\\"]}]}`),
@@ -46,21 +46,29 @@ describe('JSON nesting limit', () => {
   });
 });
 
-describe('JSON text', () => {
-  it('reads NaN, Infinity, -Infinity (and rapidjson Inf) tokens as numbers, not inside strings', () => {
-    const v = parseJsonBytes(utf8('{"a":[NaN,-NaN,Infinity,-Infinity,Inf,-Inf,"NaN","x Infinity"]}'));
-    assert.deepEqual(v, { a: [NaN, NaN, Infinity, -Infinity, Infinity, -Infinity, 'NaN', 'x Infinity'] });
+void describe('JSON text', () => {
+  void it('reads NaN, Infinity, -Infinity (and rapidjson Inf) tokens as numbers, not inside strings', () => {
+    const v = parseJsonBytes(
+      utf8('{"a":[NaN,-NaN,Infinity,-Infinity,Inf,-Inf,"NaN","x Infinity"]}'),
+    );
+    assert.deepEqual(v, {
+      a: [NaN, NaN, Infinity, -Infinity, Infinity, -Infinity, 'NaN', 'x Infinity'],
+    });
   });
 
-  it('reports malformed JSON as BAD_JSON with the parser message', () => {
-    throwsCode(() => decodeJsonRequest(utf8('{"inputs": [')), 'BAD_JSON', /^failed to parse the request JSON: /);
+  void it('reports malformed JSON as BAD_JSON with the parser message', () => {
+    throwsCode(
+      () => decodeJsonRequest(utf8('{"inputs": [')),
+      'BAD_JSON',
+      /^failed to parse the request JSON: /,
+    );
     throwsCode(() => decodeJsonRequest(new Uint8Array(0)), 'BAD_JSON');
     throwsCode(() => decodeJsonRequest(utf8('[NaNa]')), 'BAD_JSON');
   });
 });
 
-describe('request envelope', () => {
-  it('decodes id, parameters, inputs and outputs', () => {
+void describe('request envelope', () => {
+  void it('decodes id, parameters, inputs and outputs', () => {
     const req = decodeJsonRequest(
       jsonBytes({
         id: 'r1',
@@ -88,14 +96,18 @@ describe('request envelope', () => {
     assert.ok(Object.isFrozen(req.parameters));
   });
 
-  it('leaves out id and outputs when absent', () => {
+  void it('leaves out id and outputs when absent', () => {
     const req = decodeJsonRequest(jsonBytes({ inputs: [input()] }));
     assert.equal(Object.hasOwn(req, 'id'), false);
     assert.equal(req.outputs, undefined);
   });
 
-  it('requires a non-empty inputs array', () => {
-    throwsCode(() => decodeJsonRequest(jsonBytes({})), 'BAD_REQUEST', "expected a non-empty 'inputs' array, got none");
+  void it('requires a non-empty inputs array', () => {
+    throwsCode(
+      () => decodeJsonRequest(jsonBytes({})),
+      'BAD_REQUEST',
+      "expected a non-empty 'inputs' array, got none",
+    );
     throwsCode(
       () => decodeJsonRequest(jsonBytes({ inputs: [] })),
       'BAD_REQUEST',
@@ -106,17 +118,41 @@ describe('request envelope', () => {
       'BAD_REQUEST',
       "expected 'inputs' to be an array, got an object",
     );
-    throwsCode(() => decodeJsonRequest(jsonBytes([1])), 'BAD_REQUEST', 'expected the request to be a JSON object, got an array');
+    throwsCode(
+      () => decodeJsonRequest(jsonBytes([1])),
+      'BAD_REQUEST',
+      'expected the request to be a JSON object, got an array',
+    );
   });
 
-  it('checks the members of each input', () => {
-    const bad = (i: unknown): (() => unknown) => () => decodeJsonRequest(jsonBytes({ inputs: [i] }));
+  void it('checks the members of each input', () => {
+    const bad =
+      (i: unknown): (() => unknown) =>
+      () =>
+        decodeJsonRequest(jsonBytes({ inputs: [i] }));
     throwsCode(bad(5), 'BAD_REQUEST', 'expected inputs[0] to be an object, got the number 5');
-    throwsCode(bad({ ...input(), name: 1 }), 'BAD_REQUEST', 'expected inputs[0].name to be a string, got the number 1');
-    throwsCode(bad(input('X', { datatype: null })), 'BAD_REQUEST', "input X: expected 'datatype' to be a string, got null");
-    throwsCode(bad(input('X', { shape: '1' })), 'BAD_REQUEST', "input X: expected 'shape' to be an array, got a string");
-    const { data: _unused, ...noData } = input('X');
-    throwsCode(bad(noData), 'BAD_REQUEST', "input X: expected 'data' or parameters.binary_data_size, got neither");
+    throwsCode(
+      bad({ ...input(), name: 1 }),
+      'BAD_REQUEST',
+      'expected inputs[0].name to be a string, got the number 1',
+    );
+    throwsCode(
+      bad(input('X', { datatype: null })),
+      'BAD_REQUEST',
+      "input X: expected 'datatype' to be a string, got null",
+    );
+    throwsCode(
+      bad(input('X', { shape: '1' })),
+      'BAD_REQUEST',
+      "input X: expected 'shape' to be an array, got a string",
+    );
+    const noData = input('X');
+    delete noData['data'];
+    throwsCode(
+      bad(noData),
+      'BAD_REQUEST',
+      "input X: expected 'data' or parameters.binary_data_size, got neither",
+    );
     throwsCode(
       bad({ ...noData, parameters: { shared_memory_region: 'r' } }),
       'UNSUPPORTED',
@@ -124,9 +160,10 @@ describe('request envelope', () => {
     );
   });
 
-  it('checks parameter values and reserves triton_ keys at request level', () => {
+  void it('checks parameter values and reserves triton_ keys at request level', () => {
     throwsCode(
-      () => decodeJsonRequest(jsonBytes({ parameters: { triton_enable_x: true }, inputs: [input()] })),
+      () =>
+        decodeJsonRequest(jsonBytes({ parameters: { triton_enable_x: true }, inputs: [input()] })),
       'BAD_PARAMETER',
       "request parameter 'triton_enable_x': parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified",
     );
@@ -152,20 +189,23 @@ describe('request envelope', () => {
     );
   });
 
-  it('refuses duplicate input and output names', () => {
+  void it('refuses duplicate input and output names', () => {
     throwsCode(
       () => decodeJsonRequest(jsonBytes({ inputs: [input('A'), input('A')] })),
       'DUPLICATE_TENSOR',
       "input 'A' appears more than once in 'inputs'",
     );
     throwsCode(
-      () => decodeJsonRequest(jsonBytes({ inputs: [input()], outputs: [{ name: 'O' }, { name: 'O' }] })),
+      () =>
+        decodeJsonRequest(
+          jsonBytes({ inputs: [input()], outputs: [{ name: 'O' }, { name: 'O' }] }),
+        ),
       'DUPLICATE_TENSOR',
       "output 'O' appears more than once in 'outputs'",
     );
   });
 
-  it('refuses more than 1024 inputs or outputs before reading any of them', () => {
+  void it('refuses more than 1024 inputs or outputs before reading any of them', () => {
     assert.equal(MAX_TENSORS, 1024);
     // 100,000 outputs, all with the same (duplicate) name and a malformed one first: the count
     // check fires before duplicate or member checks would.
@@ -182,10 +222,13 @@ describe('request envelope', () => {
       'the request lists 1025 inputs; at most 1024 are accepted',
     );
     const ok = Array.from({ length: 1024 }, (_, i) => ({ name: `O${i}` }));
-    assert.equal(decodeJsonRequest(jsonBytes({ inputs: [input()], outputs: ok })).outputs?.length, 1024);
+    assert.equal(
+      decodeJsonRequest(jsonBytes({ inputs: [input()], outputs: ok })).outputs?.length,
+      1024,
+    );
   });
 
-  it('reads only own properties: __proto__ and constructor keys are plain data', () => {
+  void it('reads only own properties: __proto__ and constructor keys are plain data', () => {
     const body = utf8(
       '{"__proto__":{"inputs":[1],"polluted":0},"inputs":[{"name":"a","datatype":"FP32","shape":[1],' +
         '"data":[{"__proto__":{"polluted":1}}],"parameters":{"__proto__":1,"constructor":"c"}}],' +

@@ -19,7 +19,7 @@ function write(values: unknown, datatype: Datatype, count: number, offset = 0): 
   return target.slice();
 }
 
-describe('writeJsonTensor: every datatype', () => {
+void describe('writeJsonTensor: every datatype', () => {
   const cases: [Datatype, unknown[], ArrayBufferView][] = [
     ['BOOL', [true, false, true], new Uint8Array([1, 0, 1])],
     ['UINT8', [0, 255, 7], new Uint8Array([0, 255, 7])],
@@ -40,44 +40,57 @@ describe('writeJsonTensor: every datatype', () => {
     ['BF16', [1, -2, 1 + 3 * 2 ** -8], new Uint16Array([0x3f80, 0xc000, 0x3f82])],
   ];
   for (const [datatype, values, expected] of cases) {
-    it(`${datatype}: writes little-endian bytes`, () => {
+    void it(`${datatype}: writes little-endian bytes`, () => {
       assert.deepEqual(write(values, datatype, values.length), bytesOf(expected).slice());
     });
   }
 
-  it('covers every datatype in the table', () => {
+  void it('covers every datatype in the table', () => {
     const covered = new Set<string>([...cases.map((c) => c[0]), 'BYTES']);
-    assert.deepEqual([...DATATYPES].filter((d) => !covered.has(d)), []);
+    assert.deepEqual(
+      [...DATATYPES].filter((d) => !covered.has(d)),
+      [],
+    );
   });
 
-  it('BYTES: length-prefixed UTF-8, NUL and non-ASCII kept', () => {
+  void it('BYTES: length-prefixed UTF-8, NUL and non-ASCII kept', () => {
     const values = ['a\u0000b', 'héllo', '', '😀'];
     assert.equal(jsonTensorByteLength(values, 'BYTES', 4), 16 + 3 + 6 + 0 + 4);
     assert.deepEqual(write(values, 'BYTES', 4), encodeBytesTensor(values));
   });
 
-  it('flattens regular nesting row-major, and takes a bare scalar as one element', () => {
+  void it('flattens regular nesting row-major, and takes a bare scalar as one element', () => {
     assert.deepEqual(
       write([[[1, 2]], [[3, 4]], [[5, 6]]], 'INT32', 6),
       bytesOf(new Int32Array([1, 2, 3, 4, 5, 6])).slice(),
     );
     assert.deepEqual(write(7, 'UINT8', 1), new Uint8Array([7]));
-    assert.deepEqual(write([['a', 'b'], ['c', 'd']], 'BYTES', 4), encodeBytesTensor(['a', 'b', 'c', 'd']));
+    assert.deepEqual(
+      write(
+        [
+          ['a', 'b'],
+          ['c', 'd'],
+        ],
+        'BYTES',
+        4,
+      ),
+      encodeBytesTensor(['a', 'b', 'c', 'd']),
+    );
     assert.deepEqual(write([[], []], 'FP32', 0), new Uint8Array(0));
   });
 
-  it('writes correctly into a target that is not aligned to the element size', () => {
+  void it('writes correctly into a target that is not aligned to the element size', () => {
     const values = [1.5, -2, 2 ** 40];
     assert.deepEqual(write(values, 'FP64', 3, 3), bytesOf(new Float64Array(values)).slice());
     assert.deepEqual(write([-5, 9], 'INT64', 2, 1), bytesOf(new BigInt64Array([-5n, 9n])).slice());
   });
 });
 
-describe('writeJsonTensor: refusals', () => {
+void describe('writeJsonTensor: refusals', () => {
   const label = inputLabel('INPUT0', [1, 16]);
   const target = new Uint8Array(256);
 
-  it('names both counts when the element count is wrong', () => {
+  void it('names both counts when the element count is wrong', () => {
     const fifteen = Array.from({ length: 15 }, (_, i) => i);
     throwsCode(
       () => jsonTensorByteLength(fifteen, 'FP32', 16, label),
@@ -91,7 +104,7 @@ describe('writeJsonTensor: refusals', () => {
     );
   });
 
-  it('refuses ragged nesting', () => {
+  void it('refuses ragged nesting', () => {
     throwsCode(
       () => writeJsonTensor([[1, 2], [3]], 'INT32', 3, target),
       'BAD_TENSOR_DATA',
@@ -109,7 +122,7 @@ describe('writeJsonTensor: refusals', () => {
     );
   });
 
-  it('refuses UINT8 values outside [0, 255] or not integers', () => {
+  void it('refuses UINT8 values outside [0, 255] or not integers', () => {
     const l = inputLabel('IN', [3]);
     for (const bad of [256, -1, 1.5, '1', null, true]) {
       throwsCode(
@@ -120,7 +133,7 @@ describe('writeJsonTensor: refusals', () => {
     }
   });
 
-  it('refuses 64-bit integers beyond 2^53-1 (JSON has already rounded them)', () => {
+  void it('refuses 64-bit integers beyond 2^53-1 (JSON has already rounded them)', () => {
     throwsCode(
       () => writeJsonTensor([2 ** 53], 'INT64', 1, target),
       'BAD_TENSOR_DATA',
@@ -134,7 +147,7 @@ describe('writeJsonTensor: refusals', () => {
     throwsCode(() => writeJsonTensor(['5'], 'INT64', 1, target), 'BAD_TENSOR_DATA');
   });
 
-  it('refuses other element kinds', () => {
+  void it('refuses other element kinds', () => {
     throwsCode(
       () => writeJsonTensor([1], 'BOOL', 1, target),
       'BAD_TENSOR_DATA',
@@ -153,15 +166,15 @@ describe('writeJsonTensor: refusals', () => {
     throwsCode(() => writeJsonTensor([{}], 'FP32', 1, target), 'BAD_TENSOR_DATA', /is an object/);
   });
 
-  it('refuses nesting deeper than 100 levels from any caller', () => {
+  void it('refuses nesting deeper than 100 levels from any caller', () => {
     let deep: unknown = [1];
     for (let i = 0; i < 150; i++) deep = [deep];
     throwsCode(() => jsonTensorByteLength(deep, 'FP32', 1), 'BAD_TENSOR_DATA', /deeper than 100/);
   });
 });
 
-describe('checkRawTensor', () => {
-  it('requires count * size bytes for fixed-size types', () => {
+void describe('checkRawTensor', () => {
+  void it('requires count * size bytes for fixed-size types', () => {
     const label = inputLabel('INPUT0', [1, 16]);
     checkRawTensor(new Uint8Array(64), 'FP32', 16, label);
     throwsCode(
@@ -176,7 +189,7 @@ describe('checkRawTensor', () => {
     );
   });
 
-  it('walks BYTES data: exact count, NULs allowed', () => {
+  void it('walks BYTES data: exact count, NULs allowed', () => {
     const label = inputLabel('S', [1, 3]);
     checkRawTensor(encodeBytesTensor(['\u0000', 'a\u0000', utf8('ß')]), 'BYTES', 3, label);
     throwsCode(

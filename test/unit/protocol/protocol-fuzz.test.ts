@@ -21,15 +21,31 @@ function onlyCatalogued(fn: () => void): void {
     fn();
   } catch (e) {
     if (!(e instanceof InferenceServerError)) {
-      assert.fail(`non-catalogued throw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      assert.fail(
+        `non-catalogued throw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      );
     }
   }
 }
 
-/** Feeds every decoded input through the tensor-data functions validation calls. */
-function exerciseTensors(req: DecodedRequest, count: number): void {
+/** The element count a shape implies, if it is a small valid shape. */
+function shapeCount(shape: readonly unknown[]): number | undefined {
+  let n = 1;
+  for (const d of shape) {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) return undefined;
+    n *= d;
+  }
+  return n <= 64 ? n : undefined;
+}
+
+/**
+ * Feeds every decoded input through the tensor-data functions validation calls, with the count its
+ * shape implies (or `fallback` when the shape is not valid).
+ */
+function exerciseTensors(req: DecodedRequest, fallback: number): void {
   for (const input of req.inputs) {
     const datatype: Datatype = isDatatype(input.datatype) ? input.datatype : 'FP32';
+    const count = shapeCount(input.shape) ?? fallback;
     onlyCatalogued(() => {
       if (input.data.kind === 'raw') {
         checkRawTensor(input.data.bytes, datatype, count);
@@ -42,47 +58,102 @@ function exerciseTensors(req: DecodedRequest, count: number): void {
 }
 
 const TOKENS = [
-  '{', '}', '[', ']', '"', ':', ',', ' ', '\\', '1', '-', '0.5', 'e9', 'NaN', 'Infinity', '-Inf',
-  'true', 'null', '"inputs"', '"outputs"', '"name"', '"datatype"', '"shape"', '"data"', '"id"',
-  '"parameters"', '"binary_data_size"', '"FP32"', '"BYTES"', '"__proto__"', '"triton_x"', '"a"',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ':',
+  ',',
+  ' ',
+  '\\',
+  '1',
+  '-',
+  '0.5',
+  'e9',
+  'NaN',
+  'Infinity',
+  '-Inf',
+  'true',
+  'null',
+  '"inputs"',
+  '"outputs"',
+  '"name"',
+  '"datatype"',
+  '"shape"',
+  '"data"',
+  '"id"',
+  '"parameters"',
+  '"binary_data_size"',
+  '"FP32"',
+  '"BYTES"',
+  '"__proto__"',
+  '"triton_x"',
+  '"a"',
 ];
 const jsonish = fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((t) => t.join(''));
 
-/** Request-shaped documents whose members are arbitrary JSON values. */
+/** Mostly `good`, sometimes any JSON value at all. */
+const sometimes = <T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { arbitrary: good, weight: 15 },
+    { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 1 },
+  );
+
+const elements = fc.oneof(
+  fc.array(fc.oneof(fc.double(), fc.integer({ min: -300, max: 300 }), fc.boolean(), fc.string()), {
+    maxLength: 8,
+  }),
+  fc.array(fc.array(fc.integer({ min: -300, max: 300 }), { maxLength: 3 }), { maxLength: 3 }),
+);
+
+/** Request-shaped documents: mostly well formed, with any member sometimes replaced by junk. */
 const requestish = fc
   .record(
     {
-      id: fc.jsonValue(),
-      parameters: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
-      inputs: fc.array(
-        fc.record(
-          {
-            name: fc.oneof(fc.constantFrom('A', 'B'), fc.jsonValue()),
-            datatype: fc.oneof(fc.constantFrom(...DATATYPES), fc.jsonValue()),
-            shape: fc.oneof(fc.array(fc.integer({ min: -1, max: 4 })), fc.jsonValue()),
-            data: fc.jsonValue({ maxDepth: 4 }),
-            parameters: fc.oneof(
-              fc.record({ binary_data_size: fc.oneof(fc.nat(16), fc.jsonValue()) }),
-              fc.jsonValue(),
-            ),
-          },
-          { requiredKeys: [] },
-        ),
-        { maxLength: 4 },
+      id: sometimes(fc.string()),
+      parameters: sometimes(
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.boolean())),
       ),
-      outputs: fc.oneof(fc.array(fc.record({ name: fc.jsonValue() })), fc.jsonValue()),
+      inputs: sometimes(
+        fc.array(
+          fc.record(
+            {
+              name: sometimes(fc.constantFrom('A', 'B', 'C')),
+              datatype: sometimes(fc.constantFrom(...DATATYPES)),
+              shape: sometimes(fc.array(fc.integer({ min: -1, max: 4 }), { maxLength: 3 })),
+              data: sometimes(elements),
+              parameters: sometimes(
+                fc.oneof(
+                  { arbitrary: fc.record({ note: fc.string() }), weight: 4 },
+                  { arbitrary: fc.record({ binary_data_size: fc.nat(16) }), weight: 1 },
+                ),
+              ),
+            },
+            { requiredKeys: ['name', 'datatype', 'shape', 'data'] },
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+      ),
+      outputs: sometimes(
+        fc.array(fc.record({ name: sometimes(fc.constantFrom('O', 'P')) }), { maxLength: 3 }),
+      ),
     },
-    { requiredKeys: [] },
+    { requiredKeys: ['inputs'] },
   )
   .map((doc) => JSON.stringify(doc));
 
 const header = fc.option(
-  fc.oneof(fc.nat(200).map(String), fc.string({ maxLength: 12 }), fc.constantFrom('-1', '99999999999', '0')),
+  fc.oneof(
+    fc.nat(200).map(String),
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom('-1', '99999999999', '0'),
+  ),
   { nil: undefined },
 );
 
-describe('property: decoders only throw catalogued errors', () => {
-  it('random bytes', () => {
+void describe('property: decoders only throw catalogued errors', () => {
+  void it('random bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), header, (body, h) => {
         onlyCatalogued(() => void decodeInferBody(body, h));
@@ -91,7 +162,7 @@ describe('property: decoders only throw catalogued errors', () => {
     );
   });
 
-  it('JSON-ish token soup and request-shaped documents, with binary tails', () => {
+  void it('JSON-ish token soup and request-shaped documents, with binary tails', () => {
     fc.assert(
       fc.property(
         fc.oneof(jsonish, requestish),
@@ -104,7 +175,10 @@ describe('property: decoders only throw catalogued errors', () => {
           body.set(head);
           body.set(tail, head.length);
           onlyCatalogued(() => {
-            const r = decodeInferBody(useHeader ? body : head, useHeader ? String(head.length) : undefined);
+            const r = decodeInferBody(
+              useHeader ? body : head,
+              useHeader ? String(head.length) : undefined,
+            );
             if (!('rawBinary' in r)) exerciseTensors(r, count);
           });
         },
@@ -122,9 +196,13 @@ function rawTensor(datatype: Datatype): fc.Arbitrary<{ bytes: Uint8Array; count:
       .map((s) => ({ bytes: encodeBytesTensor(s), count: s.length }));
   }
   const size = DATATYPE_TABLE[datatype].byteSize;
-  return fc.nat(24).chain((count) =>
-    fc.uint8Array({ minLength: count * size, maxLength: count * size }).map((bytes) => ({ bytes, count })),
-  );
+  return fc
+    .nat(24)
+    .chain((count) =>
+      fc
+        .uint8Array({ minLength: count * size, maxLength: count * size })
+        .map((bytes) => ({ bytes, count })),
+    );
 }
 
 /**
@@ -139,8 +217,10 @@ function canonical(datatype: Datatype, bytes: Uint8Array): Uint8Array {
     if (datatype === 'FP32' && Number.isNaN(v.getFloat32(i, true))) v.setFloat32(i, NaN, true);
     if (datatype === 'FP64' && Number.isNaN(v.getFloat64(i, true))) v.setFloat64(i, NaN, true);
     const h = datatype === 'FP16' || datatype === 'BF16' ? v.getUint16(i, true) : 0;
-    if (datatype === 'FP16' && (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0) v.setUint16(i, 0x7e00, true);
-    if (datatype === 'BF16' && (h & 0x7f80) === 0x7f80 && (h & 0x7f) !== 0) v.setUint16(i, 0x7fc0, true);
+    if (datatype === 'FP16' && (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0)
+      v.setUint16(i, 0x7e00, true);
+    if (datatype === 'BF16' && (h & 0x7f80) === 0x7f80 && (h & 0x7f) !== 0)
+      v.setUint16(i, 0x7fc0, true);
   }
   return out;
 }
@@ -152,20 +232,38 @@ function jsonDataText(output: ResponseOutput): string {
   return m[1] as string;
 }
 
-describe('property: random tensors round-trip', () => {
+void describe('property: random tensors round-trip', () => {
   for (const datatype of DATATYPES) {
-    it(`${datatype}: binary response bytes are the tensor bytes; JSON response re-encodes to them`, () => {
+    void it(`${datatype}: binary response bytes are the tensor bytes; JSON response re-encodes to them`, () => {
       fc.assert(
         fc.property(rawTensor(datatype), ({ bytes, count }) => {
-          const output = { name: 'O', datatype, shape: [count], data: bytes, binary: true } as const;
-          const chunks = encodeInferResponse({ model_name: 'm', model_version: '1', outputs: [output] })
-            .body as readonly Uint8Array[];
-          assert.deepEqual(Buffer.concat(chunks.slice(1).map((c) => Buffer.from(c))), Buffer.from(bytes));
+          const output = {
+            name: 'O',
+            datatype,
+            shape: [count],
+            data: bytes,
+            binary: true,
+          } as const;
+          const chunks = encodeInferResponse({
+            model_name: 'm',
+            model_version: '1',
+            outputs: [output],
+          }).body as readonly Uint8Array[];
+          assert.deepEqual(
+            Buffer.concat(chunks.slice(1).map((c) => Buffer.from(c))),
+            Buffer.from(bytes),
+          );
 
           const text = jsonDataText({ ...output, binary: false });
           if (datatype === 'INT64' || datatype === 'UINT64') {
             // JSON numbers past 2^53 cannot come back through JSON.parse; check the digits instead.
-            const ints = text === '[]' ? [] : text.slice(1, -1).split(',').map((d) => BigInt(d));
+            const ints =
+              text === '[]'
+                ? []
+                : text
+                    .slice(1, -1)
+                    .split(',')
+                    .map((d) => BigInt(d));
             const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
             const want = Array.from({ length: count }, (_, i) =>
               datatype === 'INT64' ? view.getBigInt64(i * 8, true) : view.getBigUint64(i * 8, true),
@@ -189,7 +287,19 @@ describe('property: random tensors round-trip', () => {
 const { doc: pollutingDoc } = fc.letrec<{ doc: string; value: string }>((tie) => ({
   doc: fc
     .array(
-      fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'polluted', 'inputs', 'parameters', 'data', 'name'), tie('value')),
+      fc.tuple(
+        fc.constantFrom(
+          '__proto__',
+          'constructor',
+          'prototype',
+          'polluted',
+          'inputs',
+          'parameters',
+          'data',
+          'name',
+        ),
+        tie('value'),
+      ),
       { maxLength: 5 },
     )
     .map((members) => `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
@@ -201,8 +311,8 @@ const { doc: pollutingDoc } = fc.letrec<{ doc: string; value: string }>((tie) =>
   ),
 }));
 
-describe('property: no prototype pollution', () => {
-  it('({}).polluted stays undefined and Object.prototype keeps its keys', () => {
+void describe('property: no prototype pollution', () => {
+  void it('({}).polluted stays undefined and Object.prototype keeps its keys', () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
     const wrapped = pollutingDoc.map(
       (d) =>

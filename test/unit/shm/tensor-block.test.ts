@@ -9,8 +9,8 @@ import { byteView, typedView, typedViewOf } from '../../../src/shm/views.js';
 
 const code = (c: string) => (e: unknown) => e instanceof InferenceServerError && e.code === c;
 
-describe('TensorBlock.allocate', () => {
-  it('lays slots out 64-byte aligned in one SharedArrayBuffer, in spec order', () => {
+void describe('TensorBlock.allocate', () => {
+  void it('lays slots out 64-byte aligned in one SharedArrayBuffer, in spec order', () => {
     const block = TensorBlock.allocate([
       { name: 'a', datatype: 'UINT8', shape: [3] },
       { name: 'b', datatype: 'FP64', shape: [2, 2] },
@@ -30,7 +30,7 @@ describe('TensorBlock.allocate', () => {
     for (const d of block.descriptors) assert.equal(d.buffer, block.buffer);
   });
 
-  it('gives every fixed-size slot a legal typed view, whatever the previous slot length', () => {
+  void it('gives every fixed-size slot a legal typed view, whatever the previous slot length', () => {
     const block = TensorBlock.allocate([
       { name: 'odd', datatype: 'INT8', shape: [7] },
       { name: 'i64', datatype: 'INT64', shape: [3] },
@@ -44,7 +44,7 @@ describe('TensorBlock.allocate', () => {
     assert.ok(typedView(block.descriptor(3)) instanceof Float32Array);
   });
 
-  it('requires an explicit byte length for BYTES and a matching one for fixed-size types', () => {
+  void it('requires an explicit byte length for BYTES and a matching one for fixed-size types', () => {
     assert.throws(
       () => TensorBlock.allocate([{ name: 's', datatype: 'BYTES', shape: [2] }]),
       code('INTERNAL'),
@@ -56,7 +56,7 @@ describe('TensorBlock.allocate', () => {
     );
   });
 
-  it('refuses a block over the cap, naming both sizes', () => {
+  void it('refuses a block over the cap, naming both sizes', () => {
     assert.throws(
       () =>
         TensorBlock.allocate([{ name: 'x', datatype: 'FP32', shape: [300] }], { maxBytes: 1000 }),
@@ -71,7 +71,7 @@ describe('TensorBlock.allocate', () => {
     );
   });
 
-  it('rejects a shape whose byte size is not a safe integer before allocating', () => {
+  void it('rejects a shape whose byte size is not a safe integer before allocating', () => {
     assert.throws(
       () => TensorBlock.allocate([{ name: 'x', datatype: 'FP64', shape: [2 ** 30, 2 ** 30] }]),
       code('BAD_SHAPE'),
@@ -79,8 +79,8 @@ describe('TensorBlock.allocate', () => {
   });
 });
 
-describe('TensorBlock writes', () => {
-  it('copies bytes into a slot at an offset and nowhere else', () => {
+void describe('TensorBlock writes', () => {
+  void it('copies bytes into a slot at an offset and nowhere else', () => {
     const block = TensorBlock.allocate([
       { name: 'a', datatype: 'UINT8', shape: [4] },
       { name: 'b', datatype: 'UINT8', shape: [4] },
@@ -90,7 +90,7 @@ describe('TensorBlock writes', () => {
     assert.deepEqual([...block.bytes(0)], [0, 0, 0, 0]);
   });
 
-  it('refuses writes that would overrun the slot', () => {
+  void it('refuses writes that would overrun the slot', () => {
     const block = TensorBlock.allocate([
       { name: 'a', datatype: 'UINT8', shape: [4] },
       { name: 'b', datatype: 'UINT8', shape: [4] },
@@ -101,7 +101,7 @@ describe('TensorBlock writes', () => {
     assert.deepEqual([...block.bytes(1)], [0, 0, 0, 0]);
   });
 
-  it('writeRows places one request’s rows at a row offset of a batch slot', () => {
+  void it('writeRows places one request’s rows at a row offset of a batch slot', () => {
     const block = TensorBlock.allocate([{ name: 'x', datatype: 'INT32', shape: [3, 2] }]);
     const d = block.descriptor(0);
     assert.equal(rowByteLength(d), 8);
@@ -116,8 +116,8 @@ describe('TensorBlock writes', () => {
   });
 });
 
-describe('views', () => {
-  it('byteView and typedViewOf refuse regions outside the buffer', () => {
+void describe('views', () => {
+  void it('byteView and typedViewOf refuse regions outside the buffer', () => {
     const buffer = new SharedArrayBuffer(16);
     const d = {
       name: 'x',
@@ -133,13 +133,13 @@ describe('views', () => {
     assert.throws(() => typedViewOf(buffer, 0, 4, 'BYTES'), code('INTERNAL'));
   });
 
-  it('typedView checks the byte length against the shape', () => {
+  void it('typedView checks the byte length against the shape', () => {
     const block = TensorBlock.allocate([{ name: 'x', datatype: 'FP32', shape: [4] }]);
     const d = { ...block.descriptor(0), shape: [5] };
     assert.throws(() => typedView(d), code('BYTE_SIZE_MISMATCH'));
   });
 
-  it('views see what another view wrote (no copies)', () => {
+  void it('views see what another view wrote (no copies)', () => {
     const block = TensorBlock.allocate([{ name: 'x', datatype: 'UINT16', shape: [2] }]);
     (typedView(block.descriptor(0)) as Uint16Array).set([0x0102, 0x0304]);
     assert.deepEqual([...block.bytes(0)], [2, 1, 4, 3]);

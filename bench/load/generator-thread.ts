@@ -1,0 +1,16 @@
+// Worker-thread entry of the HTTP load generator: one HttpLoadEngine per thread.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { HttpLoadEngine, type HttpEngineInit } from './http-load-engine.js';
+import { serveThread, type PortLike } from './thread-host.js';
+
+interface ThreadData {
+  readonly engine: HttpEngineInit;
+  readonly index: number;
+}
+
+const data = workerData as ThreadData;
+if (parentPort === null) throw new Error('generator-thread.js must run in a worker thread');
+serveThread(parentPort as unknown as PortLike, () =>
+  Promise.resolve(new HttpLoadEngine(data.engine, data.index)),
+);

@@ -1,0 +1,70 @@
+// The harness's options, parsed once from argv (see parse-flags.ts), frozen, and recorded whole in
+// every result file so a run can be reproduced from its JSON.
+
+import type { LoadRange } from './load-range.js';
+
+export type Protocol = 'http' | 'ws';
+export type RequestDistribution = 'constant' | 'poisson';
+export type InputDataSource =
+  | { readonly kind: 'zero' }
+  | { readonly kind: 'random' }
+  | { readonly kind: 'file'; readonly path: string };
+
+/** Which load the sweep applies: N outstanding requests, or a request rate (open loop). */
+export type SweepMode =
+  | { readonly kind: 'concurrency'; readonly range: LoadRange }
+  | {
+      readonly kind: 'request-rate';
+      readonly range: LoadRange;
+      readonly distribution: RequestDistribution;
+    };
+
+/** The comparators of `bench:compare`, in the order they run. */
+export const COMPARE_TARGETS = ['raw-ort', 'naive-fastify', 'infernode'] as const;
+export type CompareTarget = (typeof COMPARE_TARGETS)[number];
+
+export interface BenchOptions {
+  readonly model: string;
+  /** '' = the server's default (latest) version. */
+  readonly modelVersion: string;
+  /** host:port of an already running server (`bench` without --serve). */
+  readonly url: string;
+  readonly protocol: Protocol;
+  readonly batchSize: number;
+  readonly sweep: SweepMode;
+  readonly measurementIntervalMs: number;
+  /** -1: stabilize on (and report first) the average latency, as perf_analyzer does. */
+  readonly percentile: number;
+  readonly stabilityPercentage: number;
+  readonly maxTrials: number;
+  /** 0 = none. Stops the sweep once a level's latency (avg or --percentile) exceeds it. */
+  readonly latencyThresholdMs: number;
+  /** --shape name:d1,d2 (dims without the batch dimension). */
+  readonly shapes: Readonly<Record<string, readonly number[]>>;
+  readonly inputData: InputDataSource;
+  readonly stringLength: number;
+  /** Binary tensor extension for inputs and outputs (otherwise KServe JSON). */
+  readonly binary: boolean;
+  readonly csvFile: string;
+  readonly jsonFile: string;
+  readonly outDir: string;
+  /** Load-generator worker threads inside the generator process. */
+  readonly generatorThreads: number;
+  /** Open loop: most connections the generator opens before requests wait client-side. */
+  readonly maxConnections: number;
+  readonly requestTimeoutMs: number;
+  readonly seed: number;
+  /** `bench`: start infernode on a free port instead of using --url. */
+  readonly serve: boolean;
+  readonly modelRepository: string;
+  /** Extra infernode flags (--server-arg, repeatable), for the spawned server. */
+  readonly serverArgs: readonly string[];
+  /** CPU accounting for an external server (`bench -u ... --server-pid N`); 0 = unknown. */
+  readonly serverPid: number;
+  /** `bench:compare`: which comparators run. */
+  readonly targets: readonly CompareTarget[];
+  /** `bench:compare`: sessions (one per worker thread) for the raw ORT limit. */
+  readonly rawThreads: number;
+  /** `bench:compare`: copy the run to bench/results/latest.* and regenerate bench/RESULTS.md. */
+  readonly publish: boolean;
+}

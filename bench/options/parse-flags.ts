@@ -1,0 +1,241 @@
+// argv -> frozen BenchOptions. Accepts `--flag value`, `--flag=value`, `-m value` and `-mvalue`
+// (perf_analyzer parses with getopt_long, so both short spellings appear in its docs).
+
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from '../paths.js';
+import {
+  COMPARE_TARGETS,
+  type BenchOptions,
+  type CompareTarget,
+  type InputDataSource,
+  type SweepMode,
+} from './bench-options.js';
+import { FLAGS, UNSUPPORTED, type Command, type FlagSpec } from './flag-table.js';
+import { parseLoadRange } from './load-range.js';
+import { UsageError } from './usage-error.js';
+
+export interface ParsedCommandLine {
+  readonly help: boolean;
+  readonly options: BenchOptions;
+}
+
+type RawValues = Map<string, string[]>;
+
+const SHORT = new Map(
+  Object.entries(FLAGS).flatMap(([name, spec]) =>
+    spec.short === undefined ? [] : [[spec.short, name] as const],
+  ),
+);
+
+function lookup(name: string, command: Command): FlagSpec {
+  const unsupported = UNSUPPORTED[name];
+  if (unsupported !== undefined) {
+    throw new UsageError(`perf_analyzer's --${name} is not supported here: ${unsupported}`);
+  }
+  const spec = FLAGS[name];
+  if (spec === undefined || (spec.only !== undefined && spec.only !== command)) {
+    throw new UsageError(`unknown flag --${name} (see --help)`);
+  }
+  return spec;
+}
+
+function tokenize(argv: readonly string[], command: Command): RawValues {
+  const values: RawValues = new Map();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    let name: string;
+    let inline: string | undefined;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    } else if (arg.startsWith('-') && arg.length >= 2) {
+      const long = SHORT.get(arg[1] ?? '');
+      if (long === undefined) throw new UsageError(`unknown flag ${arg} (see --help)`);
+      name = long;
+      const rest = arg.slice(2);
+      inline = rest === '' ? undefined : rest.startsWith('=') ? rest.slice(1) : rest;
+    } else {
+      throw new UsageError(`unexpected argument "${arg}": flags start with - or --`);
+    }
+    const spec = lookup(name, command);
+    let value: string;
+    if (spec.kind === 'flag') {
+      value = inline ?? 'true';
+      if (value !== 'true' && value !== 'false') {
+        throw new UsageError(`--${name} takes no value (or =true/=false), got "${value}"`);
+      }
+    } else if (inline !== undefined) {
+      value = inline;
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i += 1;
+    }
+    const list = values.get(name) ?? [];
+    if (list.length > 0 && spec.repeat !== true) {
+      throw new UsageError(`--${name} given twice ("${list[0] ?? ''}" and "${value}")`);
+    }
+    list.push(value);
+    values.set(name, list);
+  }
+  return values;
+}
+
+class Reader {
+  constructor(private readonly values: RawValues) {}
+
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
+  string(name: string, fallback: string): string {
+    return this.values.get(name)?.[0] ?? fallback;
+  }
+
+  list(name: string): string[] {
+    return this.values.get(name) ?? [];
+  }
+
+  flag(name: string): boolean {
+    return this.values.get(name)?.[0] === 'true';
+  }
+
+  number(name: string, fallback: number, check: (n: number) => boolean, expected: string): number {
+    const raw = this.values.get(name)?.[0];
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    const integer = FLAGS[name]?.kind === 'uint';
+    if (
+      raw.trim() === '' ||
+      !Number.isFinite(n) ||
+      (integer && !Number.isInteger(n)) ||
+      !check(n)
+    ) {
+      throw new UsageError(`--${name}: expected ${expected}, got "${raw}"`);
+    }
+    return n;
+  }
+}
+
+function parseShapes(items: readonly string[]): Record<string, readonly number[]> {
+  const shapes: Record<string, readonly number[]> = {};
+  for (const item of items) {
+    const colon = item.lastIndexOf(':');
+    const name = item.slice(0, colon);
+    const dims = item
+      .slice(colon + 1)
+      .split(',')
+      .map(Number);
+    if (colon <= 0 || dims.some((d) => !Number.isInteger(d) || d < 0)) {
+      throw new UsageError(`--shape: expected name:d1,d2 with dims >= 0, got "${item}"`);
+    }
+    shapes[name] = Object.freeze(dims);
+  }
+  return shapes;
+}
+
+function parseInputData(text: string): InputDataSource {
+  if (text === 'zero' || text === 'random') return { kind: text };
+  if (!text.endsWith('.json')) {
+    throw new UsageError(`--input-data: expected zero, random or a FILE.json, got "${text}"`);
+  }
+  return { kind: 'file', path: path.resolve(text) };
+}
+
+function parseSweep(r: Reader): SweepMode {
+  if (r.has('concurrency-range') && r.has('request-rate-range')) {
+    throw new UsageError('give --concurrency-range or --request-rate-range, not both');
+  }
+  const distribution = r.string('request-distribution', 'constant');
+  if (distribution !== 'constant' && distribution !== 'poisson') {
+    throw new UsageError(
+      `--request-distribution: expected constant or poisson, got "${distribution}"`,
+    );
+  }
+  if (r.has('request-rate-range')) {
+    const range = parseLoadRange('--request-rate-range', r.string('request-rate-range', ''), false);
+    return { kind: 'request-rate', range, distribution };
+  }
+  if (r.has('request-distribution')) {
+    throw new UsageError('--request-distribution applies to --request-rate-range only');
+  }
+  return {
+    kind: 'concurrency',
+    range: parseLoadRange('--concurrency-range', r.string('concurrency-range', '1:1:1'), true),
+  };
+}
+
+function parseTargets(text: string): CompareTarget[] {
+  const names = text.split(',').map((s) => s.trim());
+  const out: CompareTarget[] = [];
+  for (const name of names) {
+    const target = COMPARE_TARGETS.find((t) => t === name);
+    if (target === undefined) {
+      throw new UsageError(
+        `--targets: expected any of ${COMPARE_TARGETS.join(',')}, got "${name}"`,
+      );
+    }
+    if (!out.includes(target)) out.push(target);
+  }
+  // Run in the canonical order whatever order was typed, so every run reads the same way.
+  return COMPARE_TARGETS.filter((t) => out.includes(t));
+}
+
+export function parseBenchFlags(argv: readonly string[], command: Command): ParsedCommandLine {
+  const r = new Reader(tokenize(argv, command));
+  const help = r.flag('help');
+  const model = r.string('model-name', '');
+  if (model === '' && !help) throw new UsageError('-m <model> is required');
+  const protocol = r.string('protocol', 'http');
+  if (protocol !== 'http' && protocol !== 'ws') {
+    throw new UsageError(`-i: expected http or ws, got "${protocol}"`);
+  }
+  const sweep = parseSweep(r);
+  const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
+  if (sweep.range.end === 0 && latencyThresholdMs === 0) {
+    throw new UsageError(
+      'a range with end 0 ("until latency is too high") needs --latency-threshold',
+    );
+  }
+  const cores = os.availableParallelism();
+  const options: BenchOptions = {
+    model,
+    modelVersion: r.string('model-version', ''),
+    url: r.string('url', 'localhost:8000'),
+    protocol,
+    batchSize: r.number('batch-size', 1, (n) => n >= 1, 'an integer >= 1'),
+    sweep,
+    measurementIntervalMs: r.number('measurement-interval', 5000, (n) => n >= 50, 'ms >= 50'),
+    percentile: r.number(
+      'percentile',
+      -1,
+      (n) => n === -1 || (n > 0 && n < 100),
+      '-1 or 0 < p < 100',
+    ),
+    stabilityPercentage: r.number('stability-percentage', 10, (n) => n >= 0, 'a percentage >= 0'),
+    maxTrials: r.number('max-trials', 10, (n) => n >= 1, 'an integer >= 1'),
+    latencyThresholdMs,
+    shapes: Object.freeze(parseShapes(r.list('shape'))),
+    inputData: parseInputData(r.string('input-data', 'random')),
+    stringLength: r.number('string-length', 128, () => true, 'an integer >= 0'),
+    binary: r.flag('binary'),
+    csvFile: r.has('latency-report-file') ? path.resolve(r.string('latency-report-file', '')) : '',
+    jsonFile: r.has('json') ? path.resolve(r.string('json', '')) : '',
+    outDir: path.resolve(r.string('out-dir', BENCH_OUT)),
+    generatorThreads: r.number('generator-threads', 1, (n) => n >= 1 && n <= 64, '1..64'),
+    maxConnections: r.number('max-connections', 256, (n) => n >= 1, 'an integer >= 1'),
+    requestTimeoutMs: r.number('request-timeout', 30_000, (n) => n >= 1, 'ms >= 1'),
+    seed: r.number('seed', 1, () => true, 'an integer >= 0'),
+    serve: r.flag('serve'),
+    modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),
+    serverArgs: Object.freeze(r.list('server-arg')),
+    serverPid: r.number('server-pid', 0, () => true, 'a process id'),
+    targets: Object.freeze(parseTargets(r.string('targets', COMPARE_TARGETS.join(',')))),
+    rawThreads: r.number('raw-threads', cores, (n) => n >= 1 && n <= 64, '1..64'),
+    publish: !r.flag('no-publish'),
+  };
+  return { help, options: Object.freeze(options) };
+}

@@ -1,0 +1,112 @@
+// A server under test in its own child process (infernode, or the naive Fastify comparator):
+// start it on a free port, learn the port from its JSON log line, keep its pid for CPU
+// accounting, and stop it with SIGTERM (then SIGKILL) when the run is over.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { INFERNODE_CLI } from '../paths.js';
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly base: string;
+  readonly host: string;
+  readonly port: number;
+  /** The server's log lines so far (bounded), for errors and the front-end note. */
+  readonly lines: readonly string[];
+  stop(): Promise<void>;
+}
+
+const MAX_LINES = 500;
+
+export async function startServer(
+  name: string,
+  argv: readonly string[],
+  timeoutMs = 60_000,
+): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...argv], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let port = 0;
+  let onPort: (() => void) | null = null;
+  const collect = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line === '') continue;
+      if (lines.length < MAX_LINES) lines.push(line);
+      if (port === 0 && line.includes('"httpPort"')) {
+        try {
+          port = (JSON.parse(line) as { httpPort: number }).httpPort;
+          onPort?.();
+        } catch {
+          // Not JSON after all; keep waiting.
+        }
+      }
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(String(code ?? signal)));
+  });
+
+  const ready = new Promise<void>((resolve) => (onPort = resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    ready.then(() => 'ready' as const),
+    exited.then((code) => `exited with ${code}`),
+    new Promise<string>(
+      (resolve) => (timer = setTimeout(() => resolve(`no port within ${timeoutMs} ms`), timeoutMs)),
+    ),
+  ]);
+  clearTimeout(timer);
+  if (outcome !== 'ready') {
+    child.kill('SIGKILL');
+    throw new Error(`${name} did not start (${outcome}):\n${lines.slice(-20).join('\n')}`);
+  }
+
+  const host = '127.0.0.1';
+  return {
+    name,
+    pid: child.pid ?? 0,
+    base: `http://${host}:${port}`,
+    host,
+    port,
+    lines,
+    async stop(): Promise<void> {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** infernode on 127.0.0.1 with OS-chosen ports. */
+export function startInfernode(
+  modelRepository: string,
+  extraArgs: readonly string[],
+): Promise<ServerProcess> {
+  return startServer('infernode', [
+    INFERNODE_CLI,
+    `--model-repository=${modelRepository}`,
+    '--http-address=127.0.0.1',
+    '--http-port=0',
+    '--metrics-port=0',
+    ...extraArgs,
+  ]);
+}
+
+/** The front end infernode reported serving with ('uws' or 'node'), from its start-up line. */
+export function frontEndOf(server: ServerProcess): string | null {
+  for (const line of server.lines) {
+    if (!line.includes('"httpPort"')) continue;
+    try {
+      const fe = (JSON.parse(line) as { frontEnd?: unknown }).frontEnd;
+      return typeof fe === 'string' ? fe : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,104 @@
+// Does the ONNX model match its config? The ORT backend's ValidateInputs / ValidateOutputs /
+// CompareDimsSupported (onnxruntime.cc, onnxruntime_utils.cc) as a pure function of the config and the
+// model's signature. The loader runs it whenever it read the model for autocomplete; a worker can run
+// it on its session's metadata otherwise.
+
+import { DATATYPE_TABLE, fromConfigType } from '../datatypes.js';
+import { fail } from '../errors.js';
+import type { ModelConfig, ModelTensorConfig } from './model-config.js';
+import type { ModelIO, ModelIOTensor } from './read-model-io.js';
+
+const shapeText = (dims: readonly number[]): string => `[${dims.join(',')}]`;
+const dimOf = (d: number | string): number => (typeof d === 'number' && d >= 0 ? d : -1);
+
+/** Throws CONFIG_INVALID naming the first tensor whose name, type or shape differs from the model. */
+export function checkModelAgainstConfig(config: ModelConfig, io: ModelIO): void {
+  const model = config.name;
+  const invalid = (message: string): Error =>
+    fail('CONFIG_INVALID', `unable to load model '${model}', ${message}`);
+  if (io.inputs.length !== config.input.length) {
+    throw invalid(
+      `configuration expects ${config.input.length} inputs, model provides ${io.inputs.length}`,
+    );
+  }
+  for (const [role, configured, actual] of [
+    ['input', config.input, io.inputs],
+    ['output', config.output, io.outputs],
+  ] as const) {
+    const byName = new Map(actual.map((t) => [t.name, t]));
+    for (const t of configured) {
+      const m = byName.get(t.name);
+      if (m === undefined) {
+        throw fail(
+          'CONFIG_INVALID',
+          `unexpected inference ${role} '${t.name}' for model '${model}', allowed ${role}s are: ${[...byName.keys()].sort().join(', ')}`,
+        );
+      }
+      checkType(invalid, role, t, m);
+      checkShape(model, invalid, role, t, m, config.max_batch_size);
+    }
+  }
+}
+
+function checkType(
+  invalid: (m: string) => Error,
+  role: string,
+  t: ModelTensorConfig,
+  m: ModelIOTensor,
+): void {
+  const configured = fromConfigType(t.data_type);
+  const ort = configured === undefined ? null : DATATYPE_TABLE[configured].ort;
+  if (ort !== m.ortType) {
+    throw invalid(
+      `configuration expects datatype ${t.data_type} for ${role} '${t.name}', model provides ONNX type ${m.ortType}`,
+    );
+  }
+}
+
+function checkShape(
+  model: string,
+  invalid: (m: string) => Error,
+  role: 'input' | 'output',
+  t: ModelTensorConfig,
+  m: ModelIOTensor,
+  maxBatchSize: number,
+): void {
+  // With a reshape, the model sees the reshaped shape.
+  const dims = t.reshape?.shape ?? t.dims;
+  const modelShape = m.shape.map(dimOf);
+  if (role === 'input' && t.allow_ragged_batch === true) {
+    if (modelShape.length !== 1 || modelShape[0] !== -1) {
+      throw invalid(
+        `configuration expects model provides input with shape [-1] for ragged input '${t.name}', model provides ${shapeText(modelShape)}`,
+      );
+    }
+    return;
+  }
+  if (modelShape.length === 0) {
+    // A scalar model tensor: the config may only say 1s.
+    if (dims.some((d) => d !== 1)) {
+      throw invalid(
+        `scalar tensor '${t.name}', should only provide 1 in the model configuration when the model doesn't support batching. Model configuration provided: ${shapeText(dims)}.`,
+      );
+    }
+    return;
+  }
+  // Inputs may narrow a model's dynamic dim to a fixed one; outputs must match exactly.
+  const exact = role === 'output';
+  const full = maxBatchSize > 0 ? [-1, ...dims] : [...dims];
+  if (maxBatchSize > 0 && modelShape[0] !== -1) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${model}', tensor '${t.name}': for the model to support batching the shape should have at least 1 dimension and the first dimension must be -1; but shape expected by the model is ${shapeText(modelShape)}`,
+    );
+  }
+  const same =
+    modelShape.length === full.length &&
+    modelShape.every((d, i) => (!exact && d === -1) || d === full[i]);
+  if (!same) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${model}', tensor '${t.name}': the model expects ${modelShape.length} dimensions (shape ${shapeText(modelShape)}) but the model configuration specifies ${full.length} dimensions (${maxBatchSize > 0 ? 'an initial batch dimension because max_batch_size > 0 followed by the explicit tensor shape, making complete shape' : 'shape'} ${shapeText(full)})`,
+    );
+  }
+}

@@ -1,0 +1,20 @@
+// Which GPU ids this process can use, decided once at start-up. Only meaningful when a GPU
+// execution provider is installed; otherwise the answer is "unknown" and a GPU instance fails at
+// start with the provider's install hint (see provider-availability.ts) instead of a GPU id error.
+
+import { readdirSync } from 'node:fs';
+import { providerInventory } from './provider-availability.js';
+
+/** The NVIDIA driver lists one directory per GPU here. */
+const NVIDIA_GPUS = '/proc/driver/nvidia/gpus';
+
+/** GPU ids 0..n-1, or undefined when no GPU provider is installed or the driver shows none. */
+export function availableGpuIds(): number[] | undefined {
+  const providers = providerInventory().installed;
+  if (!providers.has('cuda') && !providers.has('tensorrt')) return undefined;
+  try {
+    return readdirSync(NVIDIA_GPUS).map((_, i) => i);
+  } catch {
+    return [];
+  }
+}

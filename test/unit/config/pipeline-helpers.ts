@@ -1,0 +1,42 @@
+// The config pipeline without the filesystem, for rule tests: parse -> core fields -> unsupported
+// check -> normalize -> validate, for a model directory named `m`.
+
+import assert from 'node:assert/strict';
+import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
+import { normalizeModelConfig } from '../../../src/config/normalize.js';
+import { parseModelConfig } from '../../../src/config/parse-model-config.js';
+import { checkSupported } from '../../../src/config/unsupported.js';
+import { validateModelConfig } from '../../../src/config/validate.js';
+import { InferenceServerError, type ErrorCode } from '../../../src/errors.js';
+
+export const IO =
+  'input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }';
+
+/** parse -> core fields -> unsupported check -> normalize -> validate, for directory `m`. */
+export function check(text: string, availableGpus: number[] = []): string[] {
+  const raw = autocompleteCoreFields(parseModelConfig(text, 'config.pbtxt'), {
+    modelName: 'm',
+    versionHasOnnxModel: true,
+  });
+  const warnings = checkSupported(raw);
+  const { config } = normalizeModelConfig(raw, { availableGpus });
+  return [...warnings, ...validateModelConfig(config, { modelName: 'm', availableGpus })];
+}
+
+export function rejects(
+  text: string,
+  code: ErrorCode,
+  message: string | RegExp,
+  gpus: number[] = [],
+): void {
+  assert.throws(
+    () => check(text, gpus),
+    (e: unknown) => {
+      assert.ok(e instanceof InferenceServerError, String(e));
+      assert.equal(e.code, code, e.message);
+      if (typeof message === 'string') assert.equal(e.message, message);
+      else assert.match(e.message, message);
+      return true;
+    },
+  );
+}

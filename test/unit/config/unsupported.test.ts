@@ -1,0 +1,123 @@
+// Model-config parameters the ORT backend reads, and Triton features infernode parses but does not
+// implement (UNSUPPORTED errors, or warnings for ones that only tune absent hardware).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { check, IO, rejects } from './pipeline-helpers.js';
+
+void test('ORT parameters: known keys are checked, unknown keys warn, session.* passes through', () => {
+  const p = (key: string, value: string): string =>
+    `${IO} parameters { key: "${key}" value { string_value: "${value}" } }`;
+  for (const [key, value] of [
+    ['intra_op_thread_count', '0'],
+    ['inter_op_thread_count', '16'],
+    ['execution_mode', '1'],
+    ['enable_mem_arena', 'ON'],
+    ['enable_mem_pattern', 'false'],
+    ['intra_op_spinning', '0'],
+    ['memory.enable_memory_arena_shrinkage', 'cpu:0'],
+    ['cudnn_conv_algo_search', '2'],
+    ['gpu_mem_limit', '4294967296'],
+    ['arena_extend_strategy', '1'],
+    ['do_copy_in_default_stream', '1'],
+    ['session.use_device_allocator_for_initializers', '1'],
+  ]) {
+    assert.deepEqual(check(p(key as string, value as string)), [], `${key}=${value}`);
+  }
+  rejects(
+    p('execution_mode', '2'),
+    'CONFIG_INVALID',
+    `model 'm': parameter "execution_mode" expects "0" (sequential) or "1" (parallel), got "2"`,
+  );
+  rejects(
+    p('intra_op_thread_count', '-1'),
+    'CONFIG_INVALID',
+    /"intra_op_thread_count" expects an integer >= 0, got "-1"/,
+  );
+  rejects(p('enable_mem_arena', 'yes'), 'CONFIG_INVALID', /"enable_mem_arena" expects a boolean/);
+  assert.deepEqual(check(p('max_sesion_count', '3')), [
+    `model 'm': parameter "max_sesion_count" is not used by the onnxruntime backend; it is kept but has no effect`,
+  ]);
+  assert.equal(check(p('session.', 'x')).length, 1, 'a bare "session." is not a config entry');
+});
+
+void test('unsupported Triton features are UNSUPPORTED errors naming the field', () => {
+  const cases: [string, RegExp][] = [
+    [
+      'max_batch_size: 2 sequence_batching { }',
+      /sequence_batching is not supported by infernode \(there is no sequence batcher\)/,
+    ],
+    [
+      'platform: "onnxruntime_onnx" ensemble_scheduling { }',
+      /ensemble_scheduling is not supported/,
+    ],
+    ['batch_input { kind: BATCH_ELEMENT_COUNT }', /batch_input is not supported/],
+    ['batch_output { }', /batch_output is not supported/],
+    [
+      'model_transaction_policy { decoupled: true }',
+      /model_transaction_policy \{ decoupled: true \} is not supported/,
+    ],
+    ['response_cache { enable: true }', /response_cache \{ enable: true \} is not supported/],
+    [
+      'model_repository_agents { agents { name: "checksum" } }',
+      /model_repository_agents is not supported/,
+    ],
+    [
+      'model_operations { op_library_filename: "libop.so" }',
+      /model_operations.op_library_filename is not supported/,
+    ],
+    ['runtime: "model.py"', /runtime "model.py" is not supported/],
+    ['instance_group { rate_limiter { } }', /instance_group\[0\].rate_limiter is not supported/],
+    ['instance_group { passive: true }', /instance_group\[0\].passive is not supported/],
+    [
+      'instance_group [ { }, { secondary_devices { } } ]',
+      /instance_group\[1\].secondary_devices is not supported/,
+    ],
+    ['instance_group { host_policy: "numa" }', /instance_group\[0\].host_policy is not supported/],
+  ];
+  for (const [extra, message] of cases) rejects(`${IO} ${extra}`, 'UNSUPPORTED', message);
+  // Explicitly-off features are fine.
+  assert.deepEqual(
+    check(
+      `${IO} response_cache { enable: false } model_transaction_policy { decoupled: false } model_operations { }`,
+    ),
+    [],
+  );
+});
+
+void test('TensorRT-only fields are invalid for ONNX, as in Triton', () => {
+  rejects(
+    `${IO} instance_group { profile: "0" }`,
+    'CONFIG_INVALID',
+    /specifies profile field which is only supported for TensorRT models/,
+  );
+  rejects(
+    'input { name: "x" data_type: TYPE_INT64 dims: [1] is_shape_tensor: true }',
+    'CONFIG_INVALID',
+    /shape tensors are only supported for TensorRT platform/,
+  );
+  rejects(
+    'output { name: "y" data_type: TYPE_INT64 dims: [1] is_non_linear_format_io: true }',
+    'CONFIG_INVALID',
+    /non-linear IO format is only supported for TensorRT platform/,
+  );
+});
+
+void test('hardware-tuning fields infernode has no use for are accepted with warnings', () => {
+  const warnings = check(
+    `${IO} optimization { cuda { graphs: true } priority: PRIORITY_MAX gather_kernel_buffer_threshold: 4 eager_batching: true }
+     cc_model_filenames { key: "8.0" value: "a.onnx" }
+     model_metrics { metric_control { histogram_options { buckets: [ 1 ] } } }`,
+  );
+  assert.deepEqual(
+    warnings.map((w) => w.replace(/ is ignored .*/, '')),
+    [
+      "model 'm': optimization.cuda",
+      "model 'm': optimization.priority",
+      "model 'm': optimization.gather_kernel_buffer_threshold",
+      "model 'm': optimization.eager_batching",
+      "model 'm': cc_model_filenames",
+      "model 'm': model_metrics",
+    ],
+  );
+});

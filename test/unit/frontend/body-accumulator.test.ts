@@ -1,0 +1,126 @@
+// Unit and property tests for the request body buffer: any split of the bytes into chunks gives the
+// same body, the limit and Content-Length are enforced per chunk, and chunks are copied.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { InferenceServerError } from '../../../src/errors.js';
+import { BodyAccumulator } from '../../../src/frontend/body-accumulator.js';
+
+/** Splits `bytes` at the given cut points (sorted, deduplicated, in range). */
+function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let at = 0;
+  for (const p of [...points, bytes.length]) {
+    chunks.push(bytes.subarray(at, p));
+    at = p;
+  }
+  return chunks;
+}
+
+function codeOf(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    assert.ok(error instanceof InferenceServerError);
+    return error.code;
+  }
+  return 'no error';
+}
+
+void test('property: any chunking of a body gives the same bytes, for both framings', () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 0, maxLength: 300_000 }),
+      fc.array(fc.nat(), { maxLength: 40 }),
+      (bytes, cuts) => {
+        for (const framing of [
+          { kind: 'length', length: bytes.length } as const,
+          { kind: 'chunked' } as const,
+        ]) {
+          if (framing.kind === 'length' && bytes.length === 0) continue; // that is framing 'none'
+          const body = new BodyAccumulator(framing, 1_000_000);
+          for (const chunk of split(bytes, cuts)) body.append(chunk);
+          assert.deepEqual(body.finish(), bytes);
+        }
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
+
+void test('chunks are copied: reusing the caller buffer does not change the body', () => {
+  const scratch = new Uint8Array([1, 2, 3]);
+  const body = new BodyAccumulator({ kind: 'chunked' }, 100);
+  body.append(scratch);
+  scratch.fill(9); // what uWS does to an onData chunk once the callback returns
+  body.append(scratch);
+  assert.deepEqual([...body.finish()], [1, 2, 3, 9, 9, 9]);
+});
+
+void test('a Content-Length body is one exact-size plain Uint8Array', () => {
+  const body = new BodyAccumulator({ kind: 'length', length: 4 }, 100);
+  body.append(new Uint8Array([1, 2]));
+  body.append(new Uint8Array([3, 4]));
+  const out = body.finish();
+  assert.equal(
+    Object.getPrototypeOf(out),
+    Uint8Array.prototype,
+    'not a Buffer (slice() semantics)',
+  );
+  assert.equal(out.buffer.byteLength, 4, 'allocated once at the declared size');
+  assert.equal(out.byteOffset, 0);
+});
+
+void test('the limit is enforced on the running total of a chunked body', () => {
+  const body = new BodyAccumulator({ kind: 'chunked' }, 10);
+  body.append(new Uint8Array(6));
+  body.append(new Uint8Array(4)); // exactly at the limit is fine
+  try {
+    body.append(new Uint8Array(1));
+    assert.fail('expected BODY_TOO_LARGE');
+  } catch (error) {
+    assert.ok(error instanceof InferenceServerError);
+    assert.equal(error.code, 'BODY_TOO_LARGE');
+    assert.equal(
+      error.message,
+      'request body size 11 exceeds the limit 10 (--http-max-input-size)',
+    );
+  }
+  assert.equal(body.length, 10);
+});
+
+void test('a chunked buffer grows geometrically but never past the limit', () => {
+  const limit = 100_000;
+  const body = new BodyAccumulator({ kind: 'chunked' }, limit);
+  for (let i = 0; i < limit; i += 1000) body.append(new Uint8Array(1000));
+  const out = body.finish();
+  assert.equal(out.byteLength, limit);
+  assert.ok(out.buffer.byteLength <= limit, `capacity ${out.buffer.byteLength} exceeds the limit`);
+});
+
+void test('more or fewer bytes than Content-Length are BAD_REQUEST', () => {
+  const over = new BodyAccumulator({ kind: 'length', length: 3 }, 100);
+  over.append(new Uint8Array(2));
+  assert.equal(
+    codeOf(() => over.append(new Uint8Array(2))),
+    'BAD_REQUEST',
+  );
+  const under = new BodyAccumulator({ kind: 'length', length: 3 }, 100);
+  under.append(new Uint8Array(2));
+  assert.equal(
+    codeOf(() => under.finish()),
+    'BAD_REQUEST',
+  );
+});
+
+void test('no body: empty chunks are fine, any byte is refused', () => {
+  const body = new BodyAccumulator({ kind: 'none' }, 100);
+  body.append(new Uint8Array(0));
+  assert.equal(body.finish().byteLength, 0);
+  assert.equal(
+    codeOf(() => body.append(new Uint8Array(1))),
+    'BAD_REQUEST',
+  );
+});

@@ -1,0 +1,67 @@
+// Unit tests for the framing decision made from request headers before any body byte is read.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { InferenceServerError } from '../../../src/errors.js';
+import { bodyFraming, bodyTooLarge } from '../../../src/frontend/body-framing.js';
+
+function framingOf(headers: Record<string, string>, max = 1000): ReturnType<typeof bodyFraming> {
+  return bodyFraming((name) => headers[name], max);
+}
+
+function refusal(headers: Record<string, string>, max = 1000): InferenceServerError {
+  try {
+    framingOf(headers, max);
+  } catch (error) {
+    assert.ok(error instanceof InferenceServerError, 'only catalogued errors are thrown');
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(headers)} to be refused`);
+}
+
+void test('no framing headers, or Content-Length 0, means no body', () => {
+  assert.deepEqual(framingOf({}), { kind: 'none' });
+  assert.deepEqual(framingOf({ 'content-length': '0' }), { kind: 'none' });
+  assert.deepEqual(framingOf({ 'content-length': '000' }), { kind: 'none' });
+});
+
+void test('Content-Length up to the limit gives the exact length', () => {
+  assert.deepEqual(framingOf({ 'content-length': '1' }), { kind: 'length', length: 1 });
+  assert.deepEqual(framingOf({ 'content-length': '1000' }), { kind: 'length', length: 1000 });
+});
+
+void test('Content-Length over the limit is BODY_TOO_LARGE with the size as sent and the limit', () => {
+  const e = refusal({ 'content-length': '1001' });
+  assert.equal(e.code, 'BODY_TOO_LARGE');
+  assert.equal(e.status, 400);
+  assert.equal(e.message, 'request body size 1001 exceeds the limit 1000 (--http-max-input-size)');
+  // Too many digits for a double: reported digit for digit, leading zeros dropped.
+  const huge = refusal({ 'content-length': '000123456789012345678901234567890' });
+  assert.equal(
+    huge.message,
+    'request body size 123456789012345678901234567890 exceeds the limit 1000 (--http-max-input-size)',
+  );
+});
+
+void test('a Content-Length that is not one plain decimal number is BAD_REQUEST', () => {
+  for (const value of ['', 'abc', '-1', '+1', '1.0', ' 1', '1 ', '0x10', '3, 4', '3, 3']) {
+    const e = refusal({ 'content-length': value });
+    assert.equal(e.code, 'BAD_REQUEST', value);
+    assert.ok(e.message.includes(`"${value}"`), `the message shows what arrived: ${e.message}`);
+  }
+});
+
+void test('chunked is accepted alone, in any case; other codings and TE+CL are BAD_REQUEST', () => {
+  assert.deepEqual(framingOf({ 'transfer-encoding': 'chunked' }), { kind: 'chunked' });
+  assert.deepEqual(framingOf({ 'transfer-encoding': 'Chunked' }), { kind: 'chunked' });
+  for (const te of ['gzip', 'gzip, chunked', 'chunked, chunked', 'identity']) {
+    assert.equal(refusal({ 'transfer-encoding': te }).code, 'BAD_REQUEST', te);
+  }
+  const both = refusal({ 'transfer-encoding': 'chunked', 'content-length': '5' });
+  assert.equal(both.code, 'BAD_REQUEST');
+  assert.match(both.message, /both Transfer-Encoding and Content-Length/);
+});
+
+void test('bodyTooLarge formats numbers and digit strings alike', () => {
+  assert.equal(bodyTooLarge(5, 4).message, bodyTooLarge('5', 4).message);
+});
