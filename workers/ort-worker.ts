@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { metadataToModelIO, type ModelIO } from '../src/config/read-model-io.js';
 import { datatypeInfo, fromOrtType } from '../src/datatypes.js';
 import type { Datatype, OrtType } from '../src/datatypes.js';
 import { fail } from '../src/errors.js';
@@ -70,8 +71,14 @@ async function load(): Promise<Loaded> {
       }
     }
   }
+  let io: ModelIO;
+  try {
+    io = metadataToModelIO(session.inputMetadata, session.outputMetadata, `model "${init.model}"`);
+  } catch (e) {
+    return failed(toWireError(e, 'MODEL_LOAD_FAILED', scrub));
+  }
   const loadNs = Number(process.hrtime.bigint() - start);
-  report({ type: 'infernode:session-ready', threadId, instance: init.instance, loadNs });
+  report({ type: 'infernode:session-ready', threadId, instance: init.instance, io, loadNs });
   return { session };
 }
 

@@ -82,7 +82,7 @@ export function cpuCores(times: readonly CpuTimes[]): CpuCores {
 /** The level's figures over its last (up to 3) windows, as perf_analyzer merges stable windows. */
 export function summarizeLevel(all: readonly WindowResult[], batchSize: number, percentile: number): LevelSummary {
   const windows = all.slice(-STABILITY_WINDOW);
-  const merged = windows.length === 0 ? decodeHistogram(encodeHistogram(mergeEncoded([]))) : mergeEncoded(windows.map((w) => w.histogram));
+  const merged = mergeEncoded(windows.map((w) => w.histogram));
   const durationMs = sum(windows.map((w) => w.durationMs));
   const requests = sum(windows.map((w) => w.requests));
   const reqPerSec = durationMs > 0 ? requests / (durationMs / 1000) : 0;

@@ -22,6 +22,34 @@ export interface ModelIO {
   readonly outputs: readonly ModelIOTensor[];
 }
 
+/** The part of an ORT session's input/output metadata that `metadataToModelIO` reads. */
+type ValueMetadata =
+  | { readonly name: string; readonly isTensor: false }
+  | { readonly name: string; readonly isTensor: true; readonly type: string; readonly shape: readonly (number | string)[] };
+
+/**
+ * An ORT session's metadata as plain `ModelIO` (what a worker reports back when its session is
+ * ready, so the loader can check the config against the model it actually opened). A sequence or
+ * map input or output is UNSUPPORTED; `where` names the model in that message.
+ */
+export function metadataToModelIO(
+  inputs: readonly ValueMetadata[],
+  outputs: readonly ValueMetadata[],
+  where: string,
+): ModelIO {
+  const convert = (role: 'input' | 'output', metas: readonly ValueMetadata[]): ModelIOTensor[] =>
+    metas.map((m) => {
+      if (!m.isTensor) {
+        throw fail(
+          'UNSUPPORTED',
+          `${where}: model ${role} "${m.name}" is not a tensor (a sequence or map); infernode serves tensors only`,
+        );
+      }
+      return { name: m.name, ortType: m.type, shape: [...m.shape] };
+    });
+  return { inputs: convert('input', inputs), outputs: convert('output', outputs) };
+}
+
 /** Signature of the injectable reader `loadModelConfig` calls. */
 export type ReadModelIO = (modelPath: string) => Promise<ModelIO>;
 
@@ -46,23 +74,7 @@ export async function readModelIO(modelPath: string): Promise<ModelIO> {
     );
   }
   try {
-    const convert = (
-      role: 'input' | 'output',
-      metas: typeof session.inputMetadata,
-    ): ModelIOTensor[] =>
-      metas.map((m) => {
-        if (!m.isTensor) {
-          throw fail(
-            'UNSUPPORTED',
-            `${modelPath}: model ${role} "${m.name}" is not a tensor (a sequence or map); infernode serves tensors only`,
-          );
-        }
-        return { name: m.name, ortType: m.type, shape: [...m.shape] };
-      });
-    return {
-      inputs: convert('input', session.inputMetadata),
-      outputs: convert('output', session.outputMetadata),
-    };
+    return metadataToModelIO(session.inputMetadata, session.outputMetadata, modelPath);
   } finally {
     await session.release();
   }

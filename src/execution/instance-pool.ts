@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import type { ModelIO } from '../config/read-model-io.js';
 import { fail } from '../errors.js';
 import type { WireError } from '../errors.js';
 import type { RunRequest, RunResponse, WarmupRun, WorkerEvent, WorkerInit } from './messages.js';
@@ -118,6 +119,8 @@ export class InstancePool {
   private closed: Promise<void> | undefined;
   private inFlightTotal = 0;
   private readonly waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
+  /** The model's inputs and outputs as the first ready session reported them. */
+  private io: ModelIO | undefined;
 
   private constructor(
     private readonly init: InstancePoolInit,
@@ -181,6 +184,7 @@ export class InstancePool {
       if (!isWorkerEvent(m)) return;
       if (m.type === 'infernode:session-ready') {
         g.sessions.set(m.threadId, { state: 'ready' });
+        this.io ??= m.io;
         if (g.reportedAtStart() > g.spec.count) {
           this.log('info', `replacement instance of ${g.spec.instance} is ready`);
         }
@@ -205,6 +209,12 @@ export class InstancePool {
   }
 
   /** Instances that can run at once. */
+  /** The inputs and outputs of the model the sessions opened (set once the pool has started). */
+  get modelIO(): ModelIO {
+    if (this.io === undefined) throw fail('INTERNAL', 'instance pool has no ready session');
+    return this.io;
+  }
+
   get capacity(): number {
     return this.init.groups.reduce((a, g) => a + g.count, 0);
   }

@@ -12,6 +12,7 @@
 // worker allocated for that reply; from the reply on, the caller owns it and the worker keeps no
 // reference.
 
+import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor.js';
 import type { OrtSessionPlan } from './session-plan.js';
@@ -75,6 +76,8 @@ export type WorkerEvent =
       readonly type: 'infernode:session-ready';
       readonly threadId: number;
       readonly instance: string;
+      /** The session's own inputs and outputs, so the loader can check the config against them. */
+      readonly io: ModelIO;
       /** Nanoseconds InferenceSession.create took. */
       readonly loadNs: number;
     }

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
+import { checkModelAgainstConfig } from '../config/check-model-io.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
 import { modelSignature } from '../dataplane/model-signature.js';
@@ -165,6 +166,14 @@ async function startModel(
           error: (m) => log.error(m),
         },
       });
+      try {
+        // As Triton's ORT backend does per instance: the config must describe the model that
+        // was actually opened (autocomplete only checked it when it had to open the model).
+        checkModelAgainstConfig(config, pool.modelIO);
+      } catch (e) {
+        await pool.close();
+        throw e;
+      }
       const reporter = new ModelReporter(options.catalog, config.name, version);
       const scheduler = new DirectScheduler(pool, reporter, {
         maxBlockBytes: options.maxInputBytes,

@@ -30,6 +30,17 @@ void describe('load failure isolation', () => {
     await writeModel(repo, 'bad_field', 'name: "bad_field"\nmax_batch: 8\n', 'simple');
     await writeModel(
       repo,
+      'wrong_type',
+      [
+        'name: "wrong_type"',
+        'max_batch_size: 8',
+        'input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 16 ] }, { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]',
+        'output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 16 ] } ]',
+      ].join('\n'),
+      'simple',
+    );
+    await writeModel(
+      repo,
       'needs_gpu',
       'name: "needs_gpu"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 8\ninstance_group [ { kind: KIND_GPU gpus: [ 0 ] } ]\n',
       'simple',
@@ -58,7 +69,7 @@ void describe('load failure isolation', () => {
     });
 
     void it('reports each bad model not ready, with its reason in the index', async () => {
-      for (const m of ['bad_truncated', 'bad_syntax', 'bad_field', 'needs_gpu']) {
+      for (const m of ['bad_truncated', 'bad_syntax', 'bad_field', 'needs_gpu', 'wrong_type']) {
         assert.equal((await fetch(`${t.base}/v2/models/${m}/ready`)).status, 503, m);
         const r = await postJson(`${t.base}/v2/models/${m}/infer`, SIMPLE_INFER);
         assert.equal(r.status, 503, m);
@@ -71,6 +82,7 @@ void describe('load failure isolation', () => {
       assert.match(reason('bad_field'), /bad_field\/config\.pbtxt:2:1: .*max_batch/);
       assert.match(reason('needs_gpu'), /cuda.*ONNXRUNTIME_NODE_INSTALL=cuda12/s);
       assert.ok(reason('bad_truncated').length > 0);
+      assert.match(reason('wrong_type'), /INPUT0/);
       for (const e of index) assert.ok(!String(e.reason).includes(repo), `${e.name}: ${e.reason}`);
     });
   });

@@ -1,0 +1,155 @@
+// The comparison a `bench:compare` run exists for: per load level, req/s, p50 and p99 of raw ORT,
+// the naive Fastify server and infernode, and the ratios infernode/naive and infernode/raw. Also
+// the tables every report shows: the machine's limits and infernode's server-side breakdown.
+
+import { cores, levelName, ms, rate, ratio } from './format.js';
+import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
+import type { Table } from './tables.js';
+
+const COLUMNS = [
+  { id: 'raw-ort', label: 'raw ORT' },
+  { id: 'naive-fastify', label: 'naive Fastify' },
+  { id: 'infernode', label: 'infernode' },
+] as const;
+
+function target(result: BenchResult, id: string): TargetResult | undefined {
+  return result.targets.find((t) => t.id === id);
+}
+
+function levelAt(t: TargetResult | undefined, value: number): LevelResult | undefined {
+  return t?.levels.find((l) => l.value === value);
+}
+
+/** A figure with a trailing * when its level never became stable. */
+function flagged(text: string, level: LevelResult): string {
+  return level.stable ? text : `${text}*`;
+}
+
+export function comparisonTable(result: BenchResult): Table {
+  const present = COLUMNS.filter((c) => target(result, c.id) !== undefined);
+  const values = [
+    ...new Set(present.flatMap((c) => target(result, c.id)?.levels.map((l) => l.value) ?? [])),
+  ].sort((a, b) => a - b);
+  const mode = present.map((c) => target(result, c.id)?.levels[0]?.mode).find((m) => m !== undefined) ?? 'concurrency';
+  const headers = [mode === 'concurrency' ? 'concurrency' : 'req/s offered'];
+  for (const c of present) headers.push(`${c.label} req/s`, 'p50 ms', 'p99 ms');
+  const infernode = target(result, 'infernode');
+  const ratios: { id: string; label: string }[] = [];
+  if (infernode !== undefined && target(result, 'naive-fastify') !== undefined) ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
+  if (infernode !== undefined && target(result, 'raw-ort') !== undefined) ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
+  for (const r of ratios) headers.push(`${r.label} req/s`, 'p99');
+
+  const rows = values.map((value) => {
+    const row = [String(value)];
+    for (const c of present) {
+      const l = levelAt(target(result, c.id), value);
+      if (l === undefined) row.push('–', '–', '–');
+      else row.push(flagged(rate(l.summary.reqPerSec), l), ms(l.summary.latency.p50Us), ms(l.summary.latency.p99Us));
+    }
+    const mine = levelAt(infernode, value)?.summary;
+    for (const r of ratios) {
+      const other = levelAt(target(result, r.id), value)?.summary;
+      row.push(ratio(mine?.reqPerSec, other?.reqPerSec), ratio(mine?.latency.p99Us, other?.latency.p99Us));
+    }
+    return row;
+  });
+  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+}
+
+/** The raw-ORT fixed points: what one session, and every core, can do with no server at all. */
+export function limitsTable(result: BenchResult): Table | null {
+  const limits = result.targets.filter((t) => t.kind === 'raw-ort-limit');
+  if (limits.length === 0) return null;
+  const batch = result.model.batchSize;
+  const rows = limits.flatMap((t) =>
+    t.levels.map((l) => [
+      t.label,
+      flagged(rate(l.summary.inferPerSec), l),
+      rate(l.summary.reqPerSec),
+      ms(l.summary.latency.p50Us),
+      ms(l.summary.latency.p99Us),
+      cores(l.summary.cpu.generator),
+    ]),
+  );
+  return {
+    headers: ['raw ORT', `rows/s (batch ${batch})`, 'runs/s', 'p50 ms', 'p99 ms', 'cores used'],
+    rows,
+    align: ['left', 'right', 'right', 'right', 'right', 'right'],
+  };
+}
+
+/** Per level of one HTTP target: client figures, the server's breakdown, and who used the CPU. */
+export function levelTable(t: TargetResult): Table {
+  const headers = [
+    'level',
+    'req/s',
+    'infer/s',
+    'avg ms',
+    'p50',
+    'p90',
+    'p95',
+    'p99',
+    'p99.9',
+    'max',
+    'errors',
+    'queue ms',
+    'compute in/infer/out ms',
+    'avg batch',
+    'server cores',
+    'generator cores',
+    'other cores',
+  ];
+  const rows = t.levels.map((l) => {
+    const s = l.summary;
+    const v = s.server;
+    return [
+      flagged(levelName(l.mode, l.value), l),
+      rate(s.reqPerSec),
+      rate(s.inferPerSec),
+      ms(s.latency.avgUs),
+      ms(s.latency.p50Us),
+      ms(s.latency.p90Us),
+      ms(s.latency.p95Us),
+      ms(s.latency.p99Us),
+      ms(s.latency.p999Us),
+      ms(s.latency.maxUs),
+      String(s.errors),
+      v === null ? '–' : ms(v.avgQueueUs),
+      v === null ? '–' : `${ms(v.avgComputeInputUs)} / ${ms(v.avgComputeInferUs)} / ${ms(v.avgComputeOutputUs)}`,
+      v === null ? '–' : v.avgBatchSize.toFixed(2),
+      cores(s.cpu.server),
+      cores(s.cpu.generator),
+      cores(s.cpu.other),
+    ];
+  });
+  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+}
+
+/** Warnings a reader must see next to the figures. */
+export function caveats(result: BenchResult): string[] {
+  const out: string[] = [];
+  const unstable = result.targets.flatMap((t) => t.levels.filter((l) => !l.stable).map((l) => `${t.label} at ${levelName(l.mode, l.value)}`));
+  if (unstable.length > 0) {
+    out.push(`* not stable within --max-trials ${result.options.maxTrials} windows (figures are its last 3 windows): ${unstable.join('; ')}`);
+  }
+  for (const t of result.targets) {
+    if (t.transport === 'in-process') continue;
+    const bound = t.levels.filter((l) => l.summary.cpu.generatorPerThread >= 0.9);
+    if (bound.length > 0) {
+      out.push(
+        `${t.label}: the load generator used >= 0.9 core per thread at ${bound.map((l) => levelName(l.mode, l.value)).join(', ')}; ` +
+          'the generator may have been the bottleneck (try --generator-threads)',
+      );
+    }
+    const errors = t.levels.filter((l) => l.summary.errors > 0);
+    if (errors.length > 0) {
+      out.push(`${t.label}: failed requests at ${errors.map((l) => `${levelName(l.mode, l.value)} (${l.summary.errors})`).join(', ')}`);
+    }
+  }
+  const other = result.targets.flatMap((t) => t.levels.map((l) => l.summary.cpu.other ?? 0));
+  const maxOther = Math.max(0, ...other);
+  if (maxOther >= 0.25) {
+    out.push(`other processes used up to ${maxOther.toFixed(2)} cores during some levels: figures are noisier than on an idle machine`);
+  }
+  return out;
+}
