@@ -30,13 +30,17 @@ export function comparisonTable(result: BenchResult): Table {
   const values = [
     ...new Set(present.flatMap((c) => target(result, c.id)?.levels.map((l) => l.value) ?? [])),
   ].sort((a, b) => a - b);
-  const mode = present.map((c) => target(result, c.id)?.levels[0]?.mode).find((m) => m !== undefined) ?? 'concurrency';
+  const mode =
+    present.map((c) => target(result, c.id)?.levels[0]?.mode).find((m) => m !== undefined) ??
+    'concurrency';
   const headers = [mode === 'concurrency' ? 'concurrency' : 'req/s offered'];
   for (const c of present) headers.push(`${c.label} req/s`, 'p50 ms', 'p99 ms');
   const infernode = target(result, 'infernode');
   const ratios: { id: string; label: string }[] = [];
-  if (infernode !== undefined && target(result, 'naive-fastify') !== undefined) ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
-  if (infernode !== undefined && target(result, 'raw-ort') !== undefined) ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
+  if (infernode !== undefined && target(result, 'naive-fastify') !== undefined)
+    ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
+  if (infernode !== undefined && target(result, 'raw-ort') !== undefined)
+    ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
   for (const r of ratios) headers.push(`${r.label} req/s`, 'p99');
 
   const rows = values.map((value) => {
@@ -44,12 +48,20 @@ export function comparisonTable(result: BenchResult): Table {
     for (const c of present) {
       const l = levelAt(target(result, c.id), value);
       if (l === undefined) row.push('–', '–', '–');
-      else row.push(flagged(rate(l.summary.reqPerSec), l), ms(l.summary.latency.p50Us), ms(l.summary.latency.p99Us));
+      else
+        row.push(
+          flagged(rate(l.summary.reqPerSec), l),
+          ms(l.summary.latency.p50Us),
+          ms(l.summary.latency.p99Us),
+        );
     }
     const mine = levelAt(infernode, value)?.summary;
     for (const r of ratios) {
       const other = levelAt(target(result, r.id), value)?.summary;
-      row.push(ratio(mine?.reqPerSec, other?.reqPerSec), ratio(mine?.latency.p99Us, other?.latency.p99Us));
+      row.push(
+        ratio(mine?.reqPerSec, other?.reqPerSec),
+        ratio(mine?.latency.p99Us, other?.latency.p99Us),
+      );
     }
     return row;
   });
@@ -115,7 +127,9 @@ export function levelTable(t: TargetResult): Table {
       ms(s.latency.maxUs),
       String(s.errors),
       v === null ? '–' : ms(v.avgQueueUs),
-      v === null ? '–' : `${ms(v.avgComputeInputUs)} / ${ms(v.avgComputeInferUs)} / ${ms(v.avgComputeOutputUs)}`,
+      v === null
+        ? '–'
+        : `${ms(v.avgComputeInputUs)} / ${ms(v.avgComputeInferUs)} / ${ms(v.avgComputeOutputUs)}`,
       v === null ? '–' : v.avgBatchSize.toFixed(2),
       cores(s.cpu.server),
       cores(s.cpu.generator),
@@ -128,9 +142,13 @@ export function levelTable(t: TargetResult): Table {
 /** Warnings a reader must see next to the figures. */
 export function caveats(result: BenchResult): string[] {
   const out: string[] = [];
-  const unstable = result.targets.flatMap((t) => t.levels.filter((l) => !l.stable).map((l) => `${t.label} at ${levelName(l.mode, l.value)}`));
+  const unstable = result.targets.flatMap((t) =>
+    t.levels.filter((l) => !l.stable).map((l) => `${t.label} at ${levelName(l.mode, l.value)}`),
+  );
   if (unstable.length > 0) {
-    out.push(`* not stable within --max-trials ${result.options.maxTrials} windows (figures are its last 3 windows): ${unstable.join('; ')}`);
+    out.push(
+      `* not stable within --max-trials ${result.options.maxTrials} windows (figures are its last 3 windows): ${unstable.join('; ')}`,
+    );
   }
   for (const t of result.targets) {
     if (t.transport === 'in-process') continue;
@@ -143,13 +161,17 @@ export function caveats(result: BenchResult): string[] {
     }
     const errors = t.levels.filter((l) => l.summary.errors > 0);
     if (errors.length > 0) {
-      out.push(`${t.label}: failed requests at ${errors.map((l) => `${levelName(l.mode, l.value)} (${l.summary.errors})`).join(', ')}`);
+      out.push(
+        `${t.label}: failed requests at ${errors.map((l) => `${levelName(l.mode, l.value)} (${l.summary.errors})`).join(', ')}`,
+      );
     }
   }
   const other = result.targets.flatMap((t) => t.levels.map((l) => l.summary.cpu.other ?? 0));
   const maxOther = Math.max(0, ...other);
   if (maxOther >= 0.25) {
-    out.push(`other processes used up to ${maxOther.toFixed(2)} cores during some levels: figures are noisier than on an idle machine`);
+    out.push(
+      `other processes used up to ${maxOther.toFixed(2)} cores during some levels: figures are noisier than on an idle machine`,
+    );
   }
   return out;
 }

@@ -51,14 +51,21 @@ function percentileValue(level: LevelResult, p: number): number {
 
 export function perfAnalyzerCsv(target: TargetResult, percentile: number): string {
   const levels = [...target.levels].sort((a, b) => a.summary.inferPerSec - b.summary.inferPerSec);
-  const withServer = target.levels.length > 0 && target.levels.every((l) => l.summary.server !== null);
+  const withServer =
+    target.levels.length > 0 && target.levels.every((l) => l.summary.server !== null);
   const mode = target.levels[0]?.mode ?? 'concurrency';
   const header = [
     mode === 'concurrency' ? 'Concurrency' : 'Request Rate',
     'Inferences/Second',
     'Client Send',
     ...(withServer
-      ? ['Network+Server Send/Recv', 'Server Queue', 'Server Compute Input', 'Server Compute Infer', 'Server Compute Output']
+      ? [
+          'Network+Server Send/Recv',
+          'Server Queue',
+          'Server Compute Input',
+          'Server Compute Infer',
+          'Server Compute Output',
+        ]
       : []),
     'Client Recv',
     ...percentileColumns(percentile).map((p) => `p${p} latency`),
@@ -71,7 +78,8 @@ export function perfAnalyzerCsv(target: TargetResult, percentile: number): strin
       // perf_analyzer: client wait (latency - send - recv) minus what the server accounts for,
       // floored at 0 because the two sides are measured separately.
       const wait = s.latency.avgUs - s.avgSendUs - s.avgRecvUs;
-      const accounted = v.avgQueueUs + v.avgComputeInputUs + v.avgComputeInferUs + v.avgComputeOutputUs;
+      const accounted =
+        v.avgQueueUs + v.avgComputeInputUs + v.avgComputeInferUs + v.avgComputeOutputUs;
       cells.push(
         us(Math.max(0, wait - accounted)),
         us(v.avgQueueUs),
@@ -80,7 +88,10 @@ export function perfAnalyzerCsv(target: TargetResult, percentile: number): strin
         us(v.avgComputeOutputUs),
       );
     }
-    cells.push(us(s.avgRecvUs), ...percentileColumns(percentile).map((p) => us(percentileValue(level, p))));
+    cells.push(
+      us(s.avgRecvUs),
+      ...percentileColumns(percentile).map((p) => us(percentileValue(level, p))),
+    );
     return cells.join(',');
   });
   return `${[header.join(','), ...rows].join('\n')}\n`;

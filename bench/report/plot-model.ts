@@ -65,7 +65,11 @@ export function latencyThroughputModel(result: BenchResult): PlotModel {
     const pts = (pick: 'p50Us' | 'p99Us'): PlotPoint[] =>
       [...t.levels]
         .sort((a, b) => a.value - b.value)
-        .map((l) => ({ x: l.summary.inferPerSec, y: l.summary.latency[pick] / 1000, label: levelName(l.mode, l.value) }));
+        .map((l) => ({
+          x: l.summary.inferPerSec,
+          y: l.summary.latency[pick] / 1000,
+          label: levelName(l.mode, l.value),
+        }));
     series.push({ label: `${t.label} p99`, color, dashed: false, points: pts('p99Us') });
     series.push({ label: `${t.label} p50`, color, dashed: true, points: pts('p50Us') });
   });

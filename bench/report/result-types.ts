@@ -109,7 +109,11 @@ export interface ModelUnderTest {
   readonly version: string;
   readonly maxBatchSize: number;
   readonly batchSize: number;
-  readonly inputs: readonly { readonly name: string; readonly datatype: string; readonly shape: readonly number[] }[];
+  readonly inputs: readonly {
+    readonly name: string;
+    readonly datatype: string;
+    readonly shape: readonly number[];
+  }[];
   /** Body size of each distinct request, bytes. */
   readonly requestBytes: readonly number[];
 }

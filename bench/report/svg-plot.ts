@@ -6,41 +6,61 @@ const W = 820;
 const H = 500;
 const M = { left: 70, right: 190, top: 40, bottom: 56 };
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function plotSvg(model: PlotModel): string {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   const sx = (x: number): number => M.left + ((x - model.x.min) / (model.x.max - model.x.min)) * pw;
-  const sy = (y: number): number => M.top + ph - ((y - model.y.min) / (model.y.max - model.y.min)) * ph;
+  const sy = (y: number): number =>
+    M.top + ph - ((y - model.y.min) / (model.y.max - model.y.min)) * ph;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
-  parts.push(`<text x="${M.left}" y="24" font-size="15" font-weight="bold">${esc(model.title)}</text>`);
+  parts.push(
+    `<text x="${M.left}" y="24" font-size="15" font-weight="bold">${esc(model.title)}</text>`,
+  );
   for (const t of model.y.ticks) {
     const y = sy(t).toFixed(1);
     parts.push(`<line x1="${M.left}" x2="${M.left + pw}" y1="${y}" y2="${y}" stroke="#e5e7eb"/>`);
-    parts.push(`<text x="${M.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${tickLabel(t)}</text>`);
+    parts.push(
+      `<text x="${M.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${tickLabel(t)}</text>`,
+    );
   }
   for (const t of model.x.ticks) {
     const x = sx(t).toFixed(1);
     parts.push(`<line x1="${x}" x2="${x}" y1="${M.top}" y2="${M.top + ph}" stroke="#f3f4f6"/>`);
     parts.push(`<text x="${x}" y="${M.top + ph + 16}" text-anchor="middle">${tickLabel(t)}</text>`);
   }
-  parts.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#9ca3af"/>`);
-  parts.push(`<text x="${M.left + pw / 2}" y="${H - 14}" text-anchor="middle">${esc(model.xLabel)}</text>`);
+  parts.push(
+    `<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#9ca3af"/>`,
+  );
+  parts.push(
+    `<text x="${M.left + pw / 2}" y="${H - 14}" text-anchor="middle">${esc(model.xLabel)}</text>`,
+  );
   parts.push(
     `<text transform="translate(18 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">${esc(model.yLabel)}</text>`,
   );
   for (const m of model.markers) {
     const x = sx(m.x).toFixed(1);
-    parts.push(`<line x1="${x}" x2="${x}" y1="${M.top}" y2="${M.top + ph}" stroke="#111827" stroke-dasharray="2 4"/>`);
-    parts.push(`<text x="${Number(x) - 4}" y="${M.top + 12}" text-anchor="end" fill="#111827">${esc(m.label)}</text>`);
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="${M.top}" y2="${M.top + ph}" stroke="#111827" stroke-dasharray="2 4"/>`,
+    );
+    parts.push(
+      `<text x="${Number(x) - 4}" y="${M.top + 12}" text-anchor="end" fill="#111827">${esc(m.label)}</text>`,
+    );
   }
   for (const s of model.series) {
-    const d = s.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ');
+    const d = s.points
+      .map((p, i) => `${i === 0 ? 'M' : 'L'}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`)
+      .join(' ');
     const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
-    parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="${s.dashed ? 1.5 : 2.5}"${dash}/>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="${s.dashed ? 1.5 : 2.5}"${dash}/>`,
+    );
     for (const p of s.points) {
       parts.push(
         `<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="${s.dashed ? 2.5 : 3.5}" fill="${s.color}">` +
@@ -52,7 +72,9 @@ export function plotSvg(model: PlotModel): string {
     const y = M.top + 10 + i * 20;
     const x = M.left + pw + 16;
     const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
-    parts.push(`<line x1="${x}" x2="${x + 26}" y1="${y}" y2="${y}" stroke="${s.color}" stroke-width="2.5"${dash}/>`);
+    parts.push(
+      `<line x1="${x}" x2="${x + 26}" y1="${y}" y2="${y}" stroke="${s.color}" stroke-width="2.5"${dash}/>`,
+    );
     parts.push(`<text x="${x + 32}" y="${y}" dominant-baseline="middle">${esc(s.label)}</text>`);
   });
   parts.push('</svg>');

@@ -11,10 +11,14 @@ export interface Table {
 }
 
 export function textTable(t: Table): string {
-  const widths = t.headers.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)));
+  const widths = t.headers.map((h, i) =>
+    Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)),
+  );
   const line = (cells: readonly string[]): string =>
     cells
-      .map((c, i) => (t.align?.[i] === 'right' ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .map((c, i) =>
+        t.align?.[i] === 'right' ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0),
+      )
       .join('  ')
       .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');

@@ -27,7 +27,11 @@ export interface ProfileSettings {
   readonly batchSize: number;
 }
 
-export type WindowListener = (window: WindowResult, trial: number, verdict: StabilityVerdict) => void;
+export type WindowListener = (
+  window: WindowResult,
+  trial: number,
+  verdict: StabilityVerdict,
+) => void;
 
 interface Marks {
   readonly wall: number;
@@ -43,7 +47,8 @@ function marks(serverPid: number | null): Marks {
   };
 }
 
-const delta = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
+const delta = (a: number | null, b: number | null): number | null =>
+  a === null || b === null ? null : a - b;
 
 export async function profileLevel(
   probe: LevelProbe,
@@ -95,7 +100,9 @@ export async function profileLevel(
     mode: level.kind,
     value: level.kind === 'concurrency' ? level.concurrency : level.rate,
     stable: verdict.stable,
-    stability: verdict.stable ? 'stable' : `not stable after ${windows.length} windows: ${verdict.reason}`,
+    stability: verdict.stable
+      ? 'stable'
+      : `not stable after ${windows.length} windows: ${verdict.reason}`,
     summary: summarizeLevel(windows, settings.batchSize, settings.percentile),
     windows,
   };

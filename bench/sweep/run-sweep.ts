@@ -18,7 +18,12 @@ export function sweepLevels(options: BenchOptions): LoadLevel[] {
       case 'concurrency':
         return { kind: 'concurrency', concurrency: value };
       case 'request-rate':
-        return { kind: 'request-rate', rate: value, distribution: sweep.distribution, seed: options.seed };
+        return {
+          kind: 'request-rate',
+          rate: value,
+          distribution: sweep.distribution,
+          seed: options.seed,
+        };
     }
   });
 }
@@ -37,8 +42,13 @@ export function describeLevel(label: string, level: LevelResult, percentile: num
   const s = level.summary;
   const l = s.latency;
   const custom = s.percentileUs !== null ? ` p${percentile} ${ms(s.percentileUs)}` : '';
-  const stable = level.stable ? `stable after ${level.windows.length}` : `NOT STABLE (${level.stability})`;
-  const errors = s.errors > 0 ? `, ${s.errors} errors (${level.windows.find((w) => w.errorSample)?.errorSample ?? ''})` : '';
+  const stable = level.stable
+    ? `stable after ${level.windows.length}`
+    : `NOT STABLE (${level.stability})`;
+  const errors =
+    s.errors > 0
+      ? `, ${s.errors} errors (${level.windows.find((w) => w.errorSample)?.errorSample ?? ''})`
+      : '';
   const server = s.cpu.server === null ? '' : `server ${s.cpu.server.toFixed(2)} + `;
   return (
     `[${label}] ${levelName(level.mode, level.value)}: ${rate(s.inferPerSec)} infer/s, latency ms avg ${ms(l.avgUs)}` +
@@ -57,7 +67,10 @@ export async function runSweep(
   const settings = profileSettings(options);
   const results: LevelResult[] = [];
   for (const [i, level] of levels.entries()) {
-    const name = levelName(level.kind, level.kind === 'concurrency' ? level.concurrency : level.rate);
+    const name = levelName(
+      level.kind,
+      level.kind === 'concurrency' ? level.concurrency : level.rate,
+    );
     progress.update(`[${label}] ${name} (${i + 1}/${levels.length}): starting`);
     const result = await profileLevel(probe, level, settings, (w, trial, verdict) => {
       progress.update(
@@ -70,7 +83,9 @@ export async function runSweep(
     progress.log(describeLevel(label, result, options.percentile));
     const threshold = options.latencyThresholdMs * 1000;
     if (threshold > 0 && result.summary.stabilityLatencyUs > threshold) {
-      progress.log(`[${label}] latency over --latency-threshold ${options.latencyThresholdMs} ms: sweep stops`);
+      progress.log(
+        `[${label}] latency over --latency-threshold ${options.latencyThresholdMs} ms: sweep stops`,
+      );
       break;
     }
   }

@@ -80,7 +80,11 @@ export function cpuCores(times: readonly CpuTimes[]): CpuCores {
 }
 
 /** The level's figures over its last (up to 3) windows, as perf_analyzer merges stable windows. */
-export function summarizeLevel(all: readonly WindowResult[], batchSize: number, percentile: number): LevelSummary {
+export function summarizeLevel(
+  all: readonly WindowResult[],
+  batchSize: number,
+  percentile: number,
+): LevelSummary {
   const windows = all.slice(-STABILITY_WINDOW);
   const merged = mergeEncoded(windows.map((w) => w.histogram));
   const durationMs = sum(windows.map((w) => w.durationMs));

@@ -41,7 +41,9 @@ export async function runHttpTarget(
   if (first === undefined) throw new Error('no request bodies');
   await preflight(base, path, first, expectedOutputs);
 
-  const hasStats = (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !== null;
+  const hasStats =
+    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
+    null;
   const engine: HttpEngineInit = {
     host: spec.host,
     port: spec.port,
@@ -58,7 +60,9 @@ export async function runHttpTarget(
       spec.label,
       {
         driver,
-        readCounters: hasStats ? () => fetchServerCounters(base, options.model, options.modelVersion) : null,
+        readCounters: hasStats
+          ? () => fetchServerCounters(base, options.model, options.modelVersion)
+          : null,
         serverPid: spec.pid,
       },
       levels,

@@ -15,7 +15,11 @@ import { runSweep } from '../sweep/run-sweep.js';
 import type { RawOrtInit } from './raw-ort-engine.js';
 
 /** Thread counts as infernode would give each instance: the config's, else a share of the cores. */
-export function rawSessionThreads(config: ModelConfig, sessions: number, cores: number): { intra: number; inter: number } {
+export function rawSessionThreads(
+  config: ModelConfig,
+  sessions: number,
+  cores: number,
+): { intra: number; inter: number } {
   const param = (key: string): number | undefined => {
     const v = Number(config.parameters[key]?.string_value);
     return Number.isInteger(v) && v > 0 ? v : undefined;
@@ -26,17 +30,35 @@ export function rawSessionThreads(config: ModelConfig, sessions: number, cores: 
   };
 }
 
-export function rawInit(modelPath: string, sets: readonly InputSet[], threads: { intra: number; inter: number }): RawOrtInit {
+export function rawInit(
+  modelPath: string,
+  sets: readonly InputSet[],
+  threads: { intra: number; inter: number },
+): RawOrtInit {
   return {
     modelPath,
     intraOpNumThreads: threads.intra,
     interOpNumThreads: threads.inter,
-    feeds: sets.map((set) => set.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, bytes: tensorBytes(t) }))),
+    feeds: sets.map((set) =>
+      set.map((t) => ({
+        name: t.name,
+        datatype: t.datatype,
+        shape: t.shape,
+        bytes: tensorBytes(t),
+      })),
+    ),
   };
 }
 
-async function withDriver<T>(init: RawOrtInit, threads: number, f: (d: DriverClient) => Promise<T>): Promise<T> {
-  const driver = await DriverClient.start(benchEntry('targets', 'raw-ort-process.js'), { threads, engine: init });
+async function withDriver<T>(
+  init: RawOrtInit,
+  threads: number,
+  f: (d: DriverClient) => Promise<T>,
+): Promise<T> {
+  const driver = await DriverClient.start(benchEntry('targets', 'raw-ort-process.js'), {
+    threads,
+    engine: init,
+  });
   try {
     return await f(driver);
   } finally {
@@ -56,10 +78,22 @@ export async function runRawOrtTargets(
     runSweep('raw ORT', { driver, readCounters: null, serverPid: null }, levels, options, progress),
   );
   const main = await withDriver(init, 0, (driver) =>
-    runSweep('raw ORT, main thread', { driver, readCounters: null, serverPid: null }, [{ kind: 'concurrency', concurrency: 1 }], options, progress),
+    runSweep(
+      'raw ORT, main thread',
+      { driver, readCounters: null, serverPid: null },
+      [{ kind: 'concurrency', concurrency: 1 }],
+      options,
+      progress,
+    ),
   );
   const limit = await withDriver(init, n, (driver) =>
-    runSweep(`raw ORT, ${n} threads`, { driver, readCounters: null, serverPid: null }, [{ kind: 'concurrency', concurrency: n }], options, progress),
+    runSweep(
+      `raw ORT, ${n} threads`,
+      { driver, readCounters: null, serverPid: null },
+      [{ kind: 'concurrency', concurrency: n }],
+      options,
+      progress,
+    ),
   );
   const common = { transport: 'in-process' };
   return [
@@ -69,7 +103,10 @@ export async function runRawOrtTargets(
       kind: 'raw-ort',
       label: 'raw ORT',
       description: `session.run in-process, no server: the load level's callers share ${n} worker-thread session(s) and wait in a FIFO for a free one`,
-      notes: [threadsNote, 'latency includes the wait for a free session; no HTTP, no serialization'],
+      notes: [
+        threadsNote,
+        'latency includes the wait for a free session; no HTTP, no serialization',
+      ],
       levels: sweep,
     },
     {

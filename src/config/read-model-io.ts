@@ -25,7 +25,12 @@ export interface ModelIO {
 /** The part of an ORT session's input/output metadata that `metadataToModelIO` reads. */
 type ValueMetadata =
   | { readonly name: string; readonly isTensor: false }
-  | { readonly name: string; readonly isTensor: true; readonly type: string; readonly shape: readonly (number | string)[] };
+  | {
+      readonly name: string;
+      readonly isTensor: true;
+      readonly type: string;
+      readonly shape: readonly (number | string)[];
+    };
 
 /**
  * An ORT session's metadata as plain `ModelIO` (what a worker reports back when its session is
