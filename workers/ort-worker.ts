@@ -17,6 +17,7 @@ import type {
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
+import { pinFloat16ToUint16 } from '../src/execution/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/session-options.js';
 import {
   decodeStringElements,
@@ -33,6 +34,8 @@ import type { TensorDescriptor } from '../src/tensor.js';
 import { elementCount } from '../src/tensor.js';
 
 if (parentPort === null) throw new Error('ort-worker must run as a piscina worker thread');
+pinFloat16ToUint16(Tensor);
+
 const port = parentPort;
 const init = workerData as WorkerInit;
 // What a client may see instead of the absolute model path: `<model>/<version>/<file>`.

@@ -21,9 +21,19 @@ export interface PlotSeries {
 }
 
 export interface Axis {
+  readonly scale: 'linear' | 'log';
   readonly min: number;
   readonly max: number;
   readonly ticks: readonly number[];
+}
+
+/** Where `v` falls on the axis, 0 at min to 1 at max. */
+export function axisFraction(axis: Axis, v: number): number {
+  if (axis.scale === 'log') {
+    const lv = Math.log10(Math.max(v, axis.min));
+    return (lv - Math.log10(axis.min)) / (Math.log10(axis.max) - Math.log10(axis.min));
+  }
+  return (v - axis.min) / (axis.max - axis.min);
 }
 
 export interface PlotModel {
@@ -53,8 +63,32 @@ export function niceAxis(min: number, max: number, target = 5): Axis {
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * power >= rough) ?? 10) * power;
   const top = Math.ceil(hi / step - 1e-9) * step;
   const ticks: number[] = [];
-  for (let v = lo; v <= top + step / 1e6; v += step) ticks.push(Math.round(v / step) * step);
-  return { min: lo, max: top, ticks };
+  // Ticks from the index, not by repeated addition, and rounded: 3 * 0.2 is 0.6000000000000001.
+  for (let i = 0; lo + i * step <= top + step / 1e6; i += 1)
+    ticks.push(Number((lo + i * step).toPrecision(12)));
+  return { scale: 'linear', min: lo, max: top, ticks };
+}
+
+/** Decades around [min, max] (min > 0) with ticks at 1, 2 and 5 of each decade. */
+export function logAxis(min: number, max: number): Axis {
+  const lo = 10 ** Math.floor(Math.log10(min));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(max, lo * 10)));
+  const ticks: number[] = [];
+  for (let d = lo; d < hi * 1.0001; d *= 10) {
+    for (const m of [1, 2, 5]) if (d * m <= hi * 1.0001) ticks.push(Number((d * m).toPrecision(6)));
+  }
+  return { scale: 'log', min: lo, max: hi, ticks };
+}
+
+/**
+ * Throughput spans orders of magnitude when raw ORT is on the plot (it skips HTTP entirely), which
+ * would squeeze the servers into one corner: past a 10x spread the x axis turns logarithmic.
+ */
+function throughputAxis(xs: readonly number[]): Axis {
+  const positive = xs.filter((x) => x > 0);
+  const min = Math.min(...positive);
+  const max = Math.max(0, ...positive);
+  return positive.length > 0 && max / min > 10 ? logAxis(min, max) : niceAxis(0, max);
 }
 
 export function latencyThroughputModel(result: BenchResult): PlotModel {
@@ -78,19 +112,20 @@ export function latencyThroughputModel(result: BenchResult): PlotModel {
     .flatMap((t) => t.levels.map((l) => ({ x: l.summary.inferPerSec, label: `${t.label} limit` })));
   const xs = [...series.flatMap((s) => s.points.map((p) => p.x)), ...markers.map((m) => m.x)];
   const ys = series.flatMap((s) => s.points.map((p) => p.y));
+  const x = throughputAxis(xs);
   return {
     title: `${result.model.name}, batch ${result.model.batchSize}: latency vs throughput`,
-    xLabel: 'throughput (inferences/s)',
+    xLabel: `throughput (inferences/s${x.scale === 'log' ? ', log scale' : ''})`,
     yLabel: 'latency (ms)',
     series,
     markers,
-    x: niceAxis(0, Math.max(0, ...xs)),
+    x,
     y: niceAxis(0, Math.max(0, ...ys)),
   };
 }
 
-/** Tick text: whole numbers with thousands separators, else up to 3 significant digits. */
+/** Tick text: whole numbers (no separators: a 5x7 comma reads as a point), else 3 digits. */
 export function tickLabel(v: number): string {
-  if (Math.abs(v) >= 1000 || Number.isInteger(v)) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 1000 || Number.isInteger(v)) return String(Math.round(v));
   return String(Number(v.toPrecision(3)));
 }

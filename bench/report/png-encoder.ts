@@ -33,7 +33,9 @@ function chunk(type: string, data: Uint8Array): Buffer {
 /** `rgb` holds width*height*3 bytes, row by row from the top. */
 export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
   if (rgb.length !== width * height * 3) {
-    throw new Error(`encodePng: expected ${width * height * 3} RGB bytes for ${width}x${height}, got ${rgb.length}`);
+    throw new Error(
+      `encodePng: expected ${width * height * 3} RGB bytes for ${width}x${height}, got ${rgb.length}`,
+    );
   }
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);

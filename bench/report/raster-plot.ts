@@ -3,7 +3,7 @@
 
 import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphPixel } from './bitmap-font.js';
 import { encodePng } from './png-encoder.js';
-import { tickLabel, type PlotModel } from './plot-model.js';
+import { axisFraction, tickLabel, type PlotModel } from './plot-model.js';
 
 type Rgb = readonly [number, number, number];
 
@@ -37,7 +37,15 @@ export class Canvas {
   }
 
   /** A line `thickness` px wide; dashed lines draw 6 px on, 4 px off along their length. */
-  line(x0: number, y0: number, x1: number, y1: number, c: Rgb, thickness = 1, dashed = false): void {
+  line(
+    x0: number,
+    y0: number,
+    x1: number,
+    y1: number,
+    c: Rgb,
+    thickness = 1,
+    dashed = false,
+  ): void {
     const len = Math.hypot(x1 - x0, y1 - y0);
     const steps = Math.max(1, Math.ceil(len * 2));
     const half = (thickness - 1) / 2;
@@ -46,7 +54,8 @@ export class Canvas {
       if (dashed && (t * len) % 10 >= 6) continue;
       const x = x0 + (x1 - x0) * t;
       const y = y0 + (y1 - y0) * t;
-      for (let dy = -half; dy <= half; dy += 1) for (let dx = -half; dx <= half; dx += 1) this.set(x + dx, y + dy, c);
+      for (let dy = -half; dy <= half; dy += 1)
+        for (let dx = -half; dx <= half; dx += 1) this.set(x + dx, y + dy, c);
     }
   }
 
@@ -80,8 +89,8 @@ export function plotPng(model: PlotModel): Buffer {
   const c = new Canvas(W, H);
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
-  const sx = (x: number): number => M.left + ((x - model.x.min) / (model.x.max - model.x.min)) * pw;
-  const sy = (y: number): number => M.top + ph - ((y - model.y.min) / (model.y.max - model.y.min)) * ph;
+  const sx = (x: number): number => M.left + axisFraction(model.x, x) * pw;
+  const sy = (y: number): number => M.top + ph - axisFraction(model.y, y) * ph;
   c.text(M.left, 16, model.title, INK, 2);
   for (const t of model.y.ticks) {
     const y = sy(t);
@@ -110,7 +119,8 @@ export function plotPng(model: PlotModel): Buffer {
     const color = hex(s.color);
     s.points.forEach((p, i) => {
       const prev = s.points[i - 1];
-      if (prev !== undefined) c.line(sx(prev.x), sy(prev.y), sx(p.x), sy(p.y), color, s.dashed ? 1 : 3, s.dashed);
+      if (prev !== undefined)
+        c.line(sx(prev.x), sy(prev.y), sx(p.x), sy(p.y), color, s.dashed ? 1 : 3, s.dashed);
     });
     for (const p of s.points) c.rect(sx(p.x) - 3, sy(p.y) - 3, 7, 7, color);
   }

@@ -1,6 +1,6 @@
 // The latency-vs-throughput plot as inline SVG for the HTML report.
 
-import { tickLabel, type PlotModel } from './plot-model.js';
+import { axisFraction, tickLabel, type PlotModel } from './plot-model.js';
 
 const W = 820;
 const H = 500;
@@ -12,9 +12,8 @@ const esc = (s: string): string =>
 export function plotSvg(model: PlotModel): string {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
-  const sx = (x: number): number => M.left + ((x - model.x.min) / (model.x.max - model.x.min)) * pw;
-  const sy = (y: number): number =>
-    M.top + ph - ((y - model.y.min) / (model.y.max - model.y.min)) * ph;
+  const sx = (x: number): number => M.left + axisFraction(model.x, x) * pw;
+  const sy = (y: number): number => M.top + ph - axisFraction(model.y, y) * ph;
   const parts: string[] = [];
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,

@@ -43,8 +43,8 @@ export function describeLevel(label: string, level: LevelResult, percentile: num
   const l = s.latency;
   const custom = s.percentileUs !== null ? ` p${percentile} ${ms(s.percentileUs)}` : '';
   const stable = level.stable
-    ? `stable after ${level.windows.length}`
-    : `NOT STABLE (${level.stability})`;
+    ? `stable after ${level.windows.length} windows`
+    : `NOT STABLE, ${level.stability}`;
   const errors =
     s.errors > 0
       ? `, ${s.errors} errors (${level.windows.find((w) => w.errorSample)?.errorSample ?? ''})`
@@ -53,7 +53,7 @@ export function describeLevel(label: string, level: LevelResult, percentile: num
   return (
     `[${label}] ${levelName(level.mode, level.value)}: ${rate(s.inferPerSec)} infer/s, latency ms avg ${ms(l.avgUs)}` +
     ` p50 ${ms(l.p50Us)} p90 ${ms(l.p90Us)} p99 ${ms(l.p99Us)}${custom} max ${ms(l.maxUs)}` +
-    ` (${stable} windows; cores: ${server}generator ${s.cpu.generator.toFixed(2)}${errors})`
+    ` (${stable}; cores: ${server}generator ${s.cpu.generator.toFixed(2)}${errors})`
   );
 }
 

@@ -5,7 +5,7 @@
 //   node dist/bench/targets/naive-fastify-server.js --model <file.onnx> --name <model> [--port N]
 // It prints one JSON line with "httpPort" once it listens, like infernode.
 
-import { fastify } from 'fastify';
+import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { parseArgs } from 'node:util';
 
@@ -58,38 +58,40 @@ async function main(): Promise<void> {
 
   app.get('/v2/health/ready', async () => ({}));
 
-  app.post<{ Params: { model: string }; Body: InferBody }>(
-    '/v2/models/:model/infer',
-    async (req, reply) => {
-      if (req.params.model !== modelName) {
-        return reply.code(404).send({ error: `unknown model ${req.params.model}` });
+  const infer = async (
+    req: FastifyRequest<{ Params: { model: string }; Body: InferBody }>,
+    reply: FastifyReply,
+  ): Promise<unknown> => {
+    if (req.params.model !== modelName) {
+      return reply.code(404).send({ error: `unknown model ${req.params.model}` });
+    }
+    const feeds: Record<string, Tensor> = {};
+    for (const input of req.body.inputs) {
+      const type = TYPES[input.datatype];
+      if (type === undefined) {
+        return reply.code(400).send({ error: `unsupported datatype ${input.datatype}` });
       }
-      const feeds: Record<string, Tensor> = {};
-      for (const input of req.body.inputs) {
-        const type = TYPES[input.datatype];
-        if (type === undefined) {
-          return reply.code(400).send({ error: `unsupported datatype ${input.datatype}` });
-        }
-        feeds[input.name] = new Tensor(
-          type.ort,
-          type.make(input.data.flat(Infinity) as number[]),
-          input.shape,
-        );
-      }
-      const results = await session.run(feeds);
-      return {
-        model_name: modelName,
-        model_version: '1',
-        id: req.body.id,
-        outputs: Object.entries(results).map(([name, tensor]) => ({
-          name,
-          datatype: KSERVE_NAMES[tensor.type] ?? tensor.type,
-          shape: tensor.dims,
-          data: Array.from(tensor.data as ArrayLike<number | bigint>, (x) => Number(x)),
-        })),
-      };
-    },
-  );
+      feeds[input.name] = new Tensor(
+        type.ort,
+        type.make(input.data.flat(Infinity) as number[]),
+        input.shape,
+      );
+    }
+    const results = await session.run(feeds);
+    return {
+      model_name: modelName,
+      model_version: '1',
+      id: req.body.id,
+      outputs: Object.entries(results).map(([name, tensor]) => ({
+        name,
+        datatype: KSERVE_NAMES[tensor.type] ?? tensor.type,
+        shape: tensor.dims,
+        data: Array.from(tensor.data as ArrayLike<number | bigint>, (x) => Number(x)),
+      })),
+    };
+  };
+  app.post('/v2/models/:model/infer', infer);
+  app.post('/v2/models/:model/versions/:version/infer', infer);
 
   await app.listen({ host: values.host, port: Number(values.port) });
   const address = app.server.address();

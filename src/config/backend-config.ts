@@ -39,23 +39,38 @@ interface Setting {
   readonly flag: string;
 }
 
-/** Splits one flag value (with or without the `--backend-config=` prefix). */
-function split(arg: string): Setting {
+/**
+ * Splits one flag value (with or without the `--backend-config=` prefix) into its settings.
+ * Triton takes one `[<backend>,]<setting>=<value>` per flag; infernode also takes several settings
+ * for one backend in one flag, `onnxruntime,enable-global-threadpool=1,intra_op_thread_count=4`
+ * (the spelling these docs use), by splitting what follows the backend name on commas.
+ */
+function split(arg: string): Setting[] {
   const body = arg.startsWith(FLAG) ? arg.slice(FLAG.length) : arg;
   const flag = `${FLAG}${body}`;
   const eq = body.indexOf('=');
   const comma = body.indexOf(',');
-  // A comma only names a backend when it comes before the '=': `a=b,c` is setting a, value "b,c".
+  // A comma only names a backend when it comes before the first '='.
   const named = comma >= 0 && (eq < 0 || comma < eq);
   const backend = named ? body.slice(0, comma) : undefined;
   const rest = named ? body.slice(comma + 1) : body;
-  const eq2 = rest.indexOf('=');
-  const setting = eq2 < 0 ? '' : rest.slice(0, eq2);
-  const value = eq2 < 0 ? '' : rest.slice(eq2 + 1);
-  if (backend === '' || setting === '' || value === '') {
-    throw fail('CONFIG_INVALID', `invalid ${flag}: ${FORMAT}`);
+  // A comma starts another setting only when what follows it is `<setting>=...`; otherwise it is
+  // part of the value (`some-list=a,b` keeps the value "a,b", as Triton reads it).
+  const parts: string[] = [];
+  for (const piece of rest.split(',')) {
+    const last = parts.length - 1;
+    if (last >= 0 && !/^[^=]+=/.test(piece)) parts[last] += `,${piece}`;
+    else parts.push(piece);
   }
-  return { backend, setting, value, flag };
+  return parts.map((part) => {
+    const eq2 = part.indexOf('=');
+    const setting = eq2 < 0 ? '' : part.slice(0, eq2);
+    const value = eq2 < 0 ? '' : part.slice(eq2 + 1);
+    if (backend === '' || setting === '' || value === '') {
+      throw fail('CONFIG_INVALID', `invalid ${flag}: ${FORMAT}`);
+    }
+    return { backend, setting, value, flag };
+  });
 }
 
 function bool(s: Setting): boolean {
@@ -87,7 +102,7 @@ const ORT_SETTINGS = new Set([
 ]);
 
 export function parseBackendConfig(flags: readonly string[]): BackendConfig {
-  const settings = flags.map(split);
+  const settings = flags.flatMap(split);
   const unknown: UnusedBackendSetting[] = [];
   const ort = new Map<string, Setting>();
   // Global settings first, then onnxruntime's, so the specific one wins (Triton's resolution order).

@@ -76,6 +76,15 @@ void test('other backends and unknown keys are reported, not applied', () => {
   assert.equal(c.unknown[0]?.flag, '--backend-config=log-verbose=1');
 });
 
+void test('one flag may carry several settings for one backend', () => {
+  const c = parseBackendConfig([
+    'onnxruntime,enable-global-threadpool=1,intra_op_thread_count=6,inter_op_thread_count=2',
+  ]);
+  assert.equal(c.onnxruntime.enableGlobalThreadpool, true);
+  assert.equal(c.onnxruntime.intraOpThreadCount, 6);
+  assert.equal(c.onnxruntime.interOpThreadCount, 2);
+});
+
 void test('a comma after the first "=" is part of the value', () => {
   const c = parseBackendConfig(['some-list=a,b']);
   assert.deepEqual(

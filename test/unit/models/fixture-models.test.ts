@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import onnxProto from 'onnx-proto';
 import ort from 'onnxruntime-node';
 import { DATATYPE_TABLE } from '../../../src/datatypes.js';
+import { pinFloat16ToUint16 } from '../../../src/execution/float16-compat.js';
 import { generateFixtures } from '../../../scripts/generate-models.js';
 import { simpleModel } from '../../../scripts/onnx/bundled-models.js';
 import {
@@ -19,6 +20,9 @@ import {
 } from '../../../scripts/onnx/fixture-models.js';
 import type { IdentityDatatype } from '../../../scripts/onnx/fixture-models.js';
 import { inputShape, openSession, runOne, tempDir } from './model-dirs.js';
+
+// FP16 data here is raw Uint16 bits, as in the server's workers (see float16-compat.ts).
+pinFloat16ToUint16(ort.Tensor);
 
 /** A [2,3] input per datatype, exercising each type's edge values. */
 function sampleTensor(d: IdentityDatatype): ort.Tensor {

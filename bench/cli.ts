@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// `npm run bench`: perf_analyzer's measurement against one KServe v2 server — the one at --url, or
+// an infernode this command starts (--serve) — writing JSON, CSV, HTML and a PNG plot.
+
+import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { machineInfo } from './measure/machine-info.js';
+import { fetchSignature } from './model/model-signature.js';
+import { helpText } from './options/flag-table.js';
+import { parseBenchFlags } from './options/parse-flags.js';
+import { parseServerUrl } from './options/server-url.js';
+import { UsageError } from './options/usage-error.js';
+import { prepareRun } from './prepare-run.js';
+import { levelTable } from './report/comparison.js';
+import { Progress } from './report/progress.js';
+import { RESULT_SCHEMA, type BenchResult } from './report/result-types.js';
+import { textTable } from './report/tables.js';
+import { writeOutputs } from './report/write-outputs.js';
+import { sweepLevels } from './sweep/run-sweep.js';
+import { runHttpTarget } from './targets/http-target.js';
+import { frontEndOf, startInfernode, type ServerProcess } from './targets/server-process.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { help, options } = parseBenchFlags(argv, 'bench');
+  if (help) {
+    process.stdout.write(helpText('bench'));
+    return 0;
+  }
+  if (options.protocol === 'ws') {
+    throw new UsageError('-i ws: the server has no WebSocket endpoint yet; use -i http');
+  }
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const progress = new Progress();
+  let server: ServerProcess | null = null;
+  const forget = onInterrupt(async () => server?.stop());
+  try {
+    let host: string;
+    let port: number;
+    let pid: number | null;
+    const notes: string[] = [];
+    if (options.serve) {
+      progress.update('starting infernode…');
+      server = await startInfernode(options.modelRepository, options.serverArgs);
+      ({ host, port } = server);
+      pid = server.pid;
+      notes.push(`started by the harness: --model-repository ${options.modelRepository}`);
+      notes.push(`HTTP front end: ${frontEndOf(server) ?? 'unknown'}`);
+      if (options.serverArgs.length > 0)
+        notes.push(`server flags: ${options.serverArgs.join(' ')}`);
+    } else {
+      ({ host, port } = parseServerUrl(options.url));
+      pid = options.serverPid > 0 ? options.serverPid : null;
+      if (pid === null)
+        notes.push('server CPU unknown (give --server-pid for a server on this machine)');
+    }
+    const base = `http://${host}:${port}`;
+    const sig = await fetchSignature(base, options.model, options.modelVersion);
+    const prepared = prepareRun(sig, options.modelVersion, options);
+    const target = await runHttpTarget(
+      {
+        id: server !== null ? 'infernode' : 'server',
+        kind: server !== null ? 'infernode' : 'server',
+        label: server !== null ? 'infernode' : base,
+        description:
+          server !== null ? 'infernode started for this run' : `the KServe v2 server at ${base}`,
+        host,
+        port,
+        pid,
+        notes,
+      },
+      prepared.bodies,
+      prepared.outputs,
+      sweepLevels(options),
+      options,
+      progress,
+    );
+    const result: BenchResult = {
+      schema: RESULT_SCHEMA,
+      kind: 'bench',
+      command: commandLine('bench', argv),
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      machine,
+      options,
+      model: prepared.model,
+      targets: [target],
+    };
+    const files = await writeOutputs(result, options);
+    progress.log(`\n${textTable(levelTable(target))}\n`);
+    progress.log(`wrote ${files.json}\n      ${files.html}\n      ${files.png}`);
+    for (const csv of Object.values(files.csv)) progress.log(`      ${csv}`);
+    return target.levels.every((l) => l.summary.errors === 0) ? 0 : 1;
+  } finally {
+    progress.clear();
+    forget();
+    await server?.stop();
+  }
+}
+
+runEntry('bench', main);

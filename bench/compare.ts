@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// `npm run bench:compare`: the same model, batch size and load levels against raw onnxruntime-node
+// (no server), a naive Fastify server and infernode, one after another on this machine, in one
+// run; prints the comparison, writes JSON/CSV/HTML/PNG, and publishes bench/results/latest.* and
+// bench/RESULTS.md (unless --no-publish).
+
+import { readdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadModelConfig } from '../src/config/load-model-config.js';
+import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { machineInfo } from './measure/machine-info.js';
+import { signatureFromConfig } from './model/model-signature.js';
+import { helpText } from './options/flag-table.js';
+import { parseBenchFlags } from './options/parse-flags.js';
+import { UsageError } from './options/usage-error.js';
+import { benchEntry } from './paths.js';
+import { prepareRun } from './prepare-run.js';
+import { caveats, comparisonTable, limitsTable } from './report/comparison.js';
+import { Progress } from './report/progress.js';
+import { publish } from './report/publish.js';
+import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
+import { textTable } from './report/tables.js';
+import { writeOutputs } from './report/write-outputs.js';
+import { sweepLevels } from './sweep/run-sweep.js';
+import { runHttpTarget } from './targets/http-target.js';
+import { rawInit, rawSessionThreads, runRawOrtTargets } from './targets/raw-ort-target.js';
+import {
+  frontEndOf,
+  startInfernode,
+  startServer,
+  type ServerProcess,
+} from './targets/server-process.js';
+
+/** -x, or the highest numbered version directory (Triton's default `latest: 1` policy). */
+async function modelVersionDir(modelDir: string, requested: string): Promise<string> {
+  const entries = await readdir(modelDir, { withFileTypes: true }).catch(() => {
+    throw new UsageError(`no model directory ${modelDir} (see --model-repository)`);
+  });
+  const versions = entries
+    .filter((e) => e.isDirectory() && /^\d+$/.test(e.name))
+    .map((e) => e.name)
+    .sort((a, b) => Number(b) - Number(a));
+  if (requested !== '') {
+    if (!versions.includes(requested)) {
+      throw new UsageError(
+        `-x ${requested}: ${modelDir} has versions ${versions.join(', ') || 'none'}`,
+      );
+    }
+    return requested;
+  }
+  const latest = versions[0];
+  if (latest === undefined) throw new UsageError(`${modelDir} has no numbered version directory`);
+  return latest;
+}
+
+async function withServer<T>(
+  start: () => Promise<ServerProcess>,
+  f: (s: ServerProcess) => Promise<T>,
+): Promise<T> {
+  const server = await start();
+  const forget = onInterrupt(() => server.stop());
+  try {
+    return await f(server);
+  } finally {
+    forget();
+    await server.stop();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { help, options } = parseBenchFlags(argv, 'compare');
+  if (help) {
+    process.stdout.write(helpText('compare'));
+    return 0;
+  }
+  if (options.protocol === 'ws') {
+    throw new UsageError(
+      '-i ws: the naive Fastify comparator speaks HTTP only, and infernode has no WebSocket endpoint yet',
+    );
+  }
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const progress = new Progress();
+  const modelDir = path.join(options.modelRepository, options.model);
+  const version = await modelVersionDir(modelDir, options.modelVersion);
+  // The same config pipeline infernode runs, so all three targets see the same inputs and batching.
+  const { config } = await loadModelConfig(modelDir);
+  const modelFile = path.join(modelDir, version, config.default_model_filename || 'model.onnx');
+  const prepared = prepareRun(signatureFromConfig(config), options.modelVersion, options);
+  const levels = sweepLevels(options);
+  const targets: TargetResult[] = [];
+
+  if (options.targets.includes('raw-ort')) {
+    const threads = rawSessionThreads(config, options.rawThreads, os.availableParallelism());
+    targets.push(
+      ...(await runRawOrtTargets(
+        rawInit(modelFile, prepared.sets, threads),
+        levels,
+        options,
+        progress,
+      )),
+    );
+  }
+  if (options.targets.includes('naive-fastify')) {
+    const script = benchEntry('targets', 'naive-fastify-server.js');
+    const t = await withServer(
+      () => startServer('naive Fastify', [script, '--model', modelFile, '--name', options.model]),
+      (s) =>
+        runHttpTarget(
+          {
+            id: 'naive-fastify',
+            kind: 'naive-fastify',
+            label: 'naive Fastify',
+            description:
+              'Fastify 5 with one onnxruntime-node session on the main thread (default session options), KServe v2 JSON',
+            host: s.host,
+            port: s.port,
+            pid: s.pid,
+            notes: [],
+          },
+          prepared.bodies,
+          prepared.outputs,
+          levels,
+          options,
+          progress,
+        ),
+    );
+    targets.push(t);
+  }
+  if (options.targets.includes('infernode')) {
+    const t = await withServer(
+      () => startInfernode(options.modelRepository, options.serverArgs),
+      (s) =>
+        runHttpTarget(
+          {
+            id: 'infernode',
+            kind: 'infernode',
+            label: 'infernode',
+            description: `infernode with --model-repository ${path.relative(process.cwd(), options.modelRepository) || '.'}`,
+            host: s.host,
+            port: s.port,
+            pid: s.pid,
+            notes: [
+              `HTTP front end: ${frontEndOf(s) ?? 'unknown'}`,
+              ...(options.serverArgs.length > 0
+                ? [`server flags: ${options.serverArgs.join(' ')}`]
+                : []),
+            ],
+          },
+          prepared.bodies,
+          prepared.outputs,
+          levels,
+          options,
+          progress,
+        ),
+    );
+    targets.push(t);
+  }
+
+  const result: BenchResult = {
+    schema: RESULT_SCHEMA,
+    kind: 'compare',
+    command: commandLine('bench:compare', argv),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine,
+    options,
+    model: { ...prepared.model, version },
+    targets,
+  };
+  const files = await writeOutputs(result, options);
+  progress.log(`\n${textTable(comparisonTable(result))}`);
+  const limits = limitsTable(result);
+  if (limits !== null) progress.log(`\n${textTable(limits)}`);
+  for (const c of caveats(result)) progress.log(`- ${c}`);
+  progress.log(
+    `\nwrote ${files.dir}/ (result.json, report.html, plot.png, ${Object.keys(files.csv).length} CSV files)`,
+  );
+  if (options.publish) {
+    const published = await publish(result, options.percentile);
+    progress.log(
+      `published ${published.files.map((f) => path.relative(process.cwd(), f)).join(', ')}`,
+    );
+    if (!published.readmeUpdated) {
+      progress.log(
+        'README.md has no <!-- bench-results:start/end --> markers: its results block was not updated',
+      );
+    }
+  }
+  return targets.every((t) => t.levels.every((l) => l.summary.errors === 0)) ? 0 : 1;
+}
+
+runEntry('bench:compare', main);

@@ -1,0 +1,46 @@
+// The part of a run both entry points share before any load: the model's inputs resolved against
+// --shape and -b, the input data, and the request bodies built from it.
+
+import type { InputSet } from './model/input-data.js';
+import { loadInputSets } from './model/input-data.js';
+import { resolveInputs, type ModelSignature } from './model/model-signature.js';
+import { binaryRequestBody, jsonRequestBody } from './model/request-body.js';
+import type { RequestBody } from './load/http-request.js';
+import type { BenchOptions } from './options/bench-options.js';
+import type { ModelUnderTest } from './report/result-types.js';
+
+export interface PreparedRun {
+  readonly sets: readonly InputSet[];
+  readonly bodies: readonly RequestBody[];
+  readonly model: ModelUnderTest;
+  readonly outputs: readonly string[];
+}
+
+export function prepareRun(
+  sig: ModelSignature,
+  version: string,
+  options: BenchOptions,
+): PreparedRun {
+  const inputs = resolveInputs(sig, options.shapes, options.batchSize);
+  const sets = loadInputSets(options.inputData, inputs, sig.maxBatchSize > 0, {
+    batchSize: options.batchSize,
+    seed: options.seed,
+    stringLength: options.stringLength,
+  });
+  const bodies = sets.map((set) =>
+    options.binary ? binaryRequestBody(set) : jsonRequestBody(set),
+  );
+  return {
+    sets,
+    bodies,
+    outputs: sig.outputs.map((o) => o.name),
+    model: {
+      name: sig.name,
+      version,
+      maxBatchSize: sig.maxBatchSize,
+      batchSize: options.batchSize,
+      inputs: inputs.map((i) => ({ name: i.name, datatype: i.datatype, shape: i.shape })),
+      requestBytes: bodies.map((b) => b.body.byteLength),
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The command line: perf_analyzer's spellings, ranges (with the xK multiplier), and errors that
+// name what was expected and what arrived.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseLoadRange, rangeLevels } from '../../../bench/options/load-range.js';
+import { parseBenchFlags } from '../../../bench/options/parse-flags.js';
+import { parseServerUrl } from '../../../bench/options/server-url.js';
+import { UsageError } from '../../../bench/options/usage-error.js';
+
+const levels = (text: string, integer = true): number[] => [
+  ...rangeLevels(parseLoadRange('--r', text, integer)),
+];
+
+void describe('load ranges', () => {
+  void it('steps additively, including the end when a step lands on it', () => {
+    assert.deepEqual(levels('1:4'), [1, 2, 3, 4]);
+    assert.deepEqual(levels('2:9:3'), [2, 5, 8]);
+    assert.deepEqual(levels('5'), [5]);
+  });
+
+  void it('multiplies with an xK step', () => {
+    assert.deepEqual(levels('1:64:x8'), [1, 8, 64]);
+    assert.deepEqual(levels('1:100:x2'), [1, 2, 4, 8, 16, 32, 64]);
+  });
+
+  void it('takes fractional request rates without drift', () => {
+    assert.deepEqual(levels('0.1:0.5:0.1', false), [0.1, 0.2, 0.3, 0.4, 0.5]);
+    assert.deepEqual(levels('100:250.5:75.25', false), [100, 175.25, 250.5]);
+  });
+
+  void it('rejects malformed ranges, quoting them', () => {
+    for (const bad of ['', '1:2:3:4', 'a:2', '0:4', '4:2', '1:4:0', '1:4:x1', '1.5:3', '1::2']) {
+      assert.throws(
+        () => parseLoadRange('--concurrency-range', bad, true),
+        (e: unknown) => {
+          assert.ok(e instanceof UsageError);
+          assert.match(e.message, /^--concurrency-range: /);
+          return true;
+        },
+      );
+    }
+  });
+});
+
+void describe('parseBenchFlags', () => {
+  void it("has perf_analyzer's defaults", () => {
+    const { options, help } = parseBenchFlags(['-m', 'mlp'], 'bench');
+    assert.equal(help, false);
+    assert.equal(options.model, 'mlp');
+    assert.equal(options.batchSize, 1);
+    assert.equal(options.measurementIntervalMs, 5000);
+    assert.equal(options.stabilityPercentage, 10);
+    assert.equal(options.maxTrials, 10);
+    assert.equal(options.percentile, -1);
+    assert.equal(options.url, 'localhost:8000');
+    assert.deepEqual(options.inputData, { kind: 'random' });
+    assert.deepEqual(options.sweep, {
+      kind: 'concurrency',
+      range: { start: 1, end: 1, step: { kind: 'add', by: 1 } },
+    });
+    assert.ok(Object.isFrozen(options));
+  });
+
+  void it('reads short, glued and --flag=value spellings', () => {
+    const { options } = parseBenchFlags(
+      [
+        '-mmlp',
+        '-b',
+        '8',
+        '-x=2',
+        '--measurement-interval=250',
+        '-s',
+        '5',
+        '--shape',
+        'IN:3,4',
+        '--shape=B:1',
+        '--binary',
+      ],
+      'bench',
+    );
+    assert.equal(options.model, 'mlp');
+    assert.equal(options.batchSize, 8);
+    assert.equal(options.modelVersion, '2');
+    assert.equal(options.measurementIntervalMs, 250);
+    assert.equal(options.stabilityPercentage, 5);
+    assert.deepEqual(options.shapes, { IN: [3, 4], B: [1] });
+    assert.equal(options.binary, true);
+  });
+
+  void it('takes a request-rate sweep with its distribution', () => {
+    const { options } = parseBenchFlags(
+      ['-m', 'm', '--request-rate-range', '10:30:10', '--request-distribution', 'poisson'],
+      'bench',
+    );
+    assert.equal(options.sweep.kind, 'request-rate');
+    assert.equal(options.sweep.kind === 'request-rate' && options.sweep.distribution, 'poisson');
+  });
+
+  void it('explains what is wrong', () => {
+    const cases: [string[], RegExp][] = [
+      [[], /-m <model> is required/],
+      [['-m', 'm', '--bogus'], /unknown flag --bogus/],
+      [['-m', 'm', '--async'], /perf_analyzer's --async is not supported here/],
+      [['-m', 'm', '--concurrency-range', '1:2', '--request-rate-range', '5'], /not both/],
+      [['-m', 'm', '-b', '0'], /--batch-size: expected an integer >= 1, got "0"/],
+      [['-m', 'm', '-b', '1.5'], /--batch-size: expected an integer >= 1, got "1.5"/],
+      [['-m', 'm', '--input-data', 'foo'], /expected zero, random or a FILE\.json, got "foo"/],
+      [['-m', 'm', '--shape', 'X'], /--shape: expected name:d1,d2/],
+      [['-m', 'm', '-i', 'grpc'], /-i: expected http or ws, got "grpc"/],
+      [['-m', 'm', '-b', '1', '-b', '2'], /--batch-size given twice/],
+      [['-m', 'm', '--targets', 'raw-ort'], /unknown flag --targets/],
+      [['-m', 'm', '--concurrency-range', '1:0'], /needs --latency-threshold/],
+      [['-m', 'm', '--request-distribution', 'poisson'], /applies to --request-rate-range only/],
+      [['-m'], /--model-name needs a value/],
+    ];
+    for (const [argv, message] of cases) {
+      assert.throws(() => parseBenchFlags(argv, 'bench'), message, argv.join(' '));
+    }
+  });
+
+  void it('keeps compare-only flags to bench:compare, in canonical target order', () => {
+    const { options } = parseBenchFlags(
+      ['-m', 'm', '--targets', 'infernode,raw-ort', '--no-publish'],
+      'compare',
+    );
+    assert.deepEqual(options.targets, ['raw-ort', 'infernode']);
+    assert.equal(options.publish, false);
+    assert.throws(
+      () => parseBenchFlags(['-m', 'm', '--targets', 'triton'], 'compare'),
+      /got "triton"/,
+    );
+    assert.throws(() => parseBenchFlags(['-m', 'm', '--serve'], 'compare'), /unknown flag --serve/);
+  });
+
+  void it('prints help without a model', () => {
+    assert.equal(parseBenchFlags(['--help'], 'bench').help, true);
+  });
+});
+
+void describe('parseServerUrl', () => {
+  void it('takes host:port with or without http://', () => {
+    assert.deepEqual(parseServerUrl('localhost:8000'), { host: 'localhost', port: 8000 });
+    assert.deepEqual(parseServerUrl('http://10.0.0.2:9000/'), { host: '10.0.0.2', port: 9000 });
+    assert.deepEqual(parseServerUrl('[::1]:8001'), { host: '::1', port: 8001 });
+    assert.deepEqual(parseServerUrl('example'), { host: 'example', port: 8000 });
+    assert.throws(() => parseServerUrl('https://x:1'), /expected host:port/);
+    assert.throws(() => parseServerUrl('x:70000'), /got "x:70000"/);
+  });
+});

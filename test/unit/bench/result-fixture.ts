@@ -1,0 +1,174 @@
+// A small, hand-built comparison result for the renderer tests: three targets over two levels,
+// with windows made from real histograms so every figure is computed, not typed.
+
+import {
+  encodeHistogram,
+  newHistogram,
+  recordUs,
+} from '../../../bench/measure/latency-histogram.js';
+import type { ServerCounters } from '../../../bench/measure/server-stats.js';
+import { parseBenchFlags } from '../../../bench/options/parse-flags.js';
+import type {
+  BenchResult,
+  LevelResult,
+  TargetResult,
+  WindowResult,
+} from '../../../bench/report/result-types.js';
+import { RESULT_SCHEMA } from '../../../bench/report/result-types.js';
+import { buildWindow, summarizeLevel } from '../../../bench/sweep/window-math.js';
+
+export function counters(
+  requests: number,
+  queueUsEach: number,
+  inferUsEach: number,
+  batch = 1,
+): ServerCounters {
+  return {
+    successCount: requests,
+    successNs: requests * (queueUsEach + inferUsEach + 30) * 1000,
+    queueCount: requests,
+    queueNs: requests * queueUsEach * 1000,
+    computeInputCount: requests,
+    computeInputNs: requests * 10_000,
+    computeInferCount: requests,
+    computeInferNs: requests * inferUsEach * 1000,
+    computeOutputCount: requests,
+    computeOutputNs: requests * 10_000,
+    failCount: 0,
+    inferenceCount: requests,
+    executionCount: Math.ceil(requests / batch),
+  };
+}
+
+/** One 1-second window of `requests` requests, latencies spread evenly over [lo, hi] µs. */
+export function window(
+  index: number,
+  requests: number,
+  lo: number,
+  hi: number,
+  server: ServerCounters | null,
+): WindowResult {
+  const h = newHistogram();
+  for (let i = 0; i < requests; i += 1)
+    recordUs(h, lo + ((hi - lo) * i) / Math.max(1, requests - 1));
+  return buildWindow({
+    index,
+    generator: {
+      startMs: 1_000_000 + index * 1000,
+      endMs: 1_000_000 + (index + 1) * 1000,
+      completed: requests,
+      errors: 0,
+      histogram: encodeHistogram(h),
+      sendUsSum: requests * 10,
+      recvUsSum: requests * 20,
+      maxLagUs: 0,
+      inFlight: 1,
+      queued: 0,
+      errorSample: null,
+      threads: 1,
+      cpuMs: 100,
+    },
+    server,
+    cpu: {
+      wallMs: 1000,
+      generatorMs: 100,
+      generatorThreads: 1,
+      serverMs: server === null ? null : 900,
+      machineMs: server === null ? 150 : 1050,
+    },
+    batchSize: 1,
+    percentile: -1,
+  });
+}
+
+function level(
+  value: number,
+  requests: number,
+  lo: number,
+  hi: number,
+  withServer: boolean,
+): LevelResult {
+  const windows = [0, 1, 2].map((i) =>
+    window(i, requests, lo, hi, withServer ? counters(requests, 100, lo / 2) : null),
+  );
+  return {
+    mode: 'concurrency',
+    value,
+    stable: true,
+    stability: 'stable',
+    windows,
+    summary: summarizeLevel(windows, 1, -1),
+  };
+}
+
+function target(
+  id: string,
+  kind: TargetResult['kind'],
+  label: string,
+  levels: LevelResult[],
+): TargetResult {
+  return {
+    id,
+    kind,
+    label,
+    description: `${label} description`,
+    transport: kind.startsWith('raw') ? 'in-process' : 'HTTP JSON',
+    notes: [],
+    levels,
+  };
+}
+
+export function comparisonFixture(): BenchResult {
+  const { options } = parseBenchFlags(
+    ['-m', 'mlp', '--concurrency-range', '1:8:x8', '--no-publish'],
+    'compare',
+  );
+  return {
+    schema: RESULT_SCHEMA,
+    kind: 'compare',
+    command: 'npm run bench:compare -- -m mlp --concurrency-range 1:8:x8',
+    startedAt: '2026-01-02T03:04:05.000Z',
+    finishedAt: '2026-01-02T03:14:05.000Z',
+    machine: {
+      cpuModel: 'Test CPU',
+      cpus: 2,
+      memoryBytes: 8 * 1024 ** 3,
+      os: 'Linux 6.0',
+      arch: 'x64',
+      node: 'v20.0.0',
+      onnxruntimeNode: '1.30.0',
+      infernode: '0.1.0',
+      commit: '0123456789abcdef0123',
+      dirty: false,
+    },
+    options,
+    model: {
+      name: 'mlp',
+      version: '1',
+      maxBatchSize: 128,
+      batchSize: 1,
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 784] }],
+      requestBytes: [15000],
+    },
+    targets: [
+      target('raw-ort', 'raw-ort', 'raw ORT', [
+        level(1, 4000, 200, 300, false),
+        level(8, 8000, 800, 1200, false),
+      ]),
+      target('raw-ort-main', 'raw-ort-limit', 'raw ORT, 1 session on the main thread', [
+        level(1, 4100, 190, 290, false),
+      ]),
+      target('raw-ort-threads', 'raw-ort-limit', 'raw ORT, 2 threads', [
+        level(2, 8200, 200, 320, false),
+      ]),
+      target('naive-fastify', 'naive-fastify', 'naive Fastify', [
+        level(1, 500, 1500, 3000, false),
+        level(8, 600, 10_000, 30_000, false),
+      ]),
+      target('infernode', 'infernode', 'infernode', [
+        level(1, 400, 2000, 4000, true),
+        level(8, 900, 8000, 20_000, true),
+      ]),
+    ],
+  };
+}
