@@ -178,7 +178,7 @@ async function main(argv: readonly string[]): Promise<number> {
     `\nwrote ${files.dir}/ (result.json, report.html, plot.png, ${Object.keys(files.csv).length} CSV files)`,
   );
   if (options.publish) {
-    const published = await publish(result, options.percentile);
+    const published = await publish(result);
     progress.log(
       `published ${published.files.map((f) => path.relative(process.cwd(), f)).join(', ')}`,
     );

@@ -1,8 +1,7 @@
 // The part of a run both entry points share before any load: the model's inputs resolved against
 // --shape and -b, the input data, and the request bodies built from it.
 
-import type { InputSet } from './model/input-data.js';
-import { loadInputSets } from './model/input-data.js';
+import { loadInputSets, type InputSet } from './model/input-data.js';
 import { resolveInputs, type ModelSignature } from './model/model-signature.js';
 import { binaryRequestBody, jsonRequestBody } from './model/request-body.js';
 import type { RequestBody } from './load/http-request.js';

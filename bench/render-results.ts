@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Regenerates bench/RESULTS.md (and the README's results block, when it has the markers) from
-// bench/results/latest.json, e.g. after changing how results are rendered. No measurement runs.
+// Regenerates everything derived from bench/results/latest.json (CSVs, HTML, PNG, bench/RESULTS.md
+// and the README's results block when it has the markers), e.g. after a renderer changes. No
+// measurement runs.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -11,6 +11,7 @@ import {
   type DriverCommand,
   type DriverReply,
   type DriverWindow,
+  type LoadShare,
   type ThreadCommand,
   type ThreadReply,
   type ThreadWindow,
@@ -121,7 +122,7 @@ export function serveDriver(spec: DriverHostSpec): void {
       case 'start': {
         const shares = splitLevel(cmd.level, threads.length);
         await Promise.all(
-          threads.map((t, i) => t.send({ type: 'start', share: shares[i] ?? shares[0]! })),
+          threads.map((t, i) => t.send({ type: 'start', share: shares[i] as LoadShare })),
         );
         cpuMark = process.cpuUsage();
         return { type: 'started' };

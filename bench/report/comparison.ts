@@ -147,7 +147,7 @@ export function caveats(result: BenchResult): string[] {
   );
   if (unstable.length > 0) {
     out.push(
-      `* not stable within --max-trials ${result.options.maxTrials} windows (figures are its last 3 windows): ${unstable.join('; ')}`,
+      `figures marked * did not become stable within --max-trials ${result.options.maxTrials} windows (they are the last 3 windows): ${unstable.join('; ')}`,
     );
   }
   for (const t of result.targets) {

@@ -69,15 +69,15 @@ export function niceAxis(min: number, max: number, target = 5): Axis {
   return { scale: 'linear', min: lo, max: top, ticks };
 }
 
-/** Decades around [min, max] (min > 0) with ticks at 1, 2 and 5 of each decade. */
+/** A log axis from the 1-2-5 tick at or below min to the one at or above max. */
 export function logAxis(min: number, max: number): Axis {
-  const lo = 10 ** Math.floor(Math.log10(min));
-  const hi = 10 ** Math.ceil(Math.log10(Math.max(max, lo * 10)));
-  const ticks: number[] = [];
-  for (let d = lo; d < hi * 1.0001; d *= 10) {
-    for (const m of [1, 2, 5]) if (d * m <= hi * 1.0001) ticks.push(Number((d * m).toPrecision(6)));
+  const steps: number[] = [];
+  for (let d = 10 ** Math.floor(Math.log10(min)); d <= max * 10; d *= 10) {
+    for (const m of [1, 2, 5]) steps.push(Number((d * m).toPrecision(6)));
   }
-  return { scale: 'log', min: lo, max: hi, ticks };
+  const lo = [...steps].reverse().find((v) => v <= min) ?? (steps[0] as number);
+  const hi = steps.find((v) => v >= max && v > lo) ?? (steps[steps.length - 1] as number);
+  return { scale: 'log', min: lo, max: hi, ticks: steps.filter((v) => v >= lo && v <= hi) };
 }
 
 /**

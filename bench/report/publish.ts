@@ -5,7 +5,7 @@
 
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { README, RESULTS_DIR, RESULTS_MD } from '../paths.js';
+import { README, REPO_ROOT, RESULTS_DIR, RESULTS_MD } from '../paths.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import { latencyThroughputModel } from './plot-model.js';
@@ -35,41 +35,43 @@ export async function writeFormatted(file: string, text: string): Promise<void> 
   await writeFile(file, await formatted(file, text));
 }
 
-/** Renders RESULTS.md (and the README block) from a result already stored in bench/results/. */
+/**
+ * Everything derived from bench/results/latest.json: the CSVs, the HTML report, the PNG plot,
+ * bench/RESULTS.md and (when it has the markers) the README block. Run again after a renderer
+ * changes, with no new measurement (`node dist/bench/render-results.js`).
+ */
 export async function renderPublished(result: BenchResult): Promise<Published> {
-  const source = path.relative(
-    path.dirname(path.dirname(RESULTS_MD)),
-    path.join(RESULTS_DIR, 'latest.json'),
-  );
-  await writeFormatted(RESULTS_MD, renderResultsMarkdown(result, source, 'results/latest.png'));
-  const readme = await readFile(README, 'utf8').catch(() => '');
-  const spliced = spliceReadme(readme, renderReadmeBlock(result));
-  if (spliced !== null) await writeFormatted(README, spliced);
-  return {
-    files: [RESULTS_MD, ...(spliced !== null ? [README] : [])],
-    readmeUpdated: spliced !== null,
-  };
-}
-
-export async function publish(result: BenchResult, percentile: number): Promise<Published> {
-  await mkdir(RESULTS_DIR, { recursive: true });
   const at = (name: string): string => path.join(RESULTS_DIR, name);
-  await writeFormatted(at('latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const percentile = result.options.percentile;
+  const files: string[] = [];
   const main = mainTarget(result);
-  if (main !== undefined) await writeFile(at('latest.csv'), perfAnalyzerCsv(main, percentile));
-  for (const t of result.targets)
+  if (main !== undefined) {
+    await writeFile(at('latest.csv'), perfAnalyzerCsv(main, percentile));
+    files.push(at('latest.csv'));
+  }
+  for (const t of result.targets) {
     await writeFile(at(`latest.${t.id}.csv`), perfAnalyzerCsv(t, percentile));
+  }
   await writeFormatted(at('latest.html'), renderHtml(result));
   await writeFile(at('latest.png'), plotPng(latencyThroughputModel(result)));
+  files.push(at('latest.html'), at('latest.png'));
+  const source = path.relative(REPO_ROOT, at('latest.json'));
+  await writeFormatted(RESULTS_MD, renderResultsMarkdown(result, source, 'results/latest.png'));
+  files.push(RESULTS_MD);
+  const readme = await readFile(README, 'utf8').catch(() => '');
+  const spliced = spliceReadme(readme, renderReadmeBlock(result));
+  if (spliced !== null) {
+    await writeFormatted(README, spliced);
+    files.push(README);
+  }
+  return { files, readmeUpdated: spliced !== null };
+}
+
+/** Stores a comparison as bench/results/latest.json and renders everything from it. */
+export async function publish(result: BenchResult): Promise<Published> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const json = path.join(RESULTS_DIR, 'latest.json');
+  await writeFormatted(json, `${JSON.stringify(result, null, 2)}\n`);
   const rendered = await renderPublished(result);
-  return {
-    files: [
-      at('latest.json'),
-      at('latest.csv'),
-      at('latest.html'),
-      at('latest.png'),
-      ...rendered.files,
-    ],
-    readmeUpdated: rendered.readmeUpdated,
-  };
+  return { files: [json, ...rendered.files], readmeUpdated: rendered.readmeUpdated };
 }

@@ -48,6 +48,7 @@ export class RawOrtEngine implements LoadEngine {
   private loop: Promise<void> = Promise.resolve();
   private waiting = 0;
   private next = 0;
+  private busy = false;
 
   private constructor(
     private readonly session: InferenceSession,
@@ -90,7 +91,7 @@ export class RawOrtEngine implements LoadEngine {
   }
 
   inFlight(): number {
-    return this.running ? 1 : 0;
+    return this.busy ? 1 : 0;
   }
 
   queued(): number {
@@ -107,7 +108,12 @@ export class RawOrtEngine implements LoadEngine {
     this.next = (this.next + 1) % this.feeds.length;
     // session.run defers the (synchronous) native run by a setImmediate, so the thread's message
     // port is served between runs: snapshots and stop arrive without a separate timer.
-    await this.session.run(feeds);
+    this.busy = true;
+    try {
+      await this.session.run(feeds);
+    } finally {
+      this.busy = false;
+    }
   }
 
   /** N callers, one session: a FIFO of the times each caller issued its request. */
