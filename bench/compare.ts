@@ -31,6 +31,7 @@ import {
   startServer,
   type ServerProcess,
 } from './targets/server-process.js';
+import { unbatchedRepository } from './targets/unbatched-repository.js';
 
 /** -x, or the highest numbered version directory (Triton's default `latest: 1` policy). */
 async function modelVersionDir(modelDir: string, requested: string): Promise<string> {
@@ -127,6 +128,68 @@ async function main(argv: readonly string[]): Promise<number> {
         ),
     );
     targets.push(t);
+  }
+  if (options.targets.includes('uws-ceiling')) {
+    const script = benchEntry('targets', 'uws-ceiling-server.js');
+    const t = await withServer(
+      () =>
+        startServer('uWS ceiling', [
+          script,
+          '--name',
+          options.model,
+          '--outputs',
+          prepared.outputs.join(','),
+        ]),
+      (s) =>
+        runHttpTarget(
+          {
+            id: 'uws-ceiling',
+            kind: 'front-end-ceiling',
+            label: 'uWS ceiling',
+            description:
+              'uWebSockets.js route that reads the body, JSON-parses it and returns a fixed small reply, no inference',
+            host: s.host,
+            port: s.port,
+            pid: s.pid,
+            notes: [],
+          },
+          prepared.bodies,
+          prepared.outputs,
+          levels,
+          options,
+          progress,
+        ),
+    );
+    targets.push(t);
+  }
+  if (options.targets.includes('infernode-unbatched')) {
+    const repo = await unbatchedRepository(options.modelRepository, options.model);
+    try {
+      const t = await withServer(
+        () => startInfernode(repo.dir, options.serverArgs),
+        (s) =>
+          runHttpTarget(
+            {
+              id: 'infernode-unbatched',
+              kind: 'infernode',
+              label: 'infernode unbatched',
+              description: `infernode with ${options.model}'s dynamic_batching removed (direct scheduler)`,
+              host: s.host,
+              port: s.port,
+              pid: s.pid,
+              notes: [`HTTP front end: ${frontEndOf(s) ?? 'unknown'}`],
+            },
+            prepared.bodies,
+            prepared.outputs,
+            levels,
+            options,
+            progress,
+          ),
+      );
+      targets.push(t);
+    } finally {
+      await repo.remove();
+    }
   }
   if (options.targets.includes('infernode')) {
     const t = await withServer(

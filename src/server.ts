@@ -13,6 +13,7 @@ import { startMetricsServer, type MetricsServer } from './metrics/metrics-server
 import { loadRepository } from './repository/model-loader.js';
 import type { ModelRegistry } from './repository/model-registry.js';
 import { VERSION } from './version.js';
+import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 
 export interface RunningServer {
   readonly httpPort: number;
@@ -21,6 +22,8 @@ export interface RunningServer {
   readonly registry: ModelRegistry;
   readonly dataPlane: DataPlane;
   readonly metrics: MetricsCatalog;
+  /** The WebSocket endpoint (absent with --allow-websocket=false). */
+  readonly websocket: StreamingRoute | undefined;
   /**
    * Drains and stops: readiness fails at once, new connections are refused, queued and running
    * requests finish (bounded by `timeoutMs`), then workers and sockets close. Resolves true when
@@ -56,11 +59,22 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
   });
+  const websocket = options.allowWebsocket
+    ? streamingRoute(dataPlane, {
+        limits: {
+          maxFrameBytes: options.wsMaxFrameSize,
+          maxInflight: options.wsMaxInflight,
+          maxQueuedBytes: options.wsMaxQueuedBytes,
+        },
+        onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
+      })
+    : undefined;
   const selected = selectFrontEnd({
     frontEnd: options.httpFrontEnd,
     host: options.httpAddress,
     port: options.httpPort,
     maxBodyBytes: options.httpMaxInputSize,
+    ...(websocket !== undefined ? { websocket } : {}),
   });
   if (selected.reason !== undefined) logger.warn(selected.reason);
   const frontEnd = selected.frontEnd;
@@ -119,6 +133,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     registry,
     dataPlane,
     metrics,
+    websocket,
     shutdown,
   };
 }

@@ -19,9 +19,26 @@ export type SweepMode =
       readonly distribution: RequestDistribution;
     };
 
-/** The comparators of `bench:compare`, in the order they run. */
-export const COMPARE_TARGETS = ['raw-ort', 'naive-fastify', 'infernode'] as const;
+/**
+ * The comparators of `bench:compare`, in the order they run: raw ORT, naive Fastify, the uWS
+ * front end's ceiling (read + JSON.parse, fixed reply, no inference), infernode with the model's
+ * dynamic_batching removed, and infernode as configured.
+ */
+export const COMPARE_TARGETS = [
+  'raw-ort',
+  'naive-fastify',
+  'uws-ceiling',
+  'infernode-unbatched',
+  'infernode',
+] as const;
 export type CompareTarget = (typeof COMPARE_TARGETS)[number];
+
+/** What runs without --targets (`--targets all` runs every comparator). */
+export const DEFAULT_COMPARE_TARGETS: readonly CompareTarget[] = [
+  'raw-ort',
+  'naive-fastify',
+  'infernode',
+];
 
 export interface BenchOptions {
   readonly model: string;

@@ -58,7 +58,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   targets: {
     kind: 'string',
     only: 'compare',
-    help: 'Comma list of raw-ort,naive-fastify,infernode (all)',
+    help:
+      'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode, or all ' +
+      '(raw-ort,naive-fastify,infernode)',
   },
   'raw-threads': { kind: 'uint', only: 'compare', help: 'Sessions/threads for raw ORT (cores)' },
   'no-publish': {

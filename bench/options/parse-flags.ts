@@ -6,6 +6,7 @@ import path from 'node:path';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from '../paths.js';
 import {
   COMPARE_TARGETS,
+  DEFAULT_COMPARE_TARGETS,
   type BenchOptions,
   type CompareTarget,
   type InputDataSource,
@@ -169,6 +170,7 @@ function parseSweep(r: Reader): SweepMode {
 }
 
 function parseTargets(text: string): CompareTarget[] {
+  if (text.trim() === 'all') return [...COMPARE_TARGETS];
   const names = text.split(',').map((s) => s.trim());
   const out: CompareTarget[] = [];
   for (const name of names) {
@@ -233,7 +235,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),
     serverArgs: Object.freeze(r.list('server-arg')),
     serverPid: r.number('server-pid', 0, () => true, 'a process id'),
-    targets: Object.freeze(parseTargets(r.string('targets', COMPARE_TARGETS.join(',')))),
+    targets: Object.freeze(parseTargets(r.string('targets', DEFAULT_COMPARE_TARGETS.join(',')))),
     rawThreads: r.number('raw-threads', cores, (n) => n >= 1 && n <= 64, '1..64'),
     publish: !r.flag('no-publish'),
   };

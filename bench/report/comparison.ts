@@ -9,6 +9,8 @@ import type { Table } from './tables.js';
 const COLUMNS = [
   { id: 'raw-ort', label: 'raw ORT' },
   { id: 'naive-fastify', label: 'naive Fastify' },
+  { id: 'uws-ceiling', label: 'uWS ceiling' },
+  { id: 'infernode-unbatched', label: 'infernode unbatched' },
   { id: 'infernode', label: 'infernode' },
 ] as const;
 
@@ -41,6 +43,11 @@ export function comparisonTable(result: BenchResult): Table {
     ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
   if (infernode !== undefined && target(result, 'raw-ort') !== undefined)
     ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
+  // Issue 4's targets: the front end's ceiling, and batching off (present only when run).
+  if (infernode !== undefined && target(result, 'uws-ceiling') !== undefined)
+    ratios.push({ id: 'uws-ceiling', label: 'infernode/ceiling' });
+  if (infernode !== undefined && target(result, 'infernode-unbatched') !== undefined)
+    ratios.push({ id: 'infernode-unbatched', label: 'infernode/unbatched' });
   for (const r of ratios) headers.push(`${r.label} req/s`, 'p99');
 
   const rows = values.map((value) => {

@@ -90,7 +90,14 @@ export interface LevelResult {
   readonly windows: readonly WindowResult[];
 }
 
-export type TargetKind = 'infernode' | 'naive-fastify' | 'raw-ort' | 'raw-ort-limit' | 'server';
+export type TargetKind =
+  | 'infernode'
+  | 'naive-fastify'
+  | 'raw-ort'
+  | 'raw-ort-limit'
+  | 'server'
+  /** A front end with no inference behind it (bench:compare's uws-ceiling). */
+  | 'front-end-ceiling';
 
 export interface TargetResult {
   /** Unique within a run: 'infernode', 'raw-ort', 'raw-ort-main', ... */

@@ -3,6 +3,7 @@
 
 import { fail } from '../errors.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../frontend/select-front-end.js';
+import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 
 export interface ServerOptions {
   readonly modelRepositories: readonly string[];
@@ -22,6 +23,14 @@ export interface ServerOptions {
   readonly httpFrontEnd: FrontEndChoice;
   /** Force the worker input-copy path even where ORT accepts SharedArrayBuffer tensors (tests). */
   readonly disableSabTensors: boolean;
+  /** Serve the streaming WebSocket protocol on the HTTP port (/v2/ws). */
+  readonly allowWebsocket: boolean;
+  /** Largest WebSocket frame in bytes; bigger frames close the socket with 1009. */
+  readonly wsMaxFrameSize: number;
+  /** Requests one WebSocket may have in flight; more get an error frame. */
+  readonly wsMaxInflight: number;
+  /** Unread response bytes one WebSocket may hold; a slower client is closed with 1008. */
+  readonly wsMaxQueuedBytes: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -40,6 +49,10 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   disableAutoCompleteConfig: false,
   httpFrontEnd: 'auto',
   disableSabTensors: false,
+  allowWebsocket: true,
+  wsMaxFrameSize: DEFAULT_WS_LIMITS.maxFrameBytes,
+  wsMaxInflight: DEFAULT_WS_LIMITS.maxInflight,
+  wsMaxQueuedBytes: DEFAULT_WS_LIMITS.maxQueuedBytes,
 });
 
 /** Flags infernode accepts, each with its kind; `help` appears in --help. */
@@ -90,6 +103,22 @@ export const FLAGS = {
   'disable-sab-tensors': {
     kind: 'flag',
     help: 'Copy inputs in workers even where ORT reads shared memory',
+  },
+  'allow-websocket': {
+    kind: 'bool',
+    help: 'Serve the streaming WebSocket protocol at /v2/ws on the HTTP port (true)',
+  },
+  'ws-max-frame-size': {
+    kind: 'uint',
+    help: 'Largest WebSocket frame in bytes; larger ones close the socket with 1009 (67108864)',
+  },
+  'ws-max-inflight': {
+    kind: 'uint',
+    help: 'Requests one WebSocket may have in flight; more get an error frame (1024)',
+  },
+  'ws-max-queued-bytes': {
+    kind: 'uint',
+    help: 'Unread response bytes per WebSocket before it is closed with 1008 (268435456)',
   },
   help: { kind: 'flag', help: 'Print this help' },
   version: { kind: 'flag', help: 'Print the version' },
@@ -176,11 +205,30 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     disableAutoCompleteConfig: disableAutoComplete,
     httpFrontEnd: frontEnd,
     disableSabTensors: bool('disable-sab-tensors', false),
+    allowWebsocket: bool('allow-websocket', true),
+    // uWS takes the frame cap as a 32-bit length.
+    wsMaxFrameSize: positive(
+      'ws-max-frame-size',
+      uint('ws-max-frame-size', DEFAULT_OPTIONS.wsMaxFrameSize, 0xffffffff),
+    ),
+    wsMaxInflight: positive(
+      'ws-max-inflight',
+      uint('ws-max-inflight', DEFAULT_OPTIONS.wsMaxInflight),
+    ),
+    wsMaxQueuedBytes: positive(
+      'ws-max-queued-bytes',
+      uint('ws-max-queued-bytes', DEFAULT_OPTIONS.wsMaxQueuedBytes),
+    ),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');
   }
   return { options, help: values.has('help'), version: values.has('version'), warnings };
+}
+
+function positive(name: string, value: number): number {
+  if (value === 0) throw fail('BAD_REQUEST', `--${name}: expected an integer >= 1, got 0`);
+  return value;
 }
 
 function isBool(v: string | undefined): v is string {

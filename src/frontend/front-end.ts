@@ -38,8 +38,66 @@ export interface FrontEndOptions {
   readonly port: number;
   /** Bodies over this many bytes get 400 before any allocation (--http-max-input-size). */
   readonly maxBodyBytes: number;
-  // The WebSocket route (a later issue) goes here, e.g. `websocket?: WebSocketRoute`: each adapter
-  // attaches it to the same listening port before its catch-all HTTP route.
+  /**
+   * The WebSocket endpoint, when enabled: each adapter attaches it to the same listening port,
+   * matched on Upgrade requests for `path` before its catch-all HTTP route.
+   */
+  readonly websocket?: WebSocketRoute;
+}
+
+/**
+ * One accepted WebSocket, as the adapter exposes it to the protocol layer. Every method is safe to
+ * call after the socket closed (it then does nothing).
+ */
+export interface WebSocketConnection {
+  /**
+   * Sends one binary message. The adapter (or its library) copies or frames `bytes` before this
+   * returns, so the caller may reuse them. Returns false when the message was refused (socket
+   * closed, or over the library's hard backpressure limit); a message that is merely buffered
+   * returns true, and `bufferedAmount()` says how much is waiting.
+   */
+  send(bytes: Uint8Array): boolean;
+  /** Bytes handed to `send` that the kernel has not taken yet. */
+  bufferedAmount(): number;
+  /** Starts a closing handshake with `code` and a reason of at most 123 UTF-8 bytes. */
+  close(code: number, reason: string): void;
+}
+
+/** What the protocol layer does with one socket's events. The adapter calls these in order. */
+export interface WebSocketPeer {
+  /**
+   * One whole message. When `volatile` is true `bytes` is valid only until this returns (uWS
+   * neuters the memory): anything kept must be copied before returning.
+   */
+  message(bytes: Uint8Array, binary: boolean, volatile: boolean): void;
+  /** The socket's send buffer drained below the library's threshold. */
+  drain(): void;
+  /** The socket is gone (either side closed it, or the connection dropped). Called once. */
+  closed(): void;
+}
+
+export interface WebSocketRoute {
+  /** The request path that upgrades, e.g. "/v2/ws". */
+  readonly path: string;
+  /** Largest message accepted; the library closes with 1009 past it, before buffering it whole. */
+  readonly maxMessageBytes: number;
+  /**
+   * Picks the subprotocol from the client's `Sec-WebSocket-Protocol` list (already split and
+   * trimmed; empty when the header is absent). Returns the protocol to answer with ("" to answer
+   * none), or an error sentence: the upgrade is then refused with 400.
+   */
+  selectProtocol(offered: readonly string[]): { protocol: string } | { refused: string };
+  /** A socket was accepted with `protocol` (as returned by selectProtocol). */
+  open(connection: WebSocketConnection, protocol: string): WebSocketPeer;
+}
+
+/** Splits a Sec-WebSocket-Protocol header into its tokens. */
+export function offeredProtocols(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
 export interface FrontEnd {

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
 import { splitTarget, type RequestHead } from './http-call.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
+import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
 
 export interface NodeHttpTimeouts {
   /** Time to receive a request's head; stops clients trickling headers (slowloris). Default 30 s. */
@@ -32,6 +33,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
   readonly #options: NodeHttpFrontEndOptions;
   #server: http.Server | undefined;
   #closed: Promise<void> | undefined;
+  #websockets: NodeWebSocketHandle | undefined;
   /**
    * Requests with a reply in progress, per socket. When node's parser fails on such a socket
    * (bytes past a Content-Length parsed as a next request) a 400 written now would interleave with
@@ -60,8 +62,8 @@ export class NodeHttpFrontEnd implements FrontEnd {
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
       this.#onClientError(error, socket),
     );
-    // The WebSocket route (a later issue) attaches here: server.on('upgrade', ...) with `ws`'s
-    // handleUpgrade on the same port.
+    // The WebSocket route shares the port through the 'upgrade' event (ws's handleUpgrade).
+    if (o.websocket !== undefined) this.#websockets = attachNodeWebSocket(server, o.websocket);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(o.port, o.host, () => {
@@ -90,6 +92,8 @@ export class NodeHttpFrontEnd implements FrontEnd {
     server.close(); // also clears node's timeout-check interval
     server.closeIdleConnections();
     server.closeAllConnections(); // in-flight exchanges see 'close' before 'finish': aborted
+    // Upgraded sockets left node:http's connection list at the upgrade: closed here.
+    this.#websockets?.terminateAll();
     await this.#closed;
   }
 

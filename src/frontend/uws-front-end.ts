@@ -9,6 +9,7 @@ import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
 import { addHeader, type RequestHead } from './http-call.js';
 import type { UwsApp, UwsModule } from './uws-loader.js';
 import { UwsExchange } from './uws-exchange.js';
+import { attachUwsWebSocket, type UwsWebSocketHandle } from './uws-websocket.js';
 
 /**
  * uWS 20.30's parser closes the connection, without a reply, on a Content-Length of ten or more
@@ -24,6 +25,7 @@ export class UwsFrontEnd implements FrontEnd {
   #listenSocket: us_listen_socket | undefined;
   /** Exchanges not yet done, for close() on builds without app.close(). */
   readonly #open = new Set<UwsExchange>();
+  #websockets: UwsWebSocketHandle | undefined;
 
   constructor(uws: UwsModule, options: FrontEndOptions) {
     this.#uws = uws;
@@ -35,8 +37,11 @@ export class UwsFrontEnd implements FrontEnd {
       return Promise.reject(new Error('the uWS front end is already listening'));
     const { host, port } = this.#options;
     const app = this.#uws.App();
-    // The WebSocket route (a later issue) attaches here with app.ws(path, behavior): uWS matches it
-    // on Upgrade requests before the catch-all below.
+    // uWS matches the WebSocket route on Upgrade requests before the catch-all below; an Upgrade
+    // to any other path is served as plain HTTP by the catch-all.
+    if (this.#options.websocket !== undefined) {
+      this.#websockets = attachUwsWebSocket(app, this.#options.websocket);
+    }
     app.any('/*', (res, req) => this.#onRequest(res, req, handler));
     return new Promise((resolve, reject) => {
       // Calls back synchronously, with false when the address is taken or not available.
@@ -78,6 +83,7 @@ export class UwsFrontEnd implements FrontEnd {
       // Older builds can only close the connections that have a response object in hand; idle
       // keep-alive sockets then live until uWS's 10 s idle timeout.
       for (const exchange of [...this.#open]) exchange.forceClose();
+      this.#websockets?.terminateAll();
     }
   }
 

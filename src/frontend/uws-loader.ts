@@ -10,7 +10,12 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import type {
+  HttpRequest,
+  HttpResponse,
+  us_listen_socket,
+  WebSocketBehavior,
+} from '@trufflesuite/uws-js-unofficial';
 
 const PACKAGE = '@trufflesuite/uws-js-unofficial';
 
@@ -20,6 +25,7 @@ const PACKAGE = '@trufflesuite/uws-js-unofficial';
  */
 export interface UwsApp {
   any(pattern: string, handler: (res: HttpResponse, req: HttpRequest) => void): UwsApp;
+  ws<UserData>(pattern: string, behavior: WebSocketBehavior<UserData>): UwsApp;
   listen(
     host: string,
     port: number,

@@ -11,6 +11,12 @@ export const LATENCY_BUCKETS_SECONDS = [
   30,
 ];
 
+/**
+ * Batch-size buckets (rows per model execution): powers of two up to 1024. One family serves every
+ * model, so the buckets cannot follow each model's max_batch_size; larger batches land in +Inf.
+ */
+export const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
 const MODEL_LABELS = ['model', 'version'] as const;
 type ModelLabel = (typeof MODEL_LABELS)[number];
 
@@ -83,6 +89,15 @@ export class MetricsCatalog {
     'infernode_compute_infer_duration_seconds',
     'Time per model execution inside ONNX Runtime session.run',
   );
+
+  /** With nv_inference_count / nv_inference_exec_count, shows how well the batcher batches. */
+  readonly batchSize = new Histogram<ModelLabel>({
+    name: 'infernode_batch_size',
+    help: 'Rows (inferences) per model execution: the dynamic batcher merges requests into one run',
+    labelNames: MODEL_LABELS,
+    buckets: BATCH_SIZE_BUCKETS,
+    registers: [this.registry],
+  });
 
   private counter(name: string, help: string): Counter<ModelLabel> {
     return new Counter<ModelLabel>({

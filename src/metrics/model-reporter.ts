@@ -35,6 +35,7 @@ export class ModelReporter {
   private readonly requestLatency: HistogramChild;
   private readonly queueLatency: HistogramChild;
   private readonly computeLatency: HistogramChild;
+  private readonly batchSizes: HistogramChild;
   private pendingCount = 0;
 
   constructor(
@@ -66,6 +67,7 @@ export class ModelReporter {
     this.requestLatency = catalog.requestLatency.labels(labels);
     this.queueLatency = catalog.queueLatency.labels(labels);
     this.computeLatency = catalog.computeLatency.labels(labels);
+    this.batchSizes = catalog.batchSize.labels(labels);
   }
 
   /** Requests enqueued and not yet executing (nv_inference_pending_request_count). */
@@ -89,6 +91,7 @@ export class ModelReporter {
     this.inferences.inc(batchSize);
     this.executions.inc();
     this.computeLatency.observe(inferNs / 1e9);
+    this.batchSizes.observe(batchSize);
   }
 
   succeeded(t: RequestTiming): void {

@@ -21,7 +21,7 @@ import { planThreadBudget, type ThreadBudget } from '../execution/thread-budget.
 import type { Logger } from '../logger.js';
 import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
 import { ModelReporter } from '../metrics/model-reporter.js';
-import { DirectScheduler } from '../scheduler/direct-scheduler.js';
+import { createScheduler } from '../scheduler/create-scheduler.js';
 import { ModelRegistry } from './model-registry.js';
 import type { ModelEntry, ModelVersion } from './model-version.js';
 import { scanRepository, type RepositoryEntry } from './scan-repository.js';
@@ -141,11 +141,6 @@ async function startModel(
 ): Promise<void> {
   const { entry, config } = c;
   const log = options.logger.child({ model: entry.name });
-  if (config.dynamic_batching !== undefined) {
-    log.warn(
-      'dynamic_batching is configured; this release runs requests unbatched (direct scheduler)',
-    );
-  }
   for (const w of readOrtParameters(config).warnings) log.warn(w);
   const started: ModelVersion[] = [];
   try {
@@ -175,7 +170,8 @@ async function startModel(
         throw e;
       }
       const reporter = new ModelReporter(options.catalog, config.name, version);
-      const scheduler = new DirectScheduler(pool, reporter, {
+      // The dynamic batcher when the config has dynamic_batching, else the direct strategy.
+      const scheduler = createScheduler(config, pool, reporter, {
         maxBlockBytes: options.maxInputBytes,
       });
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;

@@ -1,0 +1,166 @@
+// The client's side of the WebSocket frames, one codec per subprotocol: request and cancel frames
+// out, response frames in. The server's side lives in src/websocket/; docs/websocket-protocol.md
+// is the contract both follow.
+
+import { Builder, ByteBuffer } from 'flatbuffers';
+import { Packr, Unpackr } from 'msgpackr';
+import { isDatatype } from '../datatypes.js';
+import {
+  Cancel,
+  ClientFrame,
+  InferRequest,
+  RequestedOutput,
+  ServerFrame,
+  Tensor as FbTensor,
+} from '../../schemas/generated/infernode-ws_generated.js';
+import { alignedByteVector } from '../websocket/flatbuffers-frames.js';
+import { writeParameterTables } from '../websocket/flatbuffers-parameters.js';
+import { FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL } from '../websocket/ws-protocol.js';
+import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
+import type { InferOptions, InferResult } from './client-types.js';
+
+export type ServerReply =
+  | { readonly id: string | number; readonly result: InferResult }
+  | { readonly id: string | number; readonly error: { code: string; message: string } };
+
+export interface ClientCodec {
+  readonly protocol: string;
+  encodeRequest(
+    id: number,
+    model: string,
+    inputs: readonly Tensor[],
+    options: InferOptions,
+  ): Uint8Array;
+  encodeCancel(id: number): Uint8Array;
+  /** Throws on a frame that is not a well-formed response. */
+  decodeReply(bytes: Uint8Array): ServerReply;
+}
+
+const packr = new Packr({ useRecords: false, variableMapSize: true });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+
+interface MsgpackReply {
+  id: string | number;
+  model_name?: string;
+  model_version?: string;
+  outputs?: { name: string; datatype: string; shape: number[]; data: Uint8Array }[];
+  error?: { code: string; message: string };
+}
+
+export const msgpackClientCodec: ClientCodec = {
+  protocol: MSGPACK_PROTOCOL,
+  encodeRequest: (id, model, inputs, options) =>
+    packr.pack({
+      id,
+      model,
+      ...(options.version !== undefined ? { version: String(options.version) } : {}),
+      inputs: inputs.map((t) => ({
+        name: t.name,
+        datatype: t.datatype,
+        shape: t.shape,
+        data: tensorBytes(t),
+      })),
+      ...(options.outputs !== undefined
+        ? { outputs: options.outputs.map((name) => ({ name })) }
+        : {}),
+      ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
+    }),
+  encodeCancel: (id) => packr.pack({ id, cancel: true }),
+  decodeReply: (bytes) => {
+    const doc = unpackr.unpack(bytes) as MsgpackReply;
+    if (doc.error !== undefined) return { id: doc.id, error: doc.error };
+    return {
+      id: doc.id,
+      result: {
+        modelName: doc.model_name ?? '',
+        modelVersion: doc.model_version ?? '',
+        outputs: (doc.outputs ?? []).map((o) => {
+          if (!isDatatype(o.datatype)) throw new Error(`unknown datatype in output ${o.name}`);
+          return tensorFromBytes(o.name, o.datatype, o.shape, o.data);
+        }),
+      },
+    };
+  },
+};
+
+export const flatbuffersClientCodec: ClientCodec = {
+  protocol: FLATBUFFERS_PROTOCOL,
+  encodeRequest: (id, model, inputs, options) => {
+    const payloads = inputs.map(tensorBytes);
+    let size = 1024;
+    for (const p of payloads) size += p.byteLength + 16;
+    const b = new Builder(size);
+    const tensors = inputs.map((t, i) => {
+      const name = b.createString(t.name);
+      const datatype = b.createString(t.datatype);
+      const shape = FbTensor.createShapeVector(
+        b,
+        t.shape.map((d) => BigInt(d)),
+      );
+      const data = alignedByteVector(b, payloads[i] as Uint8Array);
+      return FbTensor.createTensor(b, name, datatype, shape, data, 0);
+    });
+    const inputsVector = InferRequest.createInputsVector(b, tensors);
+    const outputsVector =
+      options.outputs === undefined
+        ? 0
+        : InferRequest.createOutputsVector(
+            b,
+            options.outputs.map((n) =>
+              RequestedOutput.createRequestedOutput(b, b.createString(n), 0),
+            ),
+          );
+    const params = InferRequest.createParametersVector(
+      b,
+      writeParameterTables(b, options.parameters),
+    );
+    const request = InferRequest.createInferRequest(
+      b,
+      b.createString(String(id)),
+      b.createString(model),
+      options.version === undefined ? 0 : b.createString(String(options.version)),
+      inputsVector,
+      outputsVector,
+      params,
+    );
+    ClientFrame.startClientFrame(b);
+    ClientFrame.addInfer(b, request);
+    b.finish(ClientFrame.endClientFrame(b));
+    return b.asUint8Array();
+  },
+  encodeCancel: (id) => {
+    const b = new Builder(64);
+    const cancel = Cancel.createCancel(b, b.createString(String(id)));
+    ClientFrame.startClientFrame(b);
+    ClientFrame.addCancel(b, cancel);
+    b.finish(ClientFrame.endClientFrame(b));
+    return b.asUint8Array();
+  },
+  decodeReply: (bytes) => {
+    const frame = ServerFrame.getRootAsServerFrame(new ByteBuffer(bytes));
+    // The client's ids are integers; the FlatBuffers frame carries them as their digits.
+    const id = Number(frame.id());
+    const error = frame.error();
+    if (error !== null)
+      return { id, error: { code: error.code() ?? '', message: error.message() ?? '' } };
+    const outputs: Tensor[] = [];
+    for (let i = 0; i < frame.outputsLength(); i++) {
+      const t = frame.outputs(i);
+      const datatype = t?.datatype();
+      if (t === null || !isDatatype(datatype)) throw new Error(`output ${i} has no known datatype`);
+      const shape: number[] = [];
+      for (let d = 0; d < t.shapeLength(); d++) shape.push(Number(t.shape(d)));
+      outputs.push(
+        tensorFromBytes(t.name() ?? '', datatype, shape, t.dataArray() ?? new Uint8Array(0)),
+      );
+    }
+    return {
+      id,
+      result: {
+        modelName: frame.modelName() ?? '',
+        modelVersion: frame.modelVersion() ?? '',
+        outputs,
+      },
+    };
+  },
+};

@@ -1,0 +1,53 @@
+// The client's request options, results and error, shared by its HTTP and WebSocket transports.
+
+import type { Parameters } from '../protocol/inference-request.js';
+import type { Tensor } from './client-tensor.js';
+
+export interface InferOptions {
+  /** A model version; absent: the model's version policy picks. */
+  readonly version?: string | number;
+  /** Outputs to return; absent: all of them. */
+  readonly outputs?: readonly string[];
+  /** Client-side deadline in milliseconds; the request is abandoned (and, over WebSocket, cancelled). */
+  readonly timeoutMs?: number;
+  /** Request parameters (`priority`, `timeout` in microseconds, user keys). */
+  readonly parameters?: Parameters;
+}
+
+export interface InferResult {
+  readonly modelName: string;
+  readonly modelVersion: string;
+  readonly outputs: readonly Tensor[];
+}
+
+/** Finds an output by name; throws when the response has none of that name. */
+export function output(result: InferResult, name: string): Tensor {
+  const found = result.outputs.find((o) => o.name === name);
+  if (found === undefined) {
+    throw new Error(
+      `the response has no output '${name}' (it has ${result.outputs.map((o) => o.name).join(', ')})`,
+    );
+  }
+  return found;
+}
+
+/**
+ * A failed request. `code` is the server's catalog code (WebSocket) or `HTTP_<status>` (HTTP, whose
+ * error bodies carry only a message), or TIMEOUT / CONNECTION / PROTOCOL for client-side failures.
+ */
+export class InferenceClientError extends Error {
+  readonly code: string;
+  readonly status: number | undefined;
+  constructor(code: string, message: string, status?: number) {
+    super(message);
+    this.name = 'InferenceClientError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** One way of carrying requests: the client picks one at construction. */
+export interface Transport {
+  infer(model: string, inputs: readonly Tensor[], options: InferOptions): Promise<InferResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+// The client over KServe v2 HTTP: a JSON body, or the binary tensor extension (JSON header plus raw
+// tensor bytes, outputs asked for as binary). One fetch per request; fetch keeps connections alive.
+
+import { Buffer } from 'node:buffer';
+import { isDatatype } from '../datatypes.js';
+import {
+  jsonValues,
+  tensorBytes,
+  tensorFromBytes,
+  tensorFromJson,
+  type Tensor,
+} from './client-tensor.js';
+import {
+  InferenceClientError,
+  type InferOptions,
+  type InferResult,
+  type Transport,
+} from './client-types.js';
+
+interface ResponseOutputJson {
+  name: string;
+  datatype: string;
+  shape: number[];
+  data?: unknown[];
+  parameters?: { binary_data_size?: number };
+}
+
+export class HttpTransport implements Transport {
+  readonly #base: string;
+  readonly #binary: boolean;
+  readonly #defaultTimeoutMs: number | undefined;
+
+  constructor(base: string, binary: boolean, defaultTimeoutMs: number | undefined) {
+    this.#base = base.replace(/\/+$/, '');
+    this.#binary = binary;
+    this.#defaultTimeoutMs = defaultTimeoutMs;
+  }
+
+  async infer(
+    model: string,
+    inputs: readonly Tensor[],
+    options: InferOptions,
+  ): Promise<InferResult> {
+    const version = options.version === undefined ? '' : `/versions/${options.version}`;
+    const url = `${this.#base}/v2/models/${encodeURIComponent(model)}${version}/infer`;
+    const { body, headers } = this.#binary
+      ? binaryBody(inputs, options)
+      : jsonBody(inputs, options);
+    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+      });
+    } catch (e) {
+      throw transportError(e, timeoutMs);
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const headerLength = res.headers.get('inference-header-content-length');
+    const split = headerLength === null ? bytes.byteLength : Number(headerLength);
+    const doc = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, split).toString('utf8')) as {
+      error?: string;
+      model_name: string;
+      model_version: string;
+      outputs: ResponseOutputJson[];
+    };
+    if (res.status !== 200) {
+      throw new InferenceClientError(`HTTP_${res.status}`, doc.error ?? res.statusText, res.status);
+    }
+    let at = split;
+    const outputs = doc.outputs.map((o) => {
+      if (!isDatatype(o.datatype)) {
+        throw new InferenceClientError('PROTOCOL', `output ${o.name} has unknown datatype`);
+      }
+      const size = o.parameters?.binary_data_size;
+      if (size !== undefined) {
+        const data = bytes.subarray(at, at + size);
+        at += size;
+        return tensorFromBytes(o.name, o.datatype, o.shape, data);
+      }
+      return tensorFromJson(o.name, o.datatype, o.shape, o.data ?? []);
+    });
+    return { modelName: doc.model_name, modelVersion: doc.model_version, outputs };
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function requestParameters(options: InferOptions, extra?: Record<string, unknown>): object {
+  return { ...options.parameters, ...extra };
+}
+
+function jsonBody(inputs: readonly Tensor[], options: InferOptions) {
+  const doc = {
+    parameters: requestParameters(options),
+    inputs: inputs.map((t) => ({
+      name: t.name,
+      datatype: t.datatype,
+      shape: t.shape,
+      data: jsonValues(t),
+    })),
+    ...(options.outputs !== undefined
+      ? { outputs: options.outputs.map((name) => ({ name })) }
+      : {}),
+  };
+  return { body: JSON.stringify(doc), headers: { 'content-type': 'application/json' } };
+}
+
+/** The binary tensor extension: JSON header, then each input's bytes in order. */
+function binaryBody(inputs: readonly Tensor[], options: InferOptions) {
+  const payloads = inputs.map(tensorBytes);
+  const doc = {
+    parameters: requestParameters(options, { binary_data_output: true }),
+    inputs: inputs.map((t, i) => ({
+      name: t.name,
+      datatype: t.datatype,
+      shape: t.shape,
+      parameters: { binary_data_size: (payloads[i] as Uint8Array).byteLength },
+    })),
+    ...(options.outputs !== undefined
+      ? { outputs: options.outputs.map((name) => ({ name, parameters: { binary_data: true } })) }
+      : {}),
+  };
+  const header = Buffer.from(JSON.stringify(doc), 'utf8');
+  return {
+    body: Buffer.concat([header, ...payloads]),
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': String(header.byteLength),
+    },
+  };
+}
+
+function transportError(e: unknown, timeoutMs: number | undefined): InferenceClientError {
+  const name = (e as { name?: unknown }).name;
+  if (name === 'TimeoutError') {
+    return new InferenceClientError('TIMEOUT', `no response within ${timeoutMs} ms`);
+  }
+  return new InferenceClientError(
+    'CONNECTION',
+    `the request failed: ${e instanceof Error ? e.message : String(e)}`,
+  );
+}

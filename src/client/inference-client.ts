@@ -1,0 +1,73 @@
+// InferenceClient: one typed client for infernode (and any KServe v2 server over HTTP). Pick the
+// protocol once: HTTP with JSON bodies, HTTP with the binary tensor extension, or the streaming
+// WebSocket protocol (msgpack by default, FlatBuffers on request).
+//
+//   const client = new InferenceClient({ url: 'http://localhost:8000', protocol: 'ws' });
+//   const result = await client.infer('simple', [tensor('INPUT0', 'INT32', [1, 16], a), ...]);
+//   output(result, 'OUTPUT0').data; // Int32Array
+//   await client.close();
+
+import { WS_PATH } from '../websocket/ws-protocol.js';
+import { flatbuffersClientCodec, msgpackClientCodec } from './client-codecs.js';
+import type { Tensor } from './client-tensor.js';
+import type { InferOptions, InferResult, Transport } from './client-types.js';
+import { HttpTransport } from './http-transport.js';
+import { WsTransport } from './ws-transport.js';
+
+export type ClientProtocol = 'http-json' | 'http-binary' | 'ws' | 'ws-flatbuffers';
+
+export interface InferenceClientOptions {
+  /** The server's HTTP base URL, e.g. http://localhost:8000 (the WebSocket URL is derived). */
+  readonly url: string;
+  /** Default 'http-binary'. */
+  readonly protocol?: ClientProtocol;
+  /** Default per-request timeout in milliseconds (none when absent). */
+  readonly timeoutMs?: number;
+}
+
+export class InferenceClient {
+  readonly protocol: ClientProtocol;
+  readonly #transport: Transport;
+
+  constructor(options: InferenceClientOptions) {
+    this.protocol = options.protocol ?? 'http-binary';
+    const base = options.url.replace(/\/+$/, '');
+    const wsUrl = `${base.replace(/^http/, 'ws')}${WS_PATH}`;
+    switch (this.protocol) {
+      case 'http-json':
+        this.#transport = new HttpTransport(base, false, options.timeoutMs);
+        break;
+      case 'http-binary':
+        this.#transport = new HttpTransport(base, true, options.timeoutMs);
+        break;
+      case 'ws':
+        this.#transport = new WsTransport(wsUrl, msgpackClientCodec, options.timeoutMs);
+        break;
+      case 'ws-flatbuffers':
+        this.#transport = new WsTransport(wsUrl, flatbuffersClientCodec, options.timeoutMs);
+        break;
+    }
+  }
+
+  /** Runs one inference. Rejects with InferenceClientError (server code, TIMEOUT, CONNECTION...). */
+  infer(
+    model: string,
+    inputs: readonly Tensor[],
+    options: InferOptions = {},
+  ): Promise<InferResult> {
+    return this.#transport.infer(model, inputs, options);
+  }
+
+  /** Closes the WebSocket (if any); requests still pending are rejected. */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+}
+
+export { tensor, type Tensor, type TypedArrayMap } from './client-tensor.js';
+export {
+  InferenceClientError,
+  output,
+  type InferOptions,
+  type InferResult,
+} from './client-types.js';

@@ -1,0 +1,168 @@
+// Merging requests into one batch's input tensors and splitting the batch's outputs back: pure
+// functions over typed tensors (no timers, no workers). Each request's bytes are copied once, from
+// its network buffer straight into its rows of the batch's SharedArrayBuffer; each request gets
+// its outputs back as views of the batch's output block, with no per-request copy.
+
+import { datatypeInfo } from '../datatypes.js';
+import { fail } from '../errors.js';
+import { TensorBlock } from '../shm/tensor-block.js';
+import type { TensorDescriptor } from '../tensor.js';
+import type { ScheduledOutput } from './scheduler.js';
+import type { ValidatedInput } from './validated-request.js';
+
+/** What merging needs of one request. */
+export interface BatchMember {
+  /** Rows along the batch dim (each input's shape[0] when batching). */
+  readonly rows: number;
+  readonly inputs: readonly ValidatedInput[];
+}
+
+/**
+ * Requests with equal keys can share a batch: same input names, datatypes and non-batch dims. The
+ * inputs are sorted by name, since clients may list them in any order. BYTES element sizes may
+ * differ: the length-prefixed layout concatenates correctly along the batch dim.
+ */
+export function batchKey(inputs: readonly ValidatedInput[]): string {
+  const parts = inputs.map(
+    (i) => `${i.name}\u0000${i.datatype}\u0000${i.shape.slice(1).join(',')}`,
+  );
+  if (parts.length > 1) parts.sort();
+  return parts.join('\u0001');
+}
+
+/**
+ * One block with a slot per input (in the first member's input order): rows of member 0, then
+ * member 1, and so on. `batched` false (max_batch_size 0) takes exactly one member, unchanged.
+ * Members must share a batch key; a member whose inputs do not line up is an INTERNAL error.
+ */
+export function mergeInputs(
+  members: readonly BatchMember[],
+  options: { readonly batched: boolean; readonly maxBytes?: number },
+): TensorBlock {
+  const first = members[0];
+  if (first === undefined) throw fail('INTERNAL', 'a batch needs at least one request');
+  if (!options.batched && members.length !== 1) {
+    throw fail('INTERNAL', `a model without a batch dim runs one request, got ${members.length}`);
+  }
+  const aligned = members.map((m) =>
+    first.inputs.map((spec) => {
+      const input = m.inputs.find((i) => i.name === spec.name);
+      if (input === undefined || input.datatype !== spec.datatype) {
+        throw fail('INTERNAL', `batched requests differ in input "${spec.name}"`);
+      }
+      if (options.batched && input.shape[0] !== m.rows) {
+        throw fail(
+          'INTERNAL',
+          `input "${spec.name}": expected ${m.rows} rows, got shape [${input.shape.join(',')}]`,
+        );
+      }
+      return input;
+    }),
+  );
+  const totalRows = members.reduce((a, m) => a + m.rows, 0);
+  const block = TensorBlock.allocate(
+    first.inputs.map((spec, k) => ({
+      name: spec.name,
+      datatype: spec.datatype,
+      shape: options.batched ? [totalRows, ...spec.shape.slice(1)] : spec.shape,
+      byteLength: aligned.reduce((a, inputs) => a + (inputs[k] as ValidatedInput).byteLength, 0),
+    })),
+    options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes },
+  );
+  first.inputs.forEach((_, k) => {
+    const slot = block.bytes(k);
+    // Byte offsets rather than row offsets: the same walk serves fixed-size rows and BYTES, whose
+    // per-request sizes vary. The single copy: network buffer -> this request's rows.
+    let at = 0;
+    for (const inputs of aligned) {
+      const input = inputs[k] as ValidatedInput;
+      input.write(slot.subarray(at, at + input.byteLength));
+      at += input.byteLength;
+    }
+  });
+  return block;
+}
+
+/**
+ * Splits each output of a batch run into per-member views: member i gets `rows[i]` rows, in order.
+ * Returns, per member, one output per entry of `outputs` (same order). A single member gets the
+ * outputs whole. An output whose first dim is not the batch's row count is an INTERNAL error.
+ */
+export function splitOutputs(
+  outputs: readonly TensorDescriptor[],
+  rows: readonly number[],
+): ScheduledOutput[][] {
+  const perMember: ScheduledOutput[][] = rows.map(() => []);
+  if (rows.length === 1) {
+    perMember[0] = outputs.map((d) => ({
+      name: d.name,
+      datatype: d.datatype,
+      shape: d.shape,
+      data: new Uint8Array(d.buffer, d.byteOffset, d.byteLength),
+    }));
+    return perMember;
+  }
+  const totalRows = rows.reduce((a, b) => a + b, 0);
+  for (const d of outputs) {
+    if (d.shape[0] !== totalRows) {
+      throw fail(
+        'INTERNAL',
+        `output "${d.name}" of a batch of ${totalRows} rows has shape [${d.shape.join(',')}]: ` +
+          `expected the batch dim first`,
+      );
+    }
+    const inner = d.shape.slice(1);
+    const bounds = rowBoundaries(d, rows);
+    rows.forEach((r, i) => {
+      const start = bounds[i] as number;
+      const end = bounds[i + 1] as number;
+      (perMember[i] as ScheduledOutput[]).push({
+        name: d.name,
+        datatype: d.datatype,
+        shape: [r, ...inner],
+        data: new Uint8Array(d.buffer, d.byteOffset + start, end - start),
+      });
+    });
+  }
+  return perMember;
+}
+
+/** Byte offsets (within the tensor) where each member's rows start, plus the end. */
+function rowBoundaries(d: TensorDescriptor, rows: readonly number[]): number[] {
+  const bounds = [0];
+  const perRow = d.shape.slice(1).reduce((a, b) => a * b, 1);
+  const size = datatypeInfo(d.datatype).byteSize;
+  if (size > 0) {
+    let at = 0;
+    for (const r of rows) bounds.push((at += r * perRow * size));
+    if (at !== d.byteLength) {
+      throw fail(
+        'INTERNAL',
+        `output "${d.name}": shape [${d.shape.join(',')}] needs ${at} bytes, got ${d.byteLength}`,
+      );
+    }
+    return bounds;
+  }
+  // BYTES: variable-size elements, so walk the 4-byte little-endian length prefixes.
+  const bytes = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  let at = 0;
+  for (const r of rows) {
+    for (let e = r * perRow; e > 0; e--) {
+      if (bytes.length - at < 4) throw brokenBytes(d, at);
+      const n = view.getUint32(at, true);
+      if (n > bytes.length - at - 4) throw brokenBytes(d, at);
+      at += 4 + n;
+    }
+    bounds.push(at);
+  }
+  if (at !== bytes.length) throw brokenBytes(d, at);
+  return bounds;
+}
+
+function brokenBytes(d: TensorDescriptor, at: number): Error {
+  return fail(
+    'INTERNAL',
+    `BYTES output "${d.name}" is not ${d.shape.join('x')} well-formed elements (at byte ${at})`,
+  );
+}

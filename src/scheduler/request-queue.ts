@@ -1,0 +1,194 @@
+// The dynamic batcher's queue: one FIFO per priority level (level 1 served first), each under its
+// level's Triton queue policy — max_queue_size rejects at once, and every deadline is a timer, so a
+// timed-out request is answered at its deadline rather than when the running batch ends (the
+// lazy check Triton does). Time and timers come from the injected clock.
+
+import { fail } from '../errors.js';
+import {
+  effectiveTimeoutUs,
+  levelOf,
+  policyOf,
+  type PriorityPlan,
+  type QueuePolicy,
+} from './queue-policy.js';
+import type { SchedulerClock, TimerHandle } from './scheduler-clock.js';
+
+/** A queued request as the queue's owner sees it. */
+export interface QueueEntry<T> {
+  readonly value: T;
+  /** Priority level serving it (1 = highest). */
+  readonly level: number;
+  readonly enqueuedNs: number;
+  /** Its deadline passed under a DELAY policy: it is served after its level's other requests. */
+  readonly delayed: boolean;
+}
+
+export interface QueueEvents<T> {
+  /** A REJECT deadline passed: the entry has already left the queue; answer it now. */
+  timedOut(entry: QueueEntry<T>): void;
+  /** A DELAY deadline passed: the entry moved behind its level's on-time requests. */
+  delayed(entry: QueueEntry<T>): void;
+}
+
+interface Slot<T> extends QueueEntry<T> {
+  delayed: boolean;
+  queued: boolean;
+  timer: TimerHandle | undefined;
+}
+
+class Level<T> {
+  /** On-time requests in arrival order, then those past a DELAY deadline in the order they expired. */
+  readonly onTime: Slot<T>[] = [];
+  readonly late: Slot<T>[] = [];
+  constructor(readonly policy: QueuePolicy) {}
+  get size(): number {
+    return this.onTime.length + this.late.length;
+  }
+}
+
+export class RequestQueue<T> {
+  private readonly levels = new Map<number, Level<T>>();
+  /** Levels that hold requests, ascending (so highest priority first). */
+  private order: number[] = [];
+  private count = 0;
+
+  constructor(
+    private readonly plan: PriorityPlan,
+    private readonly clock: SchedulerClock,
+    private readonly events: QueueEvents<T>,
+  ) {}
+
+  /** Requests queued (not executing), over all levels. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Queues `value` at the level its `priority` maps to, with its deadline armed. Throws QUEUE_FULL
+   * when that level already holds max_queue_size requests; nothing is queued then.
+   */
+  push(value: T, priority: number, timeoutUs: number): QueueEntry<T> {
+    const levelNo = levelOf(this.plan, priority);
+    const policy = policyOf(this.plan, levelNo);
+    const existing = this.levels.get(levelNo);
+    if (policy.maxQueueSize !== 0 && (existing?.size ?? 0) >= policy.maxQueueSize) {
+      throw fail(
+        'QUEUE_FULL',
+        `Exceeds maximum queue size: priority level ${levelNo} holds ${policy.maxQueueSize} ` +
+          `queued requests, its max_queue_size`,
+      );
+    }
+    const level = existing ?? this.addLevel(levelNo, policy);
+    const slot: Slot<T> = {
+      value,
+      level: levelNo,
+      enqueuedNs: this.clock.nowNs(),
+      delayed: false,
+      queued: true,
+      timer: undefined,
+    };
+    const timeout = effectiveTimeoutUs(policy, timeoutUs);
+    if (timeout > 0) slot.timer = this.clock.setTimer(timeout * 1000, () => this.expire(slot));
+    level.onTime.push(slot);
+    this.count += 1;
+    return slot;
+  }
+
+  /** Withdraws a queued entry (its client went away). False if it is no longer queued. */
+  remove(entry: QueueEntry<T>): boolean {
+    const slot = entry as Slot<T>;
+    if (!slot.queued) return false;
+    this.unlink(slot);
+    return true;
+  }
+
+  /** Removes entries that are being dispatched, in one pass per level. */
+  take(entries: readonly QueueEntry<T>[]): void {
+    const touched = new Set<number>();
+    for (const e of entries) {
+      const slot = e as Slot<T>;
+      if (!slot.queued) throw fail('INTERNAL', 'a dispatched request was no longer queued');
+      slot.queued = false;
+      slot.timer?.cancel();
+      touched.add(slot.level);
+    }
+    for (const levelNo of touched) {
+      const level = this.levels.get(levelNo) as Level<T>;
+      const before = level.size;
+      filterInPlace(level.onTime, (s) => s.queued);
+      filterInPlace(level.late, (s) => s.queued);
+      this.count -= before - level.size;
+      if (level.size === 0) this.dropLevel(levelNo);
+    }
+  }
+
+  /** Every queued entry in service order: level 1 first; in a level, on-time before late. */
+  ordered(): QueueEntry<T>[] {
+    const out: QueueEntry<T>[] = [];
+    for (const levelNo of this.order) {
+      const level = this.levels.get(levelNo) as Level<T>;
+      for (const s of level.onTime) out.push(s);
+      for (const s of level.late) out.push(s);
+    }
+    return out;
+  }
+
+  private expire(slot: Slot<T>): void {
+    slot.timer = undefined;
+    if (!slot.queued) return;
+    const level = this.levels.get(slot.level) as Level<T>;
+    switch (level.policy.timeoutAction) {
+      case 'REJECT':
+        this.unlink(slot);
+        this.events.timedOut(slot);
+        return;
+      case 'DELAY':
+        removeFrom(level.onTime, slot);
+        slot.delayed = true;
+        level.late.push(slot);
+        this.events.delayed(slot);
+        return;
+    }
+  }
+
+  private unlink(slot: Slot<T>): void {
+    slot.queued = false;
+    slot.timer?.cancel();
+    slot.timer = undefined;
+    const level = this.levels.get(slot.level) as Level<T>;
+    if (!removeFrom(level.onTime, slot)) removeFrom(level.late, slot);
+    this.count -= 1;
+    if (level.size === 0) this.dropLevel(slot.level);
+  }
+
+  private addLevel(levelNo: number, policy: QueuePolicy): Level<T> {
+    const level = new Level<T>(policy);
+    this.levels.set(levelNo, level);
+    let i = this.order.length;
+    while (i > 0 && (this.order[i - 1] as number) > levelNo) i--;
+    this.order.splice(i, 0, levelNo);
+    return level;
+  }
+
+  /**
+   * Empty levels are dropped: `priority` comes from clients and `priority_levels` may be huge, so
+   * the map holds only levels with requests in them.
+   */
+  private dropLevel(levelNo: number): void {
+    this.levels.delete(levelNo);
+    this.order = this.order.filter((l) => l !== levelNo);
+  }
+}
+
+function removeFrom<S>(list: S[], item: S): boolean {
+  const i = list.indexOf(item);
+  if (i === -1) return false;
+  list.splice(i, 1);
+  return true;
+}
+
+function filterInPlace<S>(list: S[], keep: (s: S) => boolean): void {
+  let w = 0;
+  for (const s of list) if (keep(s)) list[w++] = s;
+  list.length = w;
+}

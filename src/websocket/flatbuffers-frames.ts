@@ -1,0 +1,232 @@
+// The FlatBuffers encoding of WebSocket frames (subprotocol infernode.flatbuffers.v1), using the
+// TypeScript flatc generated from schemas/infernode-ws.fbs. Server side: ClientFrame in,
+// ServerFrame out.
+//
+// The FlatBuffers runtime does no bounds checking (reads past the end yield zeros, and a vector view
+// is built from whatever offset and length the buffer claims), so every vector is checked against
+// the frame before it is used, and every count against what the frame's size could hold.
+
+import { Builder, ByteBuffer, type Offset } from 'flatbuffers';
+import { fail, toServerError, type WireError } from '../errors.js';
+import type {
+  DecodedInput,
+  DecodedOutput,
+  InferenceResponse,
+} from '../protocol/inference-request.js';
+import { readParameters } from '../protocol/parameters.js';
+import type { InferRequest } from '../../schemas/generated/infernode-ws_generated.js';
+import {
+  ClientFrame,
+  Error as FbError,
+  ServerFrame,
+  Tensor,
+} from '../../schemas/generated/infernode-ws_generated.js';
+import {
+  checkTensorCount,
+  checkUniqueNames,
+  keepPayload,
+  optionalVersion,
+  readId,
+  requireId,
+  requireModel,
+} from './frame-fields.js';
+import { readParameterTables } from './flatbuffers-parameters.js';
+import type {
+  ClientFrame as WsClientFrame,
+  DecodeResult,
+  FrameCodec,
+  FrameId,
+} from './ws-frames.js';
+import { FLATBUFFERS_PROTOCOL } from './ws-protocol.js';
+
+/** Tensor payloads start at a multiple of this from the frame start (typed-array views need 8). */
+export const PAYLOAD_ALIGNMENT = 16;
+
+export const flatbuffersCodec: FrameCodec = {
+  protocol: FLATBUFFERS_PROTOCOL,
+  decode: decodeFlatbuffersFrame,
+  encodeResponse: encodeFlatbuffersResponse,
+  encodeError: encodeFlatbuffersError,
+};
+
+export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {
+  // The smallest frame is a root offset plus a table with its vtable.
+  if (bytes.byteLength < 12) {
+    return {
+      ok: false,
+      id: undefined,
+      error: fail(
+        'BAD_REQUEST',
+        `a FlatBuffers frame needs at least 12 bytes, got ${bytes.byteLength}`,
+      ),
+    };
+  }
+  const bb = new ByteBuffer(bytes);
+  let id: FrameId | undefined;
+  try {
+    const root = ClientFrame.getRootAsClientFrame(bb);
+    const req = root.infer();
+    const cancel = root.cancel();
+    if ((req === null) === (cancel === null)) {
+      throw fail('BAD_REQUEST', 'a ClientFrame must set exactly one of infer and cancel');
+    }
+    if (cancel !== null) return { ok: true, frame: { kind: 'cancel', id: requireId(cancel.id()) } };
+    if (req === null) throw fail('BAD_REQUEST', 'the frame has no InferRequest table');
+    id = readId(req.id());
+    return { ok: true, frame: readInferRequest(req, bytes, volatile) };
+  } catch (e) {
+    return { ok: false, id, error: toServerError(e) };
+  }
+}
+
+function readInferRequest(req: InferRequest, frame: Uint8Array, volatile: boolean): WsClientFrame {
+  const id = requireId(req.id());
+  const model = requireModel(req.model());
+  const version = optionalVersion(req.version());
+  const inputCount = req.inputsLength();
+  checkCount(inputCount, 4, frame, 'inputs');
+  checkTensorCount(inputCount, 'inputs');
+  const inputs: DecodedInput[] = [];
+  for (let i = 0; i < inputCount; i++) {
+    const t = req.inputs(i);
+    if (t === null) throw fail('BAD_REQUEST', `inputs[${i}] is missing`);
+    inputs.push(readTensor(t, i, frame, volatile));
+  }
+  checkUniqueNames(
+    inputs.map((t) => t.name),
+    'inputs',
+  );
+  const outputCount = req.outputsLength();
+  let outputs: DecodedOutput[] | undefined;
+  if (outputCount > 0) {
+    checkCount(outputCount, 4, frame, 'outputs');
+    checkTensorCount(outputCount, 'outputs');
+    outputs = [];
+    for (let i = 0; i < outputCount; i++) {
+      const o = req.outputs(i);
+      const name = o?.name();
+      if (o === null || typeof name !== 'string')
+        throw fail('BAD_REQUEST', `outputs[${i}] has no name`);
+      checkCount(o.parametersLength(), 4, frame, `output ${name} parameters`);
+      const raw = readParameterTables(
+        o.parametersLength(),
+        (k) => o.parameters(k),
+        `output ${name}`,
+      );
+      outputs.push({
+        name,
+        parameters: readParameters(raw, { where: `output ${name}`, reserveTritonPrefix: false }),
+      });
+    }
+    checkUniqueNames(
+      outputs.map((o) => o.name),
+      'outputs',
+    );
+  }
+  checkCount(req.parametersLength(), 4, frame, 'request parameters');
+  const params = readParameterTables(req.parametersLength(), (k) => req.parameters(k), 'request');
+  return {
+    kind: 'infer',
+    id,
+    model,
+    ...(version !== undefined ? { version } : {}),
+    request: {
+      parameters: readParameters(params, { where: 'request', reserveTritonPrefix: true }),
+      inputs,
+      ...(outputs !== undefined ? { outputs } : {}),
+    },
+  };
+}
+
+function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean): DecodedInput {
+  const name = t.name();
+  if (typeof name !== 'string') throw fail('BAD_REQUEST', `inputs[${i}] has no name`);
+  const datatype = t.datatype();
+  if (typeof datatype !== 'string') throw fail('BAD_REQUEST', `input '${name}' has no datatype`);
+  const rank = t.shapeLength();
+  checkCount(rank, 8, frame, `input '${name}' shape`);
+  const shape: number[] = [];
+  for (let d = 0; d < rank; d++) {
+    const v = t.shape(d) ?? 0n;
+    // Out-of-range dims become -1 so validation refuses them with its usual message.
+    shape.push(v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1);
+  }
+  const data = t.dataArray() ?? new Uint8Array(0);
+  // dataArray() builds a view from the offset and length the frame claims, over the whole
+  // underlying ArrayBuffer: make sure it lies inside this frame.
+  const start = data.byteOffset - frame.byteOffset;
+  if (data.byteLength > 0 && (start < 0 || start + data.byteLength > frame.byteLength)) {
+    throw fail('BAD_TENSOR_DATA', `input '${name}' data lies outside the frame`);
+  }
+  checkCount(t.parametersLength(), 4, frame, `input '${name}' parameters`);
+  const params = readParameterTables(t.parametersLength(), (k) => t.parameters(k), `input ${name}`);
+  return {
+    name,
+    datatype,
+    shape,
+    parameters: readParameters(params, { where: `input ${name}`, reserveTritonPrefix: false }),
+    data: { kind: 'raw', bytes: keepPayload(data, volatile) },
+  };
+}
+
+/** A vector of `count` entries of `size` bytes cannot be longer than the frame. */
+function checkCount(count: number, size: number, frame: Uint8Array, what: string): void {
+  if (count * size > frame.byteLength) {
+    throw fail(
+      'BAD_REQUEST',
+      `${what} claims ${count} entries, more than a ${frame.byteLength}-byte frame can hold`,
+    );
+  }
+}
+
+export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Uint8Array {
+  let payload = 0;
+  for (const o of r.outputs) payload += o.data.byteLength + PAYLOAD_ALIGNMENT;
+  // Sized up front so the builder does not regrow (and recopy) for large outputs.
+  const b = new Builder(1024 + payload);
+  const tensors = r.outputs.map((o) => {
+    const name = b.createString(o.name);
+    const datatype = b.createString(o.datatype);
+    const shape = Tensor.createShapeVector(
+      b,
+      o.shape.map((d) => BigInt(d)),
+    );
+    const data = alignedByteVector(b, o.data);
+    return Tensor.createTensor(b, name, datatype, shape, data, 0);
+  });
+  const outputs = ServerFrame.createOutputsVector(b, tensors);
+  const idOffset = b.createString(String(id));
+  const modelName = b.createString(r.model_name);
+  const modelVersion = b.createString(r.model_version);
+  ServerFrame.startServerFrame(b);
+  ServerFrame.addId(b, idOffset);
+  ServerFrame.addModelName(b, modelName);
+  ServerFrame.addModelVersion(b, modelVersion);
+  ServerFrame.addOutputs(b, outputs);
+  b.finish(ServerFrame.endServerFrame(b));
+  return b.asUint8Array();
+}
+
+export function encodeFlatbuffersError(id: FrameId, error: WireError): Uint8Array {
+  const b = new Builder(256);
+  const code = b.createString(error.code);
+  const message = b.createString(error.message);
+  const err = FbError.createError(b, code, message);
+  const idOffset = b.createString(String(id));
+  ServerFrame.startServerFrame(b);
+  ServerFrame.addId(b, idOffset);
+  ServerFrame.addError(b, err);
+  b.finish(ServerFrame.endServerFrame(b));
+  return b.asUint8Array();
+}
+
+/**
+ * A byte vector whose first byte sits at a multiple of PAYLOAD_ALIGNMENT from the frame start:
+ * prep() pads so that the bytes written next end on the boundary (FlatBuffers builds back to
+ * front), and raises the builder's minimum alignment so finish() aligns the frame as a whole.
+ * createByteVector then copies the bytes in one set(), no per-element work.
+ */
+export function alignedByteVector(b: Builder, bytes: Uint8Array): Offset {
+  b.prep(PAYLOAD_ALIGNMENT, bytes.byteLength);
+  return b.createByteVector(bytes);
+}

@@ -1,0 +1,103 @@
+// Field checks shared by the msgpack and FlatBuffers frame decoders: the id, model, version and
+// tensor lists of a request frame, each refused with a message naming what was expected and what
+// arrived. Only envelope shape is checked here; model-specific checks stay in validate-request.
+
+import { Buffer } from 'node:buffer';
+import { fail } from '../errors.js';
+import { MAX_TENSORS } from '../protocol/json-request.js';
+import { assertValidModelName } from '../repository/model-name.js';
+import type { FrameId } from './ws-frames.js';
+import { MAX_ID_BYTES } from './ws-protocol.js';
+
+/** How a value arrived, for messages ("got a bin of 4 bytes"). Never prints the value itself. */
+export function kindOf(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'nil';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (v instanceof Uint8Array) return `a bin of ${v.byteLength} bytes`;
+  if (typeof v === 'object') return 'a map';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'bigint') return `the integer ${v}`;
+  return `${typeof v === 'number' ? 'the number' : 'the boolean'} ${String(v)}`;
+}
+
+/** A usable id: a non-empty string of at most MAX_ID_BYTES, or an integer 0..2^53-1. */
+export function readId(v: unknown): FrameId | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v === 'string') {
+    return v.length > 0 && Buffer.byteLength(v) <= MAX_ID_BYTES ? v : undefined;
+  }
+  return undefined;
+}
+
+export function requireId(v: unknown): FrameId {
+  const id = readId(v);
+  if (id === undefined) {
+    throw fail(
+      'BAD_REQUEST',
+      `frame 'id' must be a string of 1-${MAX_ID_BYTES} bytes or an integer 0..2^53-1, ` +
+        `got ${kindOf(v)}`,
+    );
+  }
+  return id;
+}
+
+export function requireModel(v: unknown): string {
+  if (typeof v !== 'string') {
+    throw fail('BAD_REQUEST', `frame 'model' must be a string, got ${kindOf(v)}`);
+  }
+  assertValidModelName(v);
+  return v;
+}
+
+/** Absent, a string of digits, or a non-negative integer (carried as its digits). */
+export function optionalVersion(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
+  if (typeof v === 'string' && /^[0-9]{1,18}$/.test(v)) return v;
+  throw fail(
+    'BAD_VERSION',
+    `frame 'version' must be a number or a string of digits, got ${kindOf(v)}`,
+  );
+}
+
+export function requireString(v: unknown, where: string): string {
+  if (typeof v !== 'string')
+    throw fail('BAD_REQUEST', `${where} must be a string, got ${kindOf(v)}`);
+  return v;
+}
+
+/** Checks a tensor list's length against the same cap the HTTP codec applies. */
+export function checkTensorCount(n: number, what: 'inputs' | 'outputs'): void {
+  if (n > MAX_TENSORS) {
+    throw fail('TOO_MANY_TENSORS', `a request may name at most ${MAX_TENSORS} ${what}, got ${n}`);
+  }
+}
+
+/**
+ * The bytes a request keeps of one tensor payload. Volatile frame memory (uWS) is copied now, once,
+ * into a buffer of exactly this size; validation later copies it into shared memory. A stable frame
+ * (ws) is viewed, not copied.
+ */
+export function keepPayload(bytes: Uint8Array, volatile: boolean): Uint8Array {
+  if (!volatile) return bytes;
+  // allocUnsafeSlow: every byte is overwritten at once, and an unpooled buffer does not pin a
+  // shared 8 KiB slab for as long as the request lives.
+  const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
+  copy.set(bytes);
+  return new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
+}
+
+/** Refuses a tensor name that appears twice in one list, as the HTTP codec does. */
+export function checkUniqueNames(names: readonly string[], what: 'inputs' | 'outputs'): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) {
+      throw fail(
+        'DUPLICATE_TENSOR',
+        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
+      );
+    }
+    seen.add(name);
+  }
+}

@@ -1,0 +1,192 @@
+// The msgpack encoding of WebSocket frames (subprotocol infernode.msgpack.v1): request frames are
+// pre-scanned (msgpack-scan.ts), decoded with msgpackr into plain objects, and every field's type is
+// checked before use; responses are packed with tensor bytes as msgpack `bin`.
+//
+// Why `bin` plus datatype and shape rather than msgpackr's typed-array extensions: measured with
+// msgpackr 2.1.3, its default mode returns a typed array as an unaligned Buffer view and throws on
+// BigInt64Array, and `moreTypes` keeps the type but copies. `bin` is one memcpy each way and is
+// readable from any language's msgpack library.
+
+import { Packr, Unpackr } from 'msgpackr';
+import { fail, toServerError } from '../errors.js';
+import { encodeBytesTensor } from '../protocol/bytes-tensor.js';
+import type {
+  DecodedInput,
+  DecodedOutput,
+  DecodedRequest,
+  InferenceResponse,
+} from '../protocol/inference-request.js';
+import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
+import {
+  checkTensorCount,
+  checkUniqueNames,
+  keepPayload,
+  kindOf,
+  optionalVersion,
+  requireId,
+  requireModel,
+  requireString,
+} from './frame-fields.js';
+import { scanMsgpack } from './msgpack-scan.js';
+import type { ClientFrame, DecodeResult, FrameCodec, FrameId } from './ws-frames.js';
+import { MSGPACK_PROTOCOL } from './ws-protocol.js';
+
+// useRecords: false — msgpackr's record extension would otherwise be written (and accepted), and
+// no other msgpack library reads it. mapsAsObjects: maps become plain objects; msgpackr renames a
+// `__proto__` key, and the envelope is only ever read through own-property checks anyway.
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+// variableMapSize: the smallest map header (fixmap) instead of always map16.
+const packr = new Packr({ useRecords: false, variableMapSize: true });
+
+export const msgpackCodec: FrameCodec = {
+  protocol: MSGPACK_PROTOCOL,
+  decode: decodeMsgpackFrame,
+  encodeResponse: (id, response) => packr.pack(responseDocument(id, response)),
+  encodeError: (id, error) =>
+    packr.pack({ id, error: { code: error.code, message: error.message } }),
+};
+
+export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {
+  const scan = scanMsgpack(bytes);
+  if (!scan.ok) {
+    return {
+      ok: false,
+      id: scan.id,
+      error: fail('BAD_REQUEST', `undecodable frame: ${scan.reason}`),
+    };
+  }
+  let doc: unknown;
+  try {
+    doc = unpackr.unpack(bytes);
+  } catch (e) {
+    // The scan accepted it, so this is a msgpackr edge the scan does not model; the message is
+    // msgpackr's own and carries no server state.
+    const why = e instanceof Error ? e.message.slice(0, 200) : 'unknown';
+    return { ok: false, id: scan.id, error: fail('BAD_REQUEST', `undecodable frame: ${why}`) };
+  }
+  try {
+    return { ok: true, frame: frameFromDocument(doc, volatile) };
+  } catch (e) {
+    return { ok: false, id: scan.id, error: toServerError(e) };
+  }
+}
+
+function frameFromDocument(doc: unknown, volatile: boolean): ClientFrame {
+  if (!isMap(doc)) throw fail('BAD_REQUEST', `a frame must be a map, got ${kindOf(doc)}`);
+  const id = requireId(own(doc, 'id'));
+  const cancel = own(doc, 'cancel');
+  if (cancel !== undefined) {
+    if (cancel !== true) {
+      throw fail('BAD_REQUEST', `frame 'cancel' must be true when present, got ${kindOf(cancel)}`);
+    }
+    return { kind: 'cancel', id };
+  }
+  const model = requireModel(own(doc, 'model'));
+  const version = optionalVersion(own(doc, 'version'));
+  const request: DecodedRequest = {
+    parameters: readParameters(own(doc, 'parameters'), {
+      where: 'request',
+      reserveTritonPrefix: true,
+    }),
+    inputs: readInputs(own(doc, 'inputs'), volatile),
+    ...optionalOutputs(own(doc, 'outputs')),
+  };
+  return { kind: 'infer', id, model, ...(version !== undefined ? { version } : {}), request };
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return isJsonObject(v) && !(v instanceof Uint8Array);
+}
+
+function readInputs(v: unknown, volatile: boolean): DecodedInput[] {
+  if (!Array.isArray(v))
+    throw fail('BAD_REQUEST', `frame 'inputs' must be an array, got ${kindOf(v)}`);
+  checkTensorCount(v.length, 'inputs');
+  const inputs = v.map((entry: unknown, i): DecodedInput => {
+    if (!isMap(entry)) {
+      throw fail('BAD_REQUEST', `inputs[${i}] must be a map, got ${kindOf(entry)}`);
+    }
+    const name = requireString(own(entry, 'name'), `inputs[${i}].name`);
+    const datatype = requireString(own(entry, 'datatype'), `input '${name}' datatype`);
+    const shape = own(entry, 'shape');
+    if (!Array.isArray(shape)) {
+      throw fail('BAD_SHAPE', `input '${name}' shape must be an array, got ${kindOf(shape)}`);
+    }
+    return {
+      name,
+      datatype,
+      shape: shape as unknown[],
+      parameters: readParameters(own(entry, 'parameters'), {
+        where: `input ${name}`,
+        reserveTritonPrefix: false,
+      }),
+      data: { kind: 'raw', bytes: readData(own(entry, 'data'), name, datatype, volatile) },
+    };
+  });
+  checkUniqueNames(
+    inputs.map((i) => i.name),
+    'inputs',
+  );
+  return inputs;
+}
+
+/**
+ * `bin` for every datatype (BYTES: the 4-byte length-prefixed layout). BYTES may instead be an
+ * array of elements, each a string (UTF-8) or a bin; they are laid out once into a new buffer.
+ */
+function readData(v: unknown, name: string, datatype: string, volatile: boolean): Uint8Array {
+  if (v instanceof Uint8Array) return keepPayload(v, volatile);
+  if (datatype === 'BYTES' && Array.isArray(v)) {
+    const elements = v.map((e: unknown, i) => {
+      if (typeof e === 'string' || e instanceof Uint8Array) return e;
+      throw fail(
+        'BAD_TENSOR_DATA',
+        `input '${name}' BYTES element ${i} must be a string or a bin, got ${kindOf(e)}`,
+      );
+    });
+    return encodeBytesTensor(elements); // a fresh buffer: never a view of the frame
+  }
+  throw fail(
+    'BAD_TENSOR_DATA',
+    `input '${name}' data must be a bin of raw little-endian bytes` +
+      `${datatype === 'BYTES' ? ' or an array of strings' : ''}, got ${kindOf(v)}`,
+  );
+}
+
+function optionalOutputs(v: unknown): { outputs?: DecodedOutput[] } {
+  if (v === undefined || v === null) return {};
+  if (!Array.isArray(v))
+    throw fail('BAD_REQUEST', `frame 'outputs' must be an array, got ${kindOf(v)}`);
+  checkTensorCount(v.length, 'outputs');
+  const outputs = v.map((entry: unknown, i): DecodedOutput => {
+    if (typeof entry === 'string')
+      return { name: entry, parameters: readParameters(undefined, noPrefix('')) };
+    if (!isMap(entry)) {
+      throw fail('BAD_REQUEST', `outputs[${i}] must be a map or a name, got ${kindOf(entry)}`);
+    }
+    const name = requireString(own(entry, 'name'), `outputs[${i}].name`);
+    return { name, parameters: readParameters(own(entry, 'parameters'), noPrefix(name)) };
+  });
+  checkUniqueNames(
+    outputs.map((o) => o.name),
+    'outputs',
+  );
+  return { outputs };
+}
+
+const noPrefix = (name: string) => ({ where: `output ${name}`, reserveTritonPrefix: false });
+
+/** The success frame's document; `data` values are the output views, packed as `bin`. */
+function responseDocument(id: FrameId, r: InferenceResponse): object {
+  return {
+    id,
+    model_name: r.model_name,
+    model_version: r.model_version,
+    outputs: r.outputs.map((o) => ({
+      name: o.name,
+      datatype: o.datatype,
+      shape: o.shape,
+      data: o.data,
+    })),
+  };
+}

@@ -1,0 +1,55 @@
+// The WebSocket protocol's constants: the path, the subprotocol names that pick an encoding, the
+// close codes, and the per-socket limits with their defaults. docs/websocket-protocol.md describes
+// each; a test checks the doc names the same values.
+
+/** The request path that upgrades to the streaming protocol. */
+export const WS_PATH = '/v2/ws';
+
+/** Subprotocols, in the server's order of preference. The first is the default. */
+export const MSGPACK_PROTOCOL = 'infernode.msgpack.v1';
+export const FLATBUFFERS_PROTOCOL = 'infernode.flatbuffers.v1';
+export const WS_PROTOCOLS = Object.freeze([MSGPACK_PROTOCOL, FLATBUFFERS_PROTOCOL] as const);
+export type WsProtocol = (typeof WS_PROTOCOLS)[number];
+
+export function isWsProtocol(p: string): p is WsProtocol {
+  return (WS_PROTOCOLS as readonly string[]).includes(p);
+}
+
+/** RFC 6455 close codes the server uses, with the reason each stands for. */
+export const CLOSE_CODES = Object.freeze({
+  /** A text frame: the protocol is binary only. */
+  UNSUPPORTED_DATA: 1003,
+  /** A frame that cannot be decoded and has no readable `id` to answer. */
+  INVALID_PAYLOAD: 1007,
+  /** The client did not read its responses: unsent bytes passed the limit. */
+  POLICY_VIOLATION: 1008,
+  /** A frame over the size limit (the WebSocket library sends this itself). */
+  MESSAGE_TOO_BIG: 1009,
+});
+
+export interface WebSocketLimits {
+  /** Largest frame accepted, in bytes (--ws-max-frame-size). */
+  readonly maxFrameBytes: number;
+  /** Requests one socket may have in flight (--ws-max-inflight); over it: an error frame. */
+  readonly maxInflight: number;
+  /**
+   * Response bytes one socket may have waiting for the client to read (in the session's queue and
+   * the socket's buffer together). A client that lets more pile up is closed with 1008.
+   */
+  readonly maxQueuedBytes: number;
+  /** Above this many bytes buffered in the socket, responses wait in the session's queue. */
+  readonly highWaterBytes: number;
+}
+
+export const DEFAULT_WS_LIMITS: WebSocketLimits = Object.freeze({
+  maxFrameBytes: 64 * 1024 * 1024,
+  maxInflight: 1024,
+  maxQueuedBytes: 256 * 1024 * 1024,
+  highWaterBytes: 1024 * 1024,
+});
+
+/** Deepest nesting a frame may have: the deepest legal path is frame → inputs → input → data. */
+export const MAX_FRAME_DEPTH = 8;
+
+/** Longest request id, in UTF-8 bytes (string ids) — ids are echoed in every response. */
+export const MAX_ID_BYTES = 256;

@@ -1,0 +1,239 @@
+// One WebSocket's protocol state: the requests it has in flight (matched by their client-chosen
+// ids), the cap on them, the queue of encoded responses waiting for the client to read, and the
+// rules for closing. Transport-agnostic: it sees a `WebSocketConnection`, never uWS or ws.
+//
+// Ownership of a request slot: it is taken when an infer frame is accepted and released only when
+// the response (or error) frame is handed to the socket, not when inference finishes. A client that
+// stops reading therefore runs into its in-flight cap instead of making the server hold an
+// unbounded number of finished responses; the byte cap on queued frames covers the error frames.
+
+import type { InferContext } from '../dataplane/data-plane.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import type { WebSocketConnection, WebSocketPeer } from '../frontend/front-end.js';
+import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
+import type { FrameCodec, FrameId, InferFrame } from './ws-frames.js';
+import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';
+import type { WsCounters } from './ws-counters.js';
+
+/** The one data-plane call a session makes (the real `DataPlane` satisfies it). */
+export interface InferPort {
+  infer(
+    name: string,
+    version: string | undefined,
+    request: DecodedRequest,
+    ctx: InferContext,
+  ): Promise<InferenceResponse>;
+}
+
+export interface SessionDeps {
+  readonly plane: InferPort;
+  readonly codec: FrameCodec;
+  readonly limits: WebSocketLimits;
+  readonly counters: WsCounters;
+  /** Called with 5xx errors other than 503, for the log. */
+  readonly onServerError?: (err: InferenceServerError) => void;
+}
+
+interface Slot {
+  /** running: inference under way; sending: its frame is queued for the socket. */
+  state: 'running' | 'sending';
+  readonly controller: AbortController;
+}
+
+interface Outgoing {
+  readonly bytes: Uint8Array;
+  /** The request whose slot this frame releases once sent (undefined for refusals). */
+  readonly id: FrameId | undefined;
+  readonly slot: Slot | undefined;
+}
+
+export class WsSession implements WebSocketPeer {
+  readonly #connection: WebSocketConnection;
+  readonly #deps: SessionDeps;
+  readonly #slots = new Map<FrameId, Slot>();
+  // A FIFO as an array with a head index: shift() is O(n) per call on a long queue.
+  #queue: Outgoing[] = [];
+  #head = 0;
+  #queuedBytes = 0;
+  #closed = false;
+
+  constructor(connection: WebSocketConnection, deps: SessionDeps) {
+    this.#connection = connection;
+    this.#deps = deps;
+    deps.counters.socketOpened();
+  }
+
+  /** Requests in flight on this socket (running, or answered but not yet sent). */
+  get inflight(): number {
+    return this.#slots.size;
+  }
+
+  message(bytes: Uint8Array, binary: boolean, volatile: boolean): void {
+    if (this.#closed) return;
+    if (!binary) {
+      this.#close(
+        CLOSE_CODES.UNSUPPORTED_DATA,
+        'text frames are not supported: send binary frames',
+      );
+      return;
+    }
+    const decoded = this.#deps.codec.decode(bytes, volatile);
+    if (!decoded.ok) {
+      if (decoded.id === undefined) {
+        this.#close(CLOSE_CODES.INVALID_PAYLOAD, decoded.error.message);
+      } else {
+        this.#send(this.#deps.codec.encodeError(decoded.id, decoded.error.toWire()), undefined);
+      }
+      return;
+    }
+    const frame = decoded.frame;
+    switch (frame.kind) {
+      case 'cancel':
+        this.#cancel(frame.id);
+        return;
+      case 'infer':
+        this.#accept(frame);
+        return;
+    }
+  }
+
+  drain(): void {
+    const connection = this.#connection;
+    const limit = this.#deps.limits.highWaterBytes;
+    while (this.#head < this.#queue.length && connection.bufferedAmount() < limit) {
+      const next = this.#queue[this.#head] as Outgoing;
+      this.#queue[this.#head] = undefined as unknown as Outgoing; // let the bytes be collected
+      this.#head += 1;
+      this.#queuedBytes -= next.bytes.byteLength;
+      this.#write(next);
+    }
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    }
+  }
+
+  closed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Queued requests leave their scheduler queue without running; running ones finish and their
+    // results are dropped (terminating a run inside ONNX Runtime is not safe).
+    const reason = fail('CANCELLED', 'the WebSocket closed before the response was sent');
+    for (const slot of this.#slots.values()) slot.controller.abort(reason);
+    this.#slots.clear();
+    this.#queue = [];
+    this.#head = 0;
+    this.#queuedBytes = 0;
+    this.#deps.counters.socketClosed();
+  }
+
+  #accept(frame: InferFrame): void {
+    const { id } = frame;
+    const { limits } = this.#deps;
+    if (this.#slots.has(id)) {
+      this.#refuse(
+        id,
+        fail('BAD_REQUEST', `request id ${JSON.stringify(id)} is already in flight on this socket`),
+      );
+      return;
+    }
+    if (this.#slots.size >= limits.maxInflight) {
+      this.#refuse(
+        id,
+        fail(
+          'QUEUE_FULL',
+          `this socket already has ${this.#slots.size} requests in flight, the limit ` +
+            `(--ws-max-inflight ${limits.maxInflight}); wait for responses before sending more`,
+        ),
+      );
+      return;
+    }
+    const slot: Slot = { state: 'running', controller: new AbortController() };
+    this.#slots.set(id, slot);
+    void this.#run(frame, slot, Number(process.hrtime.bigint()));
+  }
+
+  async #run(frame: InferFrame, slot: Slot, arrivalNs: number): Promise<void> {
+    const { codec } = this.#deps;
+    let bytes: Uint8Array;
+    try {
+      const response = await this.#deps.plane.infer(frame.model, frame.version, frame.request, {
+        signal: slot.controller.signal,
+        arrivalNs,
+      });
+      bytes = codec.encodeResponse(frame.id, response);
+    } catch (e) {
+      const err = toServerError(e);
+      if (err.status >= 500 && err.status !== 503) this.#deps.onServerError?.(err);
+      bytes = codec.encodeError(frame.id, err.toWire());
+    }
+    // Cancelled (already answered) or the socket closed: the result has nowhere to go.
+    if (this.#slots.get(frame.id) !== slot) return;
+    slot.state = 'sending';
+    this.#send(bytes, frame.id, slot);
+  }
+
+  #cancel(id: FrameId): void {
+    const slot = this.#slots.get(id);
+    // Unknown, or already answered and waiting to be sent: nothing to cancel, nothing to say.
+    if (slot === undefined || slot.state !== 'running') return;
+    const err = fail('CANCELLED', `request ${JSON.stringify(id)} was cancelled by the client`);
+    slot.controller.abort(err);
+    slot.state = 'sending';
+    this.#send(this.#deps.codec.encodeError(id, err.toWire()), id, slot);
+  }
+
+  #refuse(id: FrameId, err: InferenceServerError): void {
+    this.#send(this.#deps.codec.encodeError(id, err.toWire()), undefined);
+  }
+
+  #send(bytes: Uint8Array, id: FrameId | undefined, slot?: Slot): void {
+    if (this.#closed) return;
+    const item: Outgoing = { bytes, id, slot };
+    const { limits, counters } = this.#deps;
+    if (
+      this.#head === this.#queue.length &&
+      this.#connection.bufferedAmount() < limits.highWaterBytes
+    ) {
+      this.#write(item);
+      return;
+    }
+    this.#queue.push(item);
+    this.#queuedBytes += bytes.byteLength;
+    const pending = this.#queuedBytes + this.#connection.bufferedAmount();
+    counters.observePending(pending);
+    if (pending > limits.maxQueuedBytes) {
+      this.#close(
+        CLOSE_CODES.POLICY_VIOLATION,
+        `slow consumer: ${pending} response bytes unread, over the ${limits.maxQueuedBytes} limit`,
+      );
+    }
+  }
+
+  #write(item: Outgoing): void {
+    if (
+      item.slot !== undefined &&
+      item.id !== undefined &&
+      this.#slots.get(item.id) === item.slot
+    ) {
+      this.#slots.delete(item.id);
+    }
+    if (!this.#connection.send(item.bytes)) {
+      this.#close(CLOSE_CODES.POLICY_VIOLATION, 'the socket refused a response frame');
+      return;
+    }
+    this.#deps.counters.observePending(this.#queuedBytes + this.#connection.bufferedAmount());
+  }
+
+  #close(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#connection.close(code, closeReason(reason));
+    // Some libraries report the close later (after the handshake); the session is done now.
+    this.closed();
+  }
+}
+
+/** A close reason fits in 123 bytes of UTF-8; kept to ASCII so cutting it cannot split a character. */
+function closeReason(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 123);
+}

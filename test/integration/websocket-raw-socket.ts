@@ -1,0 +1,70 @@
+// A bare WebSocket for protocol tests: sends exactly the bytes given (hostile frames included),
+// queues decoded replies, and reports how the server closed the socket.
+
+import { Unpackr } from 'msgpackr';
+import WebSocket from 'ws';
+
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+
+export interface CloseInfo {
+  readonly code: number;
+  readonly reason: string;
+}
+
+export class RawSocket {
+  readonly closed: Promise<CloseInfo>;
+  readonly #ws: WebSocket;
+  readonly #replies: unknown[] = [];
+  #waiter: ((v: unknown) => void) | undefined;
+
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    this.closed = new Promise((resolve) => {
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    });
+    ws.on('message', (data: Buffer) => {
+      const reply = unpackr.unpack(data) as unknown;
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      if (waiter !== undefined) waiter(reply);
+      else this.#replies.push(reply);
+    });
+    // A refused or oversized frame can surface as a client-side error before 'close'.
+    ws.on('error', () => undefined);
+  }
+
+  static open(url: string, protocol: string): Promise<RawSocket> {
+    const ws = new WebSocket(url, [protocol], { perMessageDeflate: false });
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new RawSocket(ws)));
+      ws.once('error', reject);
+    });
+  }
+
+  send(frame: Uint8Array | string): void {
+    this.#ws.send(frame, { binary: typeof frame !== 'string' });
+  }
+
+  /** The next decoded msgpack reply (or rejects if the socket closes first). */
+  nextMessage(): Promise<unknown> {
+    const queued = this.#replies.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    return new Promise((resolve, reject) => {
+      this.#waiter = resolve;
+      void this.closed.then((c) => reject(new Error(`socket closed (${c.code} ${c.reason})`)));
+    });
+  }
+
+  /** Stops reading from the TCP socket, so the server's sends back up. */
+  pauseReading(): void {
+    this.#ws.pause();
+  }
+
+  resumeReading(): void {
+    this.#ws.resume();
+  }
+
+  close(): void {
+    this.#ws.close();
+  }
+}

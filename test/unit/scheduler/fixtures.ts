@@ -1,0 +1,152 @@
+// Test doubles for the batcher's unit tests: validated requests built from typed arrays (counting
+// how often each input is copied), and an execution target that records each run and answers it
+// only when the test says so, computing OUT = 2 * IN from the batch's shared memory.
+
+import type { Datatype } from '../../../src/datatypes.js';
+import type { RunRequest, RunResponse } from '../../../src/execution/messages.js';
+import { MetricsCatalog } from '../../../src/metrics/metrics-catalog.js';
+import { ModelReporter } from '../../../src/metrics/model-reporter.js';
+import type { ExecutionTarget } from '../../../src/scheduler/execution-target.js';
+import {
+  brandValidated,
+  type ValidatedInput,
+  type ValidatedRequest,
+} from '../../../src/scheduler/validated-request.js';
+import { TensorBlock } from '../../../src/shm/tensor-block.js';
+import { typedView } from '../../../src/shm/views.js';
+
+export interface InputSpec {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  readonly bytes: Uint8Array;
+}
+
+export interface CountingInput extends ValidatedInput {
+  /** How many times `write` copied this input. */
+  writes: number;
+}
+
+export function input(spec: InputSpec): CountingInput {
+  const i: CountingInput = {
+    name: spec.name,
+    datatype: spec.datatype,
+    shape: spec.shape,
+    requestShape: spec.shape,
+    byteLength: spec.bytes.byteLength,
+    writes: 0,
+    write(target: Uint8Array): void {
+      if (target.byteLength !== spec.bytes.byteLength) {
+        throw new Error(
+          `write target of ${target.byteLength} bytes, expected ${spec.bytes.byteLength}`,
+        );
+      }
+      i.writes += 1;
+      target.set(spec.bytes);
+    },
+  };
+  return i;
+}
+
+export function fp32(name: string, rows: number, values: readonly number[]): CountingInput {
+  const data = Float32Array.from(values);
+  return input({
+    name,
+    datatype: 'FP32',
+    shape: [rows, data.length / rows],
+    bytes: new Uint8Array(data.buffer),
+  });
+}
+
+export interface RequestOptions {
+  readonly rows?: number;
+  /** Row-major FP32 values of IN; default: rows x 2 values derived from `seed`. */
+  readonly values?: readonly number[];
+  readonly seed?: number;
+  readonly priority?: number;
+  readonly timeoutUs?: number;
+  readonly signal?: AbortSignal;
+  readonly inputs?: readonly ValidatedInput[];
+  readonly outputs?: readonly string[];
+}
+
+/** A request of `rows` rows of IN (FP32, 2 per row) asking for OUT. */
+export function request(o: RequestOptions = {}): ValidatedRequest {
+  const rows = o.rows ?? 1;
+  const seed = o.seed ?? 1;
+  const values = o.values ?? Array.from({ length: rows * 2 }, (_, i) => seed * 100 + i);
+  return brandValidated({
+    model: 'm',
+    version: 1,
+    batchSize: rows,
+    inputs: o.inputs ?? [fp32('IN', rows, values)],
+    outputs: (o.outputs ?? ['OUT']).map((name) => ({ name, binary: false })),
+    priority: o.priority ?? 0,
+    timeoutUs: o.timeoutUs ?? 0,
+    signal: o.signal ?? new AbortController().signal,
+    arrivalNs: 0,
+  });
+}
+
+/** The FP32 values of a result output. */
+export function floats(data: Uint8Array): number[] {
+  return [...new Float32Array(data.buffer, data.byteOffset, data.byteLength / 4)];
+}
+
+interface PendingRun {
+  readonly request: RunRequest;
+  readonly resolve: (r: RunResponse) => void;
+}
+
+export class ManualTarget implements ExecutionTarget {
+  readonly runs: PendingRun[] = [];
+  /** Rows of every run, in dispatch order. */
+  readonly batches: number[] = [];
+  private done = 0;
+
+  constructor(readonly capacity: number) {}
+
+  run(request: RunRequest): Promise<RunResponse> {
+    this.batches.push(request.inputs[0]?.shape[0] ?? 0);
+    return new Promise((resolve) => this.runs.push({ request, resolve }));
+  }
+
+  /** Runs not yet answered. */
+  get running(): number {
+    return this.runs.length - this.done;
+  }
+
+  /** Answers run `index` (dispatch order) with OUT = 2 * IN in a fresh output block. */
+  complete(index: number): void {
+    const r = this.runs[index];
+    if (r === undefined) throw new Error(`no run ${index}`);
+    const src = r.request.inputs[0];
+    if (src === undefined) throw new Error('run without inputs');
+    const inView = typedView(src) as Float32Array;
+    const block = TensorBlock.allocate([{ name: 'OUT', datatype: 'FP32', shape: src.shape }]);
+    const out = typedView(block.descriptor(0)) as Float32Array;
+    for (let i = 0; i < inView.length; i++) out[i] = (inView[i] as number) * 2;
+    this.done += 1;
+    r.resolve({
+      ok: true,
+      outputs: block.descriptors,
+      timing: { inputNs: 10, inferNs: 100, outputNs: 20 },
+    });
+  }
+
+  fail(index: number, message: string): void {
+    const r = this.runs[index];
+    if (r === undefined) throw new Error(`no run ${index}`);
+    this.done += 1;
+    r.resolve({ ok: false, error: { code: 'INFER_FAILED', message } });
+  }
+}
+
+export function reporter(): ModelReporter {
+  return new ModelReporter(new MetricsCatalog(), 'm', 1, () => 0);
+}
+
+/** Lets settled promises run their callbacks (no wall-clock wait). */
+export function flush(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

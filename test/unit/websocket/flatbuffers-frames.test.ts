@@ -1,0 +1,184 @@
+// The FlatBuffers frame codec: client-built requests decode to the same fields, response payloads
+// sit 16-byte aligned in the frame (viewable without a copy), hostile bytes are refused without
+// throwing, and the committed generated code matches what flatc produces from the schema.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ByteBuffer } from 'flatbuffers';
+import { flatbuffersClientCodec } from '../../../src/client/client-codecs.js';
+import { tensor } from '../../../src/client/client-tensor.js';
+import { InferenceServerError } from '../../../src/errors.js';
+import {
+  decodeFlatbuffersFrame,
+  encodeFlatbuffersError,
+  encodeFlatbuffersResponse,
+  PAYLOAD_ALIGNMENT,
+} from '../../../src/websocket/flatbuffers-frames.js';
+import { ServerFrame } from '../../../schemas/generated/infernode-ws_generated.js';
+import { REPO_ROOT } from '../../helpers/paths.js';
+
+void describe('FlatBuffers frames', () => {
+  void it('decodes what the client encodes, field for field', () => {
+    const frame = flatbuffersClientCodec.encodeRequest(
+      9,
+      'mlp',
+      [
+        tensor('A', 'INT64', [1, 2], BigInt64Array.of(-1n, 2n ** 62n)),
+        tensor('S', 'BYTES', [1], ['x']),
+      ],
+      {
+        version: '2',
+        outputs: ['Y'],
+        parameters: { priority: 1, tag: 'a', flag: true, ratio: 0.5 },
+      },
+    );
+    const r = decodeFlatbuffersFrame(frame, true);
+    assert.ok(r.ok && r.frame.kind === 'infer', JSON.stringify(r));
+    assert.equal(r.frame.id, '9');
+    assert.equal(r.frame.model, 'mlp');
+    assert.equal(r.frame.version, '2');
+    assert.deepEqual(
+      { ...r.frame.request.parameters },
+      { priority: 1, tag: 'a', flag: true, ratio: 0.5 },
+    );
+    assert.deepEqual(
+      r.frame.request.outputs?.map((o) => o.name),
+      ['Y'],
+    );
+    const [a, s] = r.frame.request.inputs;
+    assert.deepEqual(a?.shape, [1, 2]);
+    assert.ok(a?.data.kind === 'raw' && s?.data.kind === 'raw');
+    assert.deepEqual(
+      Buffer.from(a.data.bytes),
+      Buffer.from(BigInt64Array.of(-1n, 2n ** 62n).buffer),
+    );
+    assert.deepEqual([...s.data.bytes], [1, 0, 0, 0, 0x78]);
+  });
+
+  void it('decodes a cancel frame', () => {
+    const r = decodeFlatbuffersFrame(flatbuffersClientCodec.encodeCancel(4), true);
+    assert.deepEqual(r, { ok: true, frame: { kind: 'cancel', id: '4' } });
+  });
+
+  void it('writes each output payload at a 16-byte aligned offset of the frame', () => {
+    for (const lengths of [[1], [3, 8, 5], [17, 0, 33, 2]]) {
+      const frame = encodeFlatbuffersResponse('r', {
+        model_name: 'm',
+        model_version: '1',
+        outputs: lengths.map((n, i) => ({
+          name: `O${i}`,
+          datatype: 'UINT8',
+          shape: [n],
+          data: Uint8Array.from({ length: n }, (_, k) => k + i),
+          binary: false,
+        })),
+      });
+      const root = ServerFrame.getRootAsServerFrame(new ByteBuffer(frame));
+      assert.equal(root.outputsLength(), lengths.length);
+      lengths.forEach((n, i) => {
+        const data = root.outputs(i)?.dataArray();
+        assert.ok(data !== null && data !== undefined);
+        assert.equal(data.byteLength, n);
+        if (n > 0) assert.equal((data.byteOffset - frame.byteOffset) % PAYLOAD_ALIGNMENT, 0);
+        assert.deepEqual(
+          [...data],
+          Array.from({ length: n }, (_, k) => k + i),
+        );
+      });
+    }
+  });
+
+  void it('encodes errors the client reads back', () => {
+    const reply = flatbuffersClientCodec.decodeReply(
+      encodeFlatbuffersError(3, { code: 'QUEUE_FULL', message: 'busy' }),
+    );
+    assert.deepEqual(reply, { id: 3, error: { code: 'QUEUE_FULL', message: 'busy' } });
+  });
+
+  void it('refuses frames too short to hold a table without an id', () => {
+    const r = decodeFlatbuffersFrame(new Uint8Array(4), true);
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.equal(r.id, undefined);
+  });
+
+  void it('refuses a payload vector that points outside the frame', () => {
+    const frame = flatbuffersClientCodec.encodeRequest(
+      1,
+      'm',
+      [tensor('A', 'UINT8', [4], Uint8Array.of(1, 2, 3, 4))],
+      {},
+    );
+    // Find the payload (1,2,3,4) and inflate its length prefix.
+    const at = Buffer.from(frame).indexOf(Buffer.from([4, 0, 0, 0, 1, 2, 3, 4]));
+    assert.ok(at > 0);
+    const hostile = Uint8Array.from(frame);
+    hostile[at + 1] = 0x10; // length 4100
+    // Inside a larger buffer, as a ws message can be: the view must not reach the bytes after it.
+    const backing = new Uint8Array(hostile.length + 8192);
+    backing.set(hostile);
+    const r = decodeFlatbuffersFrame(backing.subarray(0, hostile.length), false);
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.id, '1');
+      assert.match(r.error.message, /outside the frame/);
+    }
+  });
+
+  void it('never throws on arbitrary or damaged bytes (fuzzed)', () => {
+    const valid = flatbuffersClientCodec.encodeRequest(
+      1,
+      'm',
+      [tensor('A', 'FP32', [2], Float32Array.of(1, 2))],
+      {
+        parameters: { p: 1 },
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.tuple(fc.nat(valid.length - 1), fc.nat(255)).map(([at, b]) => {
+            const copy = Uint8Array.from(valid);
+            copy[at] = b;
+            return copy;
+          }),
+        ),
+        (bytes) => {
+          const r = decodeFlatbuffersFrame(bytes, true);
+          if (!r.ok) assert.ok(r.error instanceof InferenceServerError);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+void describe('committed FlatBuffers TypeScript', () => {
+  const flatc = spawnSync('flatc', ['--version'], { encoding: 'utf8' });
+  const skip =
+    flatc.status === 0 ? false : 'flatc is not installed (apt-get install flatbuffers-compiler)';
+  void it('is what flatc generates from schemas/infernode-ws.fbs', { skip }, () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'infernode-flatc-'));
+    execFileSync('flatc', [
+      '--ts',
+      '--ts-flat-files',
+      '-o',
+      out,
+      path.join(REPO_ROOT, 'schemas', 'infernode-ws.fbs'),
+    ]);
+    const committed = path.join(REPO_ROOT, 'schemas', 'generated');
+    assert.deepEqual(readdirSync(out).sort(), readdirSync(committed).sort());
+    for (const file of readdirSync(out)) {
+      assert.equal(
+        readFileSync(path.join(out, file), 'utf8'),
+        readFileSync(path.join(committed, file), 'utf8'),
+        `${file} differs: regenerate with flatc --ts --ts-flat-files -o schemas/generated schemas/infernode-ws.fbs`,
+      );
+    }
+  });
+});
