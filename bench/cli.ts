@@ -8,7 +8,6 @@ import { fetchSignature } from './model/model-signature.js';
 import { helpText } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import { parseServerUrl } from './options/server-url.js';
-import { UsageError } from './options/usage-error.js';
 import { prepareRun } from './prepare-run.js';
 import { levelTable } from './report/comparison.js';
 import { Progress } from './report/progress.js';
@@ -16,7 +15,8 @@ import { RESULT_SCHEMA, type BenchResult } from './report/result-types.js';
 import { textTable } from './report/tables.js';
 import { writeOutputs } from './report/write-outputs.js';
 import { sweepLevels } from './sweep/run-sweep.js';
-import { runHttpTarget } from './targets/http-target.js';
+import { runHttpTarget, type HttpTargetSpec } from './targets/http-target.js';
+import { runWsTarget } from './targets/ws-target.js';
 import { frontEndOf, startInfernode, type ServerProcess } from './targets/server-process.js';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -24,9 +24,6 @@ async function main(argv: readonly string[]): Promise<number> {
   if (help) {
     process.stdout.write(helpText('bench'));
     return 0;
-  }
-  if (options.protocol === 'ws') {
-    throw new UsageError('-i ws: the server has no WebSocket endpoint yet; use -i http');
   }
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
@@ -56,24 +53,22 @@ async function main(argv: readonly string[]): Promise<number> {
     const base = `http://${host}:${port}`;
     const sig = await fetchSignature(base, options.model, options.modelVersion);
     const prepared = prepareRun(sig, options.modelVersion, options);
-    const target = await runHttpTarget(
-      {
-        id: server !== null ? 'infernode' : 'server',
-        kind: server !== null ? 'infernode' : 'server',
-        label: server !== null ? 'infernode' : base,
-        description:
-          server !== null ? 'infernode started for this run' : `the KServe v2 server at ${base}`,
-        host,
-        port,
-        pid,
-        notes,
-      },
-      prepared.bodies,
-      prepared.outputs,
-      sweepLevels(options),
-      options,
-      progress,
-    );
+    const spec: HttpTargetSpec = {
+      id: server !== null ? 'infernode' : 'server',
+      kind: server !== null ? 'infernode' : 'server',
+      label: server !== null ? 'infernode' : base,
+      description:
+        server !== null ? 'infernode started for this run' : `the KServe v2 server at ${base}`,
+      host,
+      port,
+      pid,
+      notes,
+    };
+    const levels = sweepLevels(options);
+    const target =
+      options.protocol === 'ws'
+        ? await runWsTarget(spec, prepared.sets, prepared.outputs, levels, options, progress)
+        : await runHttpTarget(spec, prepared.bodies, prepared.outputs, levels, options, progress);
     const result: BenchResult = {
       schema: RESULT_SCHEMA,
       kind: 'bench',

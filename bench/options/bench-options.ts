@@ -22,7 +22,8 @@ export type SweepMode =
 /**
  * The comparators of `bench:compare`, in the order they run: raw ORT, naive Fastify, the uWS
  * front end's ceiling (read + JSON.parse, fixed reply, no inference), infernode with the model's
- * dynamic_batching removed, and infernode as configured.
+ * dynamic_batching removed, infernode as configured (HTTP JSON), and infernode again over HTTP
+ * with the binary tensor extension and over the WebSocket protocol with msgpack frames.
  */
 export const COMPARE_TARGETS = [
   'raw-ort',
@@ -30,8 +31,17 @@ export const COMPARE_TARGETS = [
   'uws-ceiling',
   'infernode-unbatched',
   'infernode',
+  'infernode-binary',
+  'infernode-ws',
 ] as const;
 export type CompareTarget = (typeof COMPARE_TARGETS)[number];
+
+/** `--targets protocols`: infernode over each of its transports (issue 5's comparison). */
+export const PROTOCOL_TARGETS: readonly CompareTarget[] = [
+  'infernode',
+  'infernode-binary',
+  'infernode-ws',
+];
 
 /** What runs without --targets (`--targets all` runs every comparator). */
 export const DEFAULT_COMPARE_TARGETS: readonly CompareTarget[] = [
@@ -69,6 +79,8 @@ export interface BenchOptions {
   readonly generatorThreads: number;
   /** Open loop: most connections the generator opens before requests wait client-side. */
   readonly maxConnections: number;
+  /** -i ws: sockets per generator thread; 0 = one per 64 outstanding requests. */
+  readonly wsConnections: number;
   readonly requestTimeoutMs: number;
   readonly seed: number;
   /** `bench`: start infernode on a free port instead of using --url. */

@@ -17,7 +17,11 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'model-name': { kind: 'string', short: 'm', help: 'Model to benchmark (required)' },
   'model-version': { kind: 'string', short: 'x', help: 'Model version (default: latest)' },
   url: { kind: 'string', short: 'u', only: 'bench', help: 'Server host:port (localhost:8000)' },
-  protocol: { kind: 'string', short: 'i', help: 'http | ws (ws: once the server has WebSocket)' },
+  protocol: {
+    kind: 'string',
+    short: 'i',
+    help: 'http | ws (WebSocket, msgpack frames, many requests per socket)',
+  },
   'batch-size': { kind: 'uint', short: 'b', help: 'Batch size of each request (1)' },
   'concurrency-range': {
     kind: 'string',
@@ -49,6 +53,10 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     kind: 'uint',
     help: 'Open loop: connection cap before requests queue (256)',
   },
+  'ws-connections': {
+    kind: 'uint',
+    help: '-i ws: WebSockets per generator thread (0: one per 64 outstanding requests)',
+  },
   'request-timeout': { kind: 'uint', help: 'Per-request timeout in ms (30000)' },
   seed: { kind: 'uint', help: 'Seed for random input data and Poisson arrivals (1)' },
   serve: { kind: 'flag', only: 'bench', help: 'Start infernode on a free port for the run' },
@@ -59,8 +67,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     kind: 'string',
     only: 'compare',
     help:
-      'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode, or all ' +
-      '(raw-ort,naive-fastify,infernode)',
+      'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode,' +
+      'infernode-binary,infernode-ws; all; or protocols (infernode over HTTP JSON, HTTP binary ' +
+      'and WebSocket msgpack) (raw-ort,naive-fastify,infernode)',
   },
   'raw-threads': { kind: 'uint', only: 'compare', help: 'Sessions/threads for raw ORT (cores)' },
   'no-publish': {
@@ -75,7 +84,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
 export const UNSUPPORTED: Readonly<Record<string, string>> = {
   async: 'requests are always asynchronous over keep-alive connections',
   sync: 'requests are always asynchronous over keep-alive connections',
-  streaming: 'gRPC streaming does not apply (HTTP only)',
+  streaming: 'gRPC streaming does not apply (use -i ws for the streaming WebSocket protocol)',
   'shared-memory': 'the server has no shared-memory extension',
   'measurement-mode': 'only time windows (--measurement-interval) are implemented',
   'measurement-request-count': 'only time windows (--measurement-interval) are implemented',

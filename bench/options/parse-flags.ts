@@ -7,6 +7,7 @@ import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from '../paths.js';
 import {
   COMPARE_TARGETS,
   DEFAULT_COMPARE_TARGETS,
+  PROTOCOL_TARGETS,
   type BenchOptions,
   type CompareTarget,
   type InputDataSource,
@@ -174,10 +175,14 @@ function parseTargets(text: string): CompareTarget[] {
   const names = text.split(',').map((s) => s.trim());
   const out: CompareTarget[] = [];
   for (const name of names) {
+    if (name === 'protocols') {
+      out.push(...PROTOCOL_TARGETS.filter((t) => !out.includes(t)));
+      continue;
+    }
     const target = COMPARE_TARGETS.find((t) => t === name);
     if (target === undefined) {
       throw new UsageError(
-        `--targets: expected any of ${COMPARE_TARGETS.join(',')}, got "${name}"`,
+        `--targets: expected any of ${COMPARE_TARGETS.join(',')}, all or protocols, got "${name}"`,
       );
     }
     if (!out.includes(target)) out.push(target);
@@ -194,6 +199,9 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   const protocol = r.string('protocol', 'http');
   if (protocol !== 'http' && protocol !== 'ws') {
     throw new UsageError(`-i: expected http or ws, got "${protocol}"`);
+  }
+  if (protocol === 'ws' && r.flag('binary')) {
+    throw new UsageError('--binary is the HTTP binary tensor extension; -i ws frames are always binary');
   }
   const sweep = parseSweep(r);
   const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
@@ -229,6 +237,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     outDir: path.resolve(r.string('out-dir', BENCH_OUT)),
     generatorThreads: r.number('generator-threads', 1, (n) => n >= 1 && n <= 64, '1..64'),
     maxConnections: r.number('max-connections', 256, (n) => n >= 1, 'an integer >= 1'),
+    wsConnections: r.number('ws-connections', 0, (n) => n <= 1024, 'an integer 0..1024'),
     requestTimeoutMs: r.number('request-timeout', 30_000, (n) => n >= 1, 'ms >= 1'),
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
     serve: r.flag('serve'),

@@ -12,18 +12,20 @@ const COLUMNS = [
   { id: 'uws-ceiling', label: 'uWS ceiling' },
   { id: 'infernode-unbatched', label: 'infernode unbatched' },
   { id: 'infernode', label: 'infernode' },
+  { id: 'infernode-binary', label: 'infernode HTTP binary' },
+  { id: 'infernode-ws', label: 'infernode WebSocket' },
 ] as const;
 
 function target(result: BenchResult, id: string): TargetResult | undefined {
   return result.targets.find((t) => t.id === id);
 }
 
-function levelAt(t: TargetResult | undefined, value: number): LevelResult | undefined {
+export function levelAt(t: TargetResult | undefined, value: number): LevelResult | undefined {
   return t?.levels.find((l) => l.value === value);
 }
 
 /** A figure with a trailing * when its level never became stable. */
-function flagged(text: string, level: LevelResult): string {
+export function flagged(text: string, level: LevelResult): string {
   return level.stable ? text : `${text}*`;
 }
 

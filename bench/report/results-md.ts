@@ -2,6 +2,7 @@
 // hand): what produced the figures, on what, the comparison table, the plot, and the caveats.
 
 import { caveats, comparisonTable, levelTable, limitsTable } from './comparison.js';
+import { protocolSections, type ResultFile } from './protocol-table.js';
 import type { BenchResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
 import { markdownTable } from './tables.js';
@@ -28,17 +29,39 @@ function facts(result: BenchResult): string {
   ].join('\n');
 }
 
+/**
+ * bench/RESULTS.md: the main comparison (`result`, from latest.json; null when none is published)
+ * and then one section per published transport comparison (protocols-<model>.json).
+ */
 export function renderResultsMarkdown(
-  result: BenchResult,
+  result: BenchResult | null,
   source: string,
   imagePath: string,
+  protocols: readonly ResultFile[] = [],
 ): string {
   const out: string[] = [];
   out.push('# Benchmark results', '');
   out.push(
-    '<!-- Generated from the result file below; edit bench/report/results-md.ts, not this file. -->',
+    '<!-- Generated from the result files named below; edit bench/report/results-md.ts, not this file. -->',
     '',
   );
+  if (result !== null) out.push(...mainSections(result, source, imagePath));
+  out.push(...protocolSections(protocols));
+  out.push('## Reading these figures', '');
+  out.push(
+    '- Latency is measured by the load generator, from the send of a request to the last byte of its answer ' +
+      '(request-rate runs: from the intended send time). Percentiles come from HDR histograms with 3 significant digits.',
+    '- Each level is measured in windows until the last three agree within the stability percentage ' +
+      "(perf_analyzer's rule); the figures are those three windows together.",
+    '- The generator, the servers and raw ORT run on the same machine, one target at a time; the CPU columns show ' +
+      'how many cores the server, the generator and everything else used.',
+    "- The result JSON holds every window with its histogram; the CSV has perf_analyzer's columns.",
+  );
+  return `${out.join('\n')}\n`;
+}
+
+function mainSections(result: BenchResult, source: string, imagePath: string): string[] {
+  const out: string[] = [];
   out.push(provenance(result, source), '');
   out.push(facts(result), '');
   if (result.kind === 'compare') {
@@ -63,17 +86,7 @@ export function renderResultsMarkdown(
     );
     out.push(markdownTable(levelTable(t)), '');
   }
-  out.push('## Reading these figures', '');
-  out.push(
-    '- Latency is measured by the load generator, from the send of a request to the last byte of its answer ' +
-      '(request-rate runs: from the intended send time). Percentiles come from HDR histograms with 3 significant digits.',
-    '- Each level is measured in windows until the last three agree within the stability percentage ' +
-      "(perf_analyzer's rule); the figures are those three windows together.",
-    '- The generator, the servers and raw ORT run on the same machine, one target at a time; the CPU columns show ' +
-      'how many cores the server, the generator and everything else used.',
-    "- The result JSON holds every window with its histogram; the CSV has perf_analyzer's columns.",
-  );
-  return `${out.join('\n')}\n`;
+  return out;
 }
 
 /** The block between the README's markers: the headline table, linking to RESULTS.md. */

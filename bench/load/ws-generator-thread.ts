@@ -1,0 +1,16 @@
+// Worker-thread entry of the WebSocket load generator: one WsLoadEngine per thread.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { serveThread, type PortLike } from './thread-host.js';
+import { WsLoadEngine, type WsEngineInit } from './ws-load-engine.js';
+
+interface ThreadData {
+  readonly engine: WsEngineInit;
+  readonly index: number;
+}
+
+const data = workerData as ThreadData;
+if (parentPort === null) throw new Error('ws-generator-thread.js must run in a worker thread');
+serveThread(parentPort as unknown as PortLike, () =>
+  Promise.resolve(new WsLoadEngine(data.engine, data.index)),
+);

@@ -1,0 +1,98 @@
+// Benchmarks infernode (or any server speaking docs/websocket-protocol.md) over its streaming
+// WebSocket protocol with msgpack frames: preflight the exact frame, fork the WebSocket load
+// generator with the frames, sweep the levels. Server stats come from the HTTP statistics
+// extension as for HTTP targets, so the breakdown columns mean the same thing.
+
+import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
+import { DriverClient } from '../load/driver-client.js';
+import type { LoadLevel } from '../load/messages.js';
+import type { WsEngineInit } from '../load/ws-load-engine.js';
+import { wsPreflight } from '../load/ws-preflight.js';
+import { wsRequestPayload } from '../load/ws-request.js';
+import { fetchServerCounters } from '../measure/server-stats.js';
+import type { InputSet } from '../model/input-data.js';
+import type { BenchOptions } from '../options/bench-options.js';
+import { benchEntry } from '../paths.js';
+import type { Progress } from '../report/progress.js';
+import type { TargetResult } from '../report/result-types.js';
+import { runSweep } from '../sweep/run-sweep.js';
+import type { HttpTargetSpec } from './http-target.js';
+
+export const WS_TRANSPORT = 'WebSocket msgpack';
+
+export async function runWsTarget(
+  spec: HttpTargetSpec,
+  sets: readonly InputSet[],
+  expectedOutputs: readonly string[],
+  levels: readonly LoadLevel[],
+  options: BenchOptions,
+  progress: Progress,
+): Promise<TargetResult> {
+  const base = `http://${spec.host}:${spec.port}`;
+  const requests = sets.map((set) => wsRequestPayload(options.model, options.modelVersion, set));
+  const first = requests[0];
+  if (first === undefined) throw new Error('no input sets');
+  await wsPreflight(
+    `ws://${spec.host}:${spec.port}${WS_PATH}`,
+    MSGPACK_PROTOCOL,
+    first,
+    expectedOutputs,
+    options.requestTimeoutMs,
+  );
+
+  const hasStats =
+    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
+    null;
+  const engine: WsEngineInit = {
+    host: spec.host,
+    port: spec.port,
+    path: WS_PATH,
+    subprotocol: MSGPACK_PROTOCOL,
+    requests,
+    sockets: options.wsConnections,
+    maxConnections: options.maxConnections,
+    requestTimeoutMs: options.requestTimeoutMs,
+  };
+  const driver = await DriverClient.start(benchEntry('load', 'ws-generator-process.js'), {
+    threads: options.generatorThreads,
+    engine,
+  });
+  try {
+    const levelsResult = await runSweep(
+      spec.label,
+      {
+        driver,
+        readCounters: hasStats
+          ? () => fetchServerCounters(base, options.model, options.modelVersion)
+          : null,
+        serverPid: spec.pid,
+      },
+      levels,
+      options,
+      progress,
+    );
+    const notes = [...spec.notes, socketsNote(options)];
+    if (!hasStats) notes.push('no statistics extension: no server-side breakdown');
+    return {
+      id: spec.id,
+      kind: spec.kind,
+      label: spec.label,
+      description: spec.description,
+      transport: WS_TRANSPORT,
+      notes,
+      levels: levelsResult,
+    };
+  } finally {
+    await driver.close();
+  }
+}
+
+function socketsNote(options: BenchOptions): string {
+  const perThread =
+    options.wsConnections > 0
+      ? `${options.wsConnections} WebSocket(s)`
+      : options.sweep.kind === 'concurrency'
+        ? 'one WebSocket per 64 outstanding requests'
+        : 'WebSockets added while every open one has 64 requests in flight';
+  return `${perThread} per generator thread, many requests in flight on each`;
+}
