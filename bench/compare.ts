@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench:compare`: the same model, batch size and load levels against raw onnxruntime-node
-// (no server), a naive Fastify server and infernode, one after another on this machine, in one
-// run; prints the comparison, writes JSON/CSV/HTML/PNG, and publishes bench/results/latest.* and
-// bench/RESULTS.md (unless --no-publish).
+// (no server), a naive Fastify server and infernode (or infernode over each of its transports,
+// --targets protocols), one after another on this machine, in one run; prints the comparison,
+// writes JSON/CSV/HTML/PNG, and publishes bench/results/ and bench/RESULTS.md (unless --no-publish).
 
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,15 +15,23 @@ import { helpText } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import { UsageError } from './options/usage-error.js';
 import { benchEntry } from './paths.js';
-import { prepareRun } from './prepare-run.js';
+import { binaryRequestBody } from './model/request-body.js';
+import type { BenchOptions, CompareTarget } from './options/bench-options.js';
+import { prepareRun, type PreparedRun } from './prepare-run.js';
 import { caveats, comparisonTable, limitsTable } from './report/comparison.js';
 import { Progress } from './report/progress.js';
+import {
+  hasProtocolTargets,
+  isProtocolRun,
+  protocolTable,
+  wsTargetVerdict,
+} from './report/protocol-table.js';
 import { publish } from './report/publish.js';
 import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
 import { textTable } from './report/tables.js';
 import { writeOutputs } from './report/write-outputs.js';
 import { sweepLevels } from './sweep/run-sweep.js';
-import { runHttpTarget } from './targets/http-target.js';
+import { runHttpTarget, type HttpTargetSpec } from './targets/http-target.js';
 import { rawInit, rawSessionThreads, runRawOrtTargets } from './targets/raw-ort-target.js';
 import {
   frontEndOf,
@@ -32,6 +40,8 @@ import {
   type ServerProcess,
 } from './targets/server-process.js';
 import { unbatchedRepository } from './targets/unbatched-repository.js';
+import { runWsTarget } from './targets/ws-target.js';
+import type { LoadLevel } from './load/messages.js';
 
 /** -x, or the highest numbered version directory (Triton's default `latest: 1` policy). */
 async function modelVersionDir(modelDir: string, requested: string): Promise<string> {
@@ -69,6 +79,60 @@ async function withServer<T>(
   }
 }
 
+/** infernode as configured, once per transport asked for (HTTP JSON is the classic comparator). */
+const INFERNODE_TRANSPORTS = [
+  { id: 'infernode', label: 'infernode', wire: 'json' },
+  { id: 'infernode-binary', label: 'infernode HTTP binary', wire: 'binary' },
+  { id: 'infernode-ws', label: 'infernode WebSocket', wire: 'ws' },
+] as const satisfies readonly { id: CompareTarget; label: string; wire: string }[];
+
+/** A freshly started infernode under one transport: each transport gets the machine to itself. */
+async function runInfernode(
+  transport: (typeof INFERNODE_TRANSPORTS)[number],
+  options: BenchOptions,
+  prepared: PreparedRun,
+  levels: readonly LoadLevel[],
+  progress: Progress,
+): Promise<TargetResult> {
+  const repo = path.relative(process.cwd(), options.modelRepository) || '.';
+  return withServer(
+    () => startInfernode(options.modelRepository, options.serverArgs),
+    (s) => {
+      const spec: HttpTargetSpec = {
+        id: transport.id,
+        kind: 'infernode',
+        label: transport.label,
+        description: `infernode with --model-repository ${repo}`,
+        host: s.host,
+        port: s.port,
+        pid: s.pid,
+        notes: [
+          `HTTP front end: ${frontEndOf(s) ?? 'unknown'}`,
+          ...(options.serverArgs.length > 0
+            ? [`server flags: ${options.serverArgs.join(' ')}`]
+            : []),
+        ],
+      };
+      const { outputs, sets, bodies } = prepared;
+      switch (transport.wire) {
+        case 'json':
+          return runHttpTarget(spec, bodies, outputs, levels, options, progress);
+        case 'binary':
+          return runHttpTarget(
+            spec,
+            sets.map(binaryRequestBody),
+            outputs,
+            levels,
+            { ...options, binary: true },
+            progress,
+          );
+        case 'ws':
+          return runWsTarget(spec, sets, outputs, levels, options, progress);
+      }
+    },
+  );
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { help, options } = parseBenchFlags(argv, 'compare');
   if (help) {
@@ -77,7 +141,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.protocol === 'ws') {
     throw new UsageError(
-      '-i ws: the naive Fastify comparator speaks HTTP only, and infernode has no WebSocket endpoint yet',
+      '-i ws: the comparators speak HTTP only; compare infernode over WebSocket with --targets protocols (or infernode-ws)',
     );
   }
   const startedAt = new Date().toISOString();
@@ -191,34 +255,10 @@ async function main(argv: readonly string[]): Promise<number> {
       await repo.remove();
     }
   }
-  if (options.targets.includes('infernode')) {
-    const t = await withServer(
-      () => startInfernode(options.modelRepository, options.serverArgs),
-      (s) =>
-        runHttpTarget(
-          {
-            id: 'infernode',
-            kind: 'infernode',
-            label: 'infernode',
-            description: `infernode with --model-repository ${path.relative(process.cwd(), options.modelRepository) || '.'}`,
-            host: s.host,
-            port: s.port,
-            pid: s.pid,
-            notes: [
-              `HTTP front end: ${frontEndOf(s) ?? 'unknown'}`,
-              ...(options.serverArgs.length > 0
-                ? [`server flags: ${options.serverArgs.join(' ')}`]
-                : []),
-            ],
-          },
-          prepared.bodies,
-          prepared.outputs,
-          levels,
-          options,
-          progress,
-        ),
-    );
-    targets.push(t);
+  for (const transport of INFERNODE_TRANSPORTS) {
+    if (options.targets.includes(transport.id)) {
+      targets.push(await runInfernode(transport, options, prepared, levels, progress));
+    }
   }
 
   const result: BenchResult = {
@@ -233,7 +273,11 @@ async function main(argv: readonly string[]): Promise<number> {
     targets,
   };
   const files = await writeOutputs(result, options);
-  progress.log(`\n${textTable(comparisonTable(result))}`);
+  // A transports-only run has its own table; a mixed run prints both.
+  if (!isProtocolRun(result)) progress.log(`\n${textTable(comparisonTable(result))}`);
+  if (hasProtocolTargets(result)) progress.log(`\n${textTable(protocolTable(result))}`);
+  const verdict = wsTargetVerdict(result);
+  if (verdict !== null) progress.log(verdict);
   const limits = limitsTable(result);
   if (limits !== null) progress.log(`\n${textTable(limits)}`);
   for (const c of caveats(result)) progress.log(`- ${c}`);

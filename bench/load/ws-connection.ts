@@ -3,7 +3,13 @@
 // (the request is then cancelled on the server), or the socket failing.
 
 import net from 'node:net';
-import { buildHandshake, checkUpgradeAnswer, clientFrame, FrameReader, OPCODE } from './ws-framing.js';
+import {
+  buildHandshake,
+  checkUpgradeAnswer,
+  clientFrame,
+  FrameReader,
+  OPCODE,
+} from './ws-framing.js';
 import { readReply, type WsFrameTemplate } from './ws-request.js';
 import { msgpackClientCodec } from '../../src/client/client-codecs.js';
 
@@ -68,7 +74,10 @@ export class WsConnection {
       // Nagle's algorithm would hold small frames back waiting for an ACK: pure added latency.
       socket.setNoDelay(true);
       let head = Buffer.alloc(0);
-      const timer = setTimeout(() => done(new Error(`no upgrade answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => done(new Error(`no upgrade answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const done = (e: Error | null, rest?: Buffer): void => {
         clearTimeout(timer);
         socket.removeListener('data', onData);
@@ -91,14 +100,19 @@ export class WsConnection {
           return;
         }
         try {
-          checkUpgradeAnswer(head.toString('latin1', 0, end), hs.expectedAccept, target.subprotocol);
+          checkUpgradeAnswer(
+            head.toString('latin1', 0, end),
+            hs.expectedAccept,
+            target.subprotocol,
+          );
         } catch (e) {
           done(e as Error);
           return;
         }
         done(null, head.subarray(end + 4));
       };
-      const onClose = (): void => done(new Error('WebSocket upgrade: the server closed the connection'));
+      const onClose = (): void =>
+        done(new Error('WebSocket upgrade: the server closed the connection'));
       socket.on('data', onData);
       socket.once('error', done);
       socket.once('close', onClose);
@@ -140,7 +154,8 @@ export class WsConnection {
     for (const [id, p] of this.pending) {
       if (now - p.startAt <= timeoutMs) return;
       this.pending.delete(id);
-      if (!this.closed) this.socket.write(clientFrame(OPCODE.binary, msgpackClientCodec.encodeCancel(id)));
+      if (!this.closed)
+        this.socket.write(clientFrame(OPCODE.binary, msgpackClientCodec.encodeCancel(id)));
       this.onOutcome(this, {
         error: `no response within ${timeoutMs} ms`,
         startAt: p.startAt,
@@ -203,7 +218,13 @@ export class WsConnection {
     const failed = [...this.pending.values()];
     this.pending.clear();
     for (const p of failed) {
-      this.onOutcome(this, { error: reason, startAt: p.startAt, doneAt: now, sendUs: p.sendUs, recvUs: 0 });
+      this.onOutcome(this, {
+        error: reason,
+        startAt: p.startAt,
+        doneAt: now,
+        sendUs: p.sendUs,
+        recvUs: 0,
+      });
     }
     this.onClosed(this);
   }

@@ -47,7 +47,11 @@ export function buildHandshake(
 }
 
 /** Checks an upgrade answer's head (status line and headers, without the blank line). */
-export function checkUpgradeAnswer(head: string, expectedAccept: string, subprotocol: string): void {
+export function checkUpgradeAnswer(
+  head: string,
+  expectedAccept: string,
+  subprotocol: string,
+): void {
   const [status = '', ...lines] = head.split('\r\n');
   if (!/^HTTP\/1\.1 101 /.test(status)) {
     throw new Error(`WebSocket upgrade: expected HTTP/1.1 101, got "${status.slice(0, 200)}"`);
@@ -55,15 +59,20 @@ export function checkUpgradeAnswer(head: string, expectedAccept: string, subprot
   const headers = new Map<string, string>();
   for (const line of lines) {
     const colon = line.indexOf(':');
-    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    if (colon > 0)
+      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   const accept = headers.get('sec-websocket-accept');
   if (accept !== expectedAccept) {
-    throw new Error(`WebSocket upgrade: expected Sec-WebSocket-Accept ${expectedAccept}, got ${accept ?? 'none'}`);
+    throw new Error(
+      `WebSocket upgrade: expected Sec-WebSocket-Accept ${expectedAccept}, got ${accept ?? 'none'}`,
+    );
   }
   const protocol = headers.get('sec-websocket-protocol');
   if (protocol !== subprotocol) {
-    throw new Error(`WebSocket upgrade: expected subprotocol ${subprotocol}, got ${protocol ?? 'none'}`);
+    throw new Error(
+      `WebSocket upgrade: expected subprotocol ${subprotocol}, got ${protocol ?? 'none'}`,
+    );
   }
 }
 

@@ -101,7 +101,8 @@ export class WsOpenLoop {
     for (const c of this.pool) {
       if (c.usable && (best === null || c.inFlight < best.inFlight)) best = c;
     }
-    const growable = this.limits.sockets === 0 || this.pool.size + this.opening < this.limits.sockets;
+    const growable =
+      this.limits.sockets === 0 || this.pool.size + this.opening < this.limits.sockets;
     if ((best === null || best.inFlight >= PER_SOCKET) && growable) this.grow();
     if (best === null) {
       this.recorder.error('no open WebSocket to send on');

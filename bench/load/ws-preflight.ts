@@ -30,7 +30,11 @@ export async function wsPreflight(
       });
       socket.once('unexpected-response', (_req, res) => {
         clearTimeout(timer);
-        reject(new UsageError(`preflight ${url}: expected a WebSocket upgrade, got HTTP ${res.statusCode ?? '?'}`));
+        reject(
+          new UsageError(
+            `preflight ${url}: expected a WebSocket upgrade, got HTTP ${res.statusCode ?? '?'}`,
+          ),
+        );
       });
       socket.once('error', (e) => {
         clearTimeout(timer);
@@ -43,7 +47,8 @@ export async function wsPreflight(
         `preflight ${url}: expected outputs, got ${decoded.error.code}: ${decoded.error.message}`,
       );
     }
-    if (decoded.id !== 1) throw new UsageError(`preflight ${url}: expected id 1 echoed, got ${String(decoded.id)}`);
+    if (decoded.id !== 1)
+      throw new UsageError(`preflight ${url}: expected id 1 echoed, got ${String(decoded.id)}`);
     const outputs = decoded.result.outputs.map((o) => o.name);
     const missing = expectedOutputs.filter((name) => !outputs.includes(name));
     if (missing.length > 0) {

@@ -88,23 +88,31 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
  * reordered map) falls back to a full decode, so correctness never depends on the fast path.
  */
 export function readReply(p: Buffer): WsReplyInfo {
-  let at = p[0] !== undefined && (p[0] & 0xf0) === 0x80 ? 1 : p[0] === 0xde ? 3 : p[0] === 0xdf ? 5 : 0;
+  const first = p[0];
+  if (first === undefined) return fullDecode(p);
+  let at = (first & 0xf0) === 0x80 ? 1 : first === 0xde ? 3 : first === 0xdf ? 5 : 0;
   if (at > 0 && p[at] === 0xa2 && p[at + 1] === 0x69 && p[at + 2] === 0x64) {
     at += 3;
-    const t = p[at];
-    let id: number | undefined;
-    if (t === undefined) return fullDecode(p);
-    if (t < 0x80) (id = t), (at += 1);
-    else if (t === 0xcc && at + 2 <= p.length) (id = p[at + 1]), (at += 2);
-    else if (t === 0xcd && at + 3 <= p.length) (id = p.readUInt16BE(at + 1)), (at += 3);
-    else if (t === 0xce && at + 5 <= p.length) (id = p.readUInt32BE(at + 1)), (at += 5);
-    else return fullDecode(p);
+    const read = readUint(p, at);
+    if (read === null) return fullDecode(p);
+    at += read.size;
     // fixstr "error" (a5 65 72 72 6f 72) means failure; any other fixstr key means success.
     const k = p[at];
     if (k === 0xa5 && p.toString('latin1', at + 1, at + 6) === 'error') return fullDecode(p);
-    if (k !== undefined && (k & 0xe0) === 0xa0) return { id, error: null };
+    if (k !== undefined && (k & 0xe0) === 0xa0) return { id: read.value, error: null };
   }
   return fullDecode(p);
+}
+
+/** A msgpack positive fixint / uint8 / uint16 / uint32 at `at`, or null for anything else. */
+function readUint(p: Buffer, at: number): { value: number; size: number } | null {
+  const t = p[at];
+  if (t === undefined) return null;
+  if (t < 0x80) return { value: t, size: 1 };
+  if (t === 0xcc && at + 2 <= p.length) return { value: p[at + 1] as number, size: 2 };
+  if (t === 0xcd && at + 3 <= p.length) return { value: p.readUInt16BE(at + 1), size: 3 };
+  if (t === 0xce && at + 5 <= p.length) return { value: p.readUInt32BE(at + 1), size: 5 };
+  return null;
 }
 
 function fullDecode(p: Buffer): WsReplyInfo {
@@ -112,12 +120,19 @@ function fullDecode(p: Buffer): WsReplyInfo {
   try {
     doc = unpackr.unpack(p);
   } catch (e) {
-    return { id: undefined, error: `undecodable response: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      id: undefined,
+      error: `undecodable response: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
   if (typeof doc !== 'object' || doc === null) {
     return { id: undefined, error: `a response must be a map, got ${typeof doc}` };
   }
-  const d = doc as { id?: unknown; error?: { code?: unknown; message?: unknown }; outputs?: unknown };
+  const d = doc as {
+    id?: unknown;
+    error?: { code?: unknown; message?: unknown };
+    outputs?: unknown;
+  };
   const id = typeof d.id === 'number' ? d.id : undefined;
   if (d.error !== undefined) {
     return { id, error: `${String(d.error.code)}: ${String(d.error.message)}` };

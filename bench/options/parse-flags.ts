@@ -201,7 +201,9 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     throw new UsageError(`-i: expected http or ws, got "${protocol}"`);
   }
   if (protocol === 'ws' && r.flag('binary')) {
-    throw new UsageError('--binary is the HTTP binary tensor extension; -i ws frames are always binary');
+    throw new UsageError(
+      '--binary is the HTTP binary tensor extension; -i ws frames are always binary',
+    );
   }
   const sweep = parseSweep(r);
   const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
@@ -237,7 +239,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     outDir: path.resolve(r.string('out-dir', BENCH_OUT)),
     generatorThreads: r.number('generator-threads', 1, (n) => n >= 1 && n <= 64, '1..64'),
     maxConnections: r.number('max-connections', 256, (n) => n >= 1, 'an integer >= 1'),
-    wsConnections: r.number('ws-connections', 0, (n) => n <= 1024, 'an integer 0..1024'),
+    wsConnections: r.number('ws-connections', 0, (n) => n >= 0 && n <= 1024, 'an integer 0..1024'),
     requestTimeoutMs: r.number('request-timeout', 30_000, (n) => n >= 1, 'ms >= 1'),
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
     serve: r.flag('serve'),

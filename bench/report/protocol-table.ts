@@ -47,7 +47,8 @@ export function protocolTable(result: BenchResult): Table {
   const values = [
     ...new Set(present.flatMap((c) => find(result, c.id)?.levels.map((l) => l.value) ?? [])),
   ].sort((a, b) => a - b);
-  const mode = present.map((c) => find(result, c.id)?.levels[0]?.mode).find((m) => m) ?? 'concurrency';
+  const mode =
+    present.map((c) => find(result, c.id)?.levels[0]?.mode).find((m) => m) ?? 'concurrency';
   const headers = [mode === 'concurrency' ? 'concurrency' : 'req/s offered'];
   for (const c of present) headers.push(`${c.label} req/s`, 'p50 ms', 'p99 ms');
   const json = find(result, JSON_ID);
@@ -88,7 +89,9 @@ export function wsTargetVerdict(result: BenchResult): string | null {
     if (base === undefined || base.summary.reqPerSec === 0) return [];
     const r = l.summary.reqPerSec / base.summary.reqPerSec;
     const verdict = r >= WS_TARGET_RATIO ? 'met' : 'not met';
-    return [`${r.toFixed(2)}× at ${l.mode === 'concurrency' ? 'concurrency' : 'rate'} ${l.value} (${verdict})`];
+    return [
+      `${r.toFixed(2)}× at ${l.mode === 'concurrency' ? 'concurrency' : 'rate'} ${l.value} (${verdict})`,
+    ];
   });
   if (parts.length === 0) return null;
   return `Target: WebSocket at least ${WS_TARGET_RATIO}× HTTP JSON req/s on \`${WS_TARGET_MODEL}\` — ${parts.join(', ')}.`;
@@ -109,7 +112,10 @@ export interface ResultFile {
 export function protocolSections(files: readonly ResultFile[]): string[] {
   const out: string[] = [];
   for (const { result, source } of files) {
-    out.push(`## Transports on \`${result.model.name}\`: HTTP JSON, HTTP binary and WebSocket msgpack`, '');
+    out.push(
+      `## Transports on \`${result.model.name}\`: HTTP JSON, HTTP binary and WebSocket msgpack`,
+      '',
+    );
     out.push(
       `Produced by \`${result.command}\` (${result.startedAt.slice(0, 10)}); rendered from \`${source}\`.`,
       '',

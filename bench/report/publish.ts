@@ -1,16 +1,19 @@
-// Publishing a comparison: copies its files to bench/results/latest.* (committed), regenerates
-// bench/RESULTS.md from latest.json, and refreshes the README's block between its
-// `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
-// and HTML are run through the repository's prettier so `prettier --check .` stays clean.
+// Publishing a comparison: copies its files to bench/results/latest.* (committed) — or, for a
+// comparison of infernode's transports, to bench/results/protocols-<model>.json — regenerates
+// bench/RESULTS.md from latest.json plus every protocols-*.json, and refreshes the README's block
+// between its `<!-- bench-results:start/end -->` markers when the README has them. Generated
+// Markdown, JSON and HTML are run through the repository's prettier so `prettier --check .`
+// stays clean.
 
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { README, REPO_ROOT, RESULTS_DIR, RESULTS_MD } from '../paths.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import { latencyThroughputModel } from './plot-model.js';
 import { plotPng } from './raster-plot.js';
-import type { BenchResult } from './result-types.js';
+import { isProtocolRun, type ResultFile } from './protocol-table.js';
+import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { mainTarget } from './write-outputs.js';
 
@@ -35,13 +38,55 @@ export async function writeFormatted(file: string, text: string): Promise<void> 
   await writeFile(file, await formatted(file, text));
 }
 
+const at = (name: string): string => path.join(RESULTS_DIR, name);
+
+/** A published result file, checked for the schema this code renders. */
+async function readResult(file: string): Promise<BenchResult> {
+  const result = JSON.parse(await readFile(file, 'utf8')) as BenchResult;
+  if (result.schema !== RESULT_SCHEMA) {
+    throw new Error(`${file}: expected schema ${RESULT_SCHEMA}, got ${String(result.schema)}`);
+  }
+  return result;
+}
+
+/** The published transport comparisons, one file per model, in name order. */
+export async function readProtocolResults(): Promise<ResultFile[]> {
+  const names = (await readdir(RESULTS_DIR).catch(() => [] as string[]))
+    .filter((n) => /^protocols-.+\.json$/.test(n))
+    .sort();
+  return Promise.all(
+    names.map(async (n) => ({
+      result: await readResult(at(n)),
+      source: path.relative(REPO_ROOT, at(n)),
+    })),
+  );
+}
+
 /**
- * Everything derived from bench/results/latest.json: the CSVs, the HTML report, the PNG plot,
- * bench/RESULTS.md and (when it has the markers) the README block. Run again after a renderer
+ * Everything derived from the published result files: from bench/results/latest.json the CSVs,
+ * the HTML report, the PNG plot and (when it has the markers) the README block; and
+ * bench/RESULTS.md from latest.json and every protocols-*.json. Run again after a renderer
  * changes, with no new measurement (`node dist/bench/render-results.js`).
  */
-export async function renderPublished(result: BenchResult): Promise<Published> {
-  const at = (name: string): string => path.join(RESULTS_DIR, name);
+export async function renderAllPublished(): Promise<Published> {
+  const latest = at('latest.json');
+  const main = await readResult(latest).catch((e: unknown) => {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  });
+  const protocols = await readProtocolResults();
+  if (main === null && protocols.length === 0) {
+    throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
+  }
+  if (main !== null) return renderPublished(main, protocols);
+  await writeFormatted(RESULTS_MD, renderResultsMarkdown(null, '', '', protocols));
+  return { files: [RESULTS_MD], readmeUpdated: false };
+}
+
+export async function renderPublished(
+  result: BenchResult,
+  protocols: readonly ResultFile[] = [],
+): Promise<Published> {
   const percentile = result.options.percentile;
   const files: string[] = [];
   const main = mainTarget(result);
@@ -56,7 +101,10 @@ export async function renderPublished(result: BenchResult): Promise<Published> {
   await writeFile(at('latest.png'), plotPng(latencyThroughputModel(result)));
   files.push(at('latest.html'), at('latest.png'));
   const source = path.relative(REPO_ROOT, at('latest.json'));
-  await writeFormatted(RESULTS_MD, renderResultsMarkdown(result, source, 'results/latest.png'));
+  await writeFormatted(
+    RESULTS_MD,
+    renderResultsMarkdown(result, source, 'results/latest.png', protocols),
+  );
   files.push(RESULTS_MD);
   const readme = await readFile(README, 'utf8').catch(() => '');
   const spliced = spliceReadme(readme, renderReadmeBlock(result));
@@ -67,11 +115,16 @@ export async function renderPublished(result: BenchResult): Promise<Published> {
   return { files, readmeUpdated: spliced !== null };
 }
 
-/** Stores a comparison as bench/results/latest.json and renders everything from it. */
+/** Where a comparison is published: latest.json, or protocols-<model>.json for transports. */
+export function publishedName(result: BenchResult): string {
+  return isProtocolRun(result) ? `protocols-${result.model.name}.json` : 'latest.json';
+}
+
+/** Stores a comparison as its published file and renders everything from the files. */
 export async function publish(result: BenchResult): Promise<Published> {
   await mkdir(RESULTS_DIR, { recursive: true });
-  const json = path.join(RESULTS_DIR, 'latest.json');
+  const json = at(publishedName(result));
   await writeFormatted(json, `${JSON.stringify(result, null, 2)}\n`);
-  const rendered = await renderPublished(result);
+  const rendered = await renderAllPublished();
   return { files: [json, ...rendered.files], readmeUpdated: rendered.readmeUpdated };
 }

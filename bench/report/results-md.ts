@@ -42,7 +42,7 @@ export function renderResultsMarkdown(
   const out: string[] = [];
   out.push('# Benchmark results', '');
   out.push(
-    '<!-- Generated from the result files named below; edit bench/report/results-md.ts, not this file. -->',
+    '<!-- Generated from the result file below; edit bench/report/results-md.ts, not this file. -->',
     '',
   );
   if (result !== null) out.push(...mainSections(result, source, imagePath));

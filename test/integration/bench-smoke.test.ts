@@ -54,7 +54,7 @@ const PA_HEADER =
 
 /**
  * A repository with only the models these runs use (copied from the bundled one): infernode then
- * starts two models instead of every bundled one, which keeps the whole file well under 20 s.
+ * starts two models instead of every bundled one, which keeps the whole file well under 30 s.
  */
 function smallRepository(): string {
   const dir = tempDir('bench-repo-');
@@ -186,6 +186,38 @@ void describe('bench (npm run bench)', () => {
     );
   });
 
+  void it('runs -i ws: closed loop over WebSockets, the same outputs with the WebSocket transport', async () => {
+    const out = tempDir('bench-smoke-');
+    const r = await run('cli.js', [
+      '--serve',
+      '-m',
+      'simple',
+      '-i',
+      'ws',
+      '--concurrency-range',
+      '1:64:x64',
+      ...SHORT,
+      '--out-dir',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[infernode\] concurrency 64: .* infer\/s, latency ms avg/);
+    const dir = runDir(out);
+    const result = json(path.join(dir, 'result.json'));
+    assert.equal(result.options.protocol, 'ws');
+    const [target] = result.targets;
+    assert.equal(target.transport, 'WebSocket msgpack');
+    assert.ok(target.notes.some((n: string) => /one WebSocket per 64 outstanding/.test(n)));
+    assert.deepEqual(
+      target.levels.map((l: any) => l.value),
+      [1, 64],
+    );
+    target.levels.forEach((l: any, i: number) => assertLevel(l, 'concurrency', [1, 64][i] ?? 0));
+    // The server's statistics saw the WebSocket requests.
+    for (const l of target.levels) assert.ok(l.summary.server.requests > 0);
+    assert.match(readFileSync(path.join(dir, 'infernode.csv'), 'utf8'), /^Concurrency,/);
+  });
+
   void it('refuses a bad command line with exit code 2 and the reason', async () => {
     const r = await run('cli.js', ['-m', 'mlp', '--concurrency-range', '4:1']);
     assert.equal(r.code, 2);
@@ -241,5 +273,41 @@ void describe('bench:compare', () => {
       'report.html',
       'result.json',
     ]);
+  });
+
+  void it('--targets protocols: infernode over HTTP JSON, HTTP binary and WebSocket, with ratios', async () => {
+    const out = tempDir('bench-smoke-');
+    const r = await run('compare.js', [
+      '-m',
+      'simple',
+      '--targets',
+      'protocols',
+      '--concurrency-range',
+      '2',
+      ...SHORT,
+      '--no-publish',
+      '--out-dir',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /concurrency +HTTP JSON req\/s +p50 ms +p99 ms +HTTP binary req\/s .* WebSocket msgpack req\/s .* ws\/json req\/s +p99 +binary\/json req\/s +p99/,
+    );
+    assert.match(r.stdout, /^2 +[\d,.]+\*? /m);
+    assert.match(
+      r.stdout,
+      /Target: WebSocket at least 1\.5× HTTP JSON req\/s on `simple` — [\d.]+× at concurrency 2 \((met|not met)\)/,
+    );
+    const result = json(path.join(runDir(out), 'result.json'));
+    assert.deepEqual(
+      result.targets.map((t: any) => [t.id, t.transport]),
+      [
+        ['infernode', 'HTTP JSON'],
+        ['infernode-binary', 'HTTP binary'],
+        ['infernode-ws', 'WebSocket msgpack'],
+      ],
+    );
+    for (const t of result.targets) assertLevel(t.levels[0], 'concurrency', 2);
   });
 });

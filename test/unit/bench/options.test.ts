@@ -113,6 +113,8 @@ void describe('parseBenchFlags', () => {
       [['-m', 'm', '--concurrency-range', '1:0'], /needs --latency-threshold/],
       [['-m', 'm', '--request-distribution', 'poisson'], /applies to --request-rate-range only/],
       [['-m'], /--model-name needs a value/],
+      [['-m', 'm', '-i', 'ws', '--binary'], /-i ws frames are always binary/],
+      [['-m', 'm', '--ws-connections', '-1'], /--ws-connections: expected an integer 0..1024/],
     ];
     for (const [argv, message] of cases) {
       assert.throws(() => parseBenchFlags(argv, 'bench'), message, argv.join(' '));
@@ -131,6 +133,17 @@ void describe('parseBenchFlags', () => {
       /got "triton"/,
     );
     assert.throws(() => parseBenchFlags(['-m', 'm', '--serve'], 'compare'), /unknown flag --serve/);
+  });
+
+  void it('-i ws with its socket count; --targets protocols names infernode over each transport', () => {
+    const ws = parseBenchFlags(['-m', 'm', '-i', 'ws', '--ws-connections', '3'], 'bench').options;
+    assert.equal(ws.protocol, 'ws');
+    assert.equal(ws.wsConnections, 3);
+    assert.equal(parseBenchFlags(['-m', 'm'], 'bench').options.wsConnections, 0);
+    const cmp = parseBenchFlags(['-m', 'm', '--targets', 'protocols'], 'compare').options;
+    assert.deepEqual(cmp.targets, ['infernode', 'infernode-binary', 'infernode-ws']);
+    const mixed = parseBenchFlags(['-m', 'm', '--targets', 'infernode-ws,raw-ort'], 'compare');
+    assert.deepEqual(mixed.options.targets, ['raw-ort', 'infernode-ws']);
   });
 
   void it('prints help without a model', () => {

@@ -172,3 +172,30 @@ export function comparisonFixture(): BenchResult {
     ],
   };
 }
+
+/** A transports comparison on `simple`: infernode over HTTP JSON, HTTP binary and WebSocket. */
+export function protocolFixture(): BenchResult {
+  const base = comparisonFixture();
+  const { options } = parseBenchFlags(
+    ['-m', 'simple', '--concurrency-range', '1:64:x64', '--targets', 'protocols', '--no-publish'],
+    'compare',
+  );
+  const over = (id: string, label: string, transport: string, r1: number, r64: number) => ({
+    ...target(id, 'infernode', label, [
+      level(1, r1, 500, 1500, true),
+      level(64, r64, 20_000, 60_000, true),
+    ]),
+    transport,
+  });
+  return {
+    ...base,
+    command: 'npm run bench:compare -- -m simple --concurrency-range 1:64:x64 --targets protocols',
+    options,
+    model: { ...base.model, name: 'simple', inputs: [], requestBytes: [300] },
+    targets: [
+      over('infernode', 'infernode', 'HTTP JSON', 1000, 2000),
+      over('infernode-binary', 'infernode HTTP binary', 'HTTP binary', 1100, 2600),
+      over('infernode-ws', 'infernode WebSocket', 'WebSocket msgpack', 1200, 3200),
+    ],
+  };
+}

@@ -1,0 +1,104 @@
+// The transports comparison's rendering: which runs count as one, its table and ratios to HTTP
+// JSON, the verdict on issue 5's target, and its sections in RESULTS.md next to the main one.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  hasProtocolTargets,
+  isProtocolRun,
+  protocolTable,
+  wsTargetVerdict,
+} from '../../../bench/report/protocol-table.js';
+import { publishedName } from '../../../bench/report/publish.js';
+import { renderResultsMarkdown } from '../../../bench/report/results-md.js';
+import { comparisonFixture, protocolFixture } from './result-fixture.js';
+
+void describe('transports comparison', () => {
+  void it('is recognised by its targets and published under its model name', () => {
+    const protocols = protocolFixture();
+    const main = comparisonFixture();
+    assert.equal(isProtocolRun(protocols), true);
+    assert.equal(isProtocolRun(main), false);
+    assert.equal(hasProtocolTargets(main), false);
+    assert.equal(publishedName(protocols), 'protocols-simple.json');
+    assert.equal(publishedName(main), 'latest.json');
+    // HTTP JSON alone is the classic comparator's infernode, not a transports comparison.
+    const jsonOnly = { ...protocols, targets: protocols.targets.slice(0, 1) };
+    assert.equal(isProtocolRun(jsonOnly), false);
+  });
+
+  void it('tabulates req/s, p50 and p99 per transport and the ratios to HTTP JSON', () => {
+    const result = protocolFixture();
+    const t = protocolTable(result);
+    assert.deepEqual(t.headers, [
+      'concurrency',
+      'HTTP JSON req/s',
+      'p50 ms',
+      'p99 ms',
+      'HTTP binary req/s',
+      'p50 ms',
+      'p99 ms',
+      'WebSocket msgpack req/s',
+      'p50 ms',
+      'p99 ms',
+      'ws/json req/s',
+      'p99',
+      'binary/json req/s',
+      'p99',
+    ]);
+    assert.deepEqual(
+      t.rows.map((r) => r[0]),
+      ['1', '64'],
+    );
+    const find = (id: string) => result.targets.find((x) => x.id === id);
+    const rps = (id: string, i: number): number =>
+      find(id)?.levels[i]?.summary.reqPerSec ?? Number.NaN;
+    const expected = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
+    for (const [i, row] of t.rows.entries()) {
+      assert.equal(row[10], expected(rps('infernode-ws', i), rps('infernode', i)));
+      assert.equal(row[12], expected(rps('infernode-binary', i), rps('infernode', i)));
+    }
+  });
+
+  void it("states whether the WebSocket met issue 5's 1.5× target on simple, per level", () => {
+    const result = protocolFixture();
+    const ws = result.targets[2]?.levels ?? [];
+    const json = result.targets[0]?.levels ?? [];
+    const r = ws.map((l, i) => l.summary.reqPerSec / (json[i]?.summary.reqPerSec ?? 1));
+    const verdict = wsTargetVerdict(result) ?? '';
+    for (const [i, value] of [1, 64].entries()) {
+      const ratio = r[i] ?? 0;
+      assert.ok(
+        verdict.includes(
+          `${ratio.toFixed(2)}× at concurrency ${value} (${ratio >= 1.5 ? 'met' : 'not met'})`,
+        ),
+        verdict,
+      );
+    }
+    assert.equal(wsTargetVerdict({ ...result, model: { ...result.model, name: 'mlp' } }), null);
+  });
+
+  void it('renders its own RESULTS.md section after the main comparison, keeping the main one', () => {
+    const main = comparisonFixture();
+    const protocols = protocolFixture();
+    const md = renderResultsMarkdown(main, 'bench/results/latest.json', 'results/latest.png', [
+      { result: protocols, source: 'bench/results/protocols-simple.json' },
+    ]);
+    const mainAt = md.indexOf('## infernode, a naive Fastify server and raw ONNX Runtime');
+    const protoAt = md.indexOf(
+      '## Transports on `simple`: HTTP JSON, HTTP binary and WebSocket msgpack',
+    );
+    const readingAt = md.indexOf('## Reading these figures');
+    assert.ok(mainAt > 0 && protoAt > mainAt && readingAt > protoAt, md);
+    assert.ok(md.includes('rendered from `bench/results/protocols-simple.json`'));
+    assert.ok(md.includes('| concurrency | HTTP JSON req/s |'));
+    // Without protocol files the document is exactly the main comparison's.
+    const alone = renderResultsMarkdown(main, 'bench/results/latest.json', 'results/latest.png');
+    assert.equal(alone.includes('## Transports on'), false);
+    assert.equal(
+      md.replace(md.slice(protoAt, readingAt), ''),
+      alone,
+      'the protocol section is purely added',
+    );
+  });
+});
