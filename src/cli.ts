@@ -4,7 +4,7 @@
 
 import { helpText, parseArgs } from './cli/server-options.js';
 import { createLogger } from './logger.js';
-import { startServer, StartupError } from './server.js';
+import { startServer } from './server.js';
 import { VERSION } from './version.js';
 
 async function main(): Promise<number> {
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     server = await startServer(options, logger);
   } catch (e) {
     logger.fatal({ err: e instanceof Error ? e.message : String(e) }, 'start-up failed');
-    return e instanceof StartupError ? 1 : 1;
+    return 1;
   }
   const running = server;
 

@@ -32,8 +32,6 @@ export interface RunningServer {
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-export class StartupError extends Error {}
-
 export async function startServer(options: ServerOptions, logger: Logger): Promise<RunningServer> {
   const backend = parseBackendConfig(options.backendConfig);
   const metrics = new MetricsCatalog();
@@ -49,7 +47,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   const failed = registry.all().filter((e) => e.state !== 'READY');
   if (failed.length > 0 && options.exitOnError) {
     await unloadAll(registry);
-    throw new StartupError(
+    throw new Error(
       `failed to load ${failed.map((e) => `'${e.name}'`).join(', ')}; exiting (--exit-on-error=true)`,
     );
   }

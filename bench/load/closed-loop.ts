@@ -3,6 +3,7 @@
 // mode). Latency is measured from the actual send, which is what a closed loop can honestly
 // claim: it never intends to send while a request is outstanding.
 
+import { DrainWaiters } from './drain-waiters.js';
 import { HttpConnection, type HttpOutcome } from './http-connection.js';
 import { describeFailure } from './load-engine.js';
 import type { PayloadCycle } from './payload-cycle.js';
@@ -19,7 +20,7 @@ export class ClosedLoop {
   private readonly connections: (HttpConnection | null)[] = [];
   private running = false;
   private busy = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly drained = new DrainWaiters();
 
   constructor(
     private readonly target: HttpTarget,
@@ -42,7 +43,7 @@ export class ClosedLoop {
   stop(): Promise<void> {
     this.running = false;
     if (this.busy === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.drained.wait();
   }
 
   inFlight(): number {
@@ -107,8 +108,6 @@ export class ClosedLoop {
 
   private settle(): void {
     if (this.busy > 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    this.drained.release();
   }
 }

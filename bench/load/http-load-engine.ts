@@ -1,13 +1,13 @@
 // The HTTP load engine of one generator thread: a closed loop (concurrency) or an open loop
-// (request rate) over prebuilt requests, plus the per-request timeout, enforced by one sweep a
-// few times a second rather than a timer per request.
+// (request rate) over prebuilt requests. The per-request timeout sweep and the draining stop are
+// SweptLoadEngine's, shared with the WebSocket engine.
 
 import { ClosedLoop } from './closed-loop.js';
 import type { HttpConnection } from './http-connection.js';
-import type { LoadEngine } from './load-engine.js';
 import type { LoadShare } from './messages.js';
 import { OpenLoop } from './open-loop.js';
 import { PayloadCycle } from './payload-cycle.js';
+import { SweptLoadEngine } from './swept-engine.js';
 import type { WindowRecorder } from './window-recorder.js';
 
 export interface HttpEngineInit {
@@ -19,15 +19,14 @@ export interface HttpEngineInit {
   readonly requestTimeoutMs: number;
 }
 
-export class HttpLoadEngine implements LoadEngine {
-  private runner: ClosedLoop | OpenLoop | null = null;
-  private sweeper: NodeJS.Timeout | null = null;
+export class HttpLoadEngine extends SweptLoadEngine<ClosedLoop | OpenLoop, HttpConnection | null> {
   private readonly requests: Buffer[];
 
   constructor(
     private readonly init: HttpEngineInit,
     private readonly threadIndex: number,
   ) {
+    super(init.requestTimeoutMs, sweepConnections);
     // Views, not copies, of the buffers that arrived through structured clone.
     this.requests = init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
   }
@@ -48,41 +47,11 @@ export class HttpLoadEngine implements LoadEngine {
         break;
       }
     }
-    const timeout = this.init.requestTimeoutMs;
-    this.sweeper = setInterval(() => this.sweep(timeout), Math.min(250, Math.max(10, timeout / 4)));
-  }
-
-  async stop(): Promise<void> {
-    if (this.sweeper !== null) clearInterval(this.sweeper);
-    this.sweeper = null;
-    const runner = this.runner;
-    this.runner = null;
-    if (runner === null) return;
-    // Keep timing out stuck requests while draining, or a dead server would hang the stop.
-    const timeout = this.init.requestTimeoutMs;
-    const drainSweep = setInterval(() => sweepConnections(runner.live(), timeout), 250);
-    try {
-      await runner.stop();
-    } finally {
-      clearInterval(drainSweep);
-      runner.close();
-    }
-  }
-
-  inFlight(): number {
-    return this.runner?.inFlight() ?? 0;
+    this.startSweeper();
   }
 
   queued(): number {
     return this.runner instanceof OpenLoop ? this.runner.queued() : 0;
-  }
-
-  async close(): Promise<void> {
-    await this.stop();
-  }
-
-  private sweep(timeoutMs: number): void {
-    if (this.runner !== null) sweepConnections(this.runner.live(), timeoutMs);
   }
 }
 

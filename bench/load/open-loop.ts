@@ -6,15 +6,13 @@
 // Requests go out on idle keep-alive connections; when none is idle a new one is opened, up to
 // --max-connections; past that, due requests wait client-side in a FIFO and the wait counts.
 
-import { ArrivalSchedule } from './arrival-schedule.js';
+import { ArrivalTicker, type RateShare } from './arrival-ticker.js';
 import type { HttpTarget } from './closed-loop.js';
+import { DrainWaiters } from './drain-waiters.js';
 import { HttpConnection, type HttpOutcome } from './http-connection.js';
 import { describeFailure } from './load-engine.js';
-import type { LoadShare } from './messages.js';
 import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
-
-type RateShare = Extract<LoadShare, { kind: 'request-rate' }>;
 
 /** Due requests beyond this many waiting are counted as errors rather than queued forever. */
 const MAX_BACKLOG = 1_000_000;
@@ -26,11 +24,10 @@ export class OpenLoop {
   private opening = 0;
   private backlog: number[] = [];
   private backlogHead = 0;
-  private schedule: ArrivalSchedule | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly ticker = new ArrivalTicker((intended) => this.dispatch(intended));
   private running = false;
   private busy = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly drained = new DrainWaiters();
 
   constructor(
     private readonly target: HttpTarget,
@@ -50,26 +47,17 @@ export class OpenLoop {
       this.idle.push(c);
     }
     this.running = true;
-    if (share.rate <= 0) return;
-    this.schedule = new ArrivalSchedule(
-      performance.now(),
-      share.rate,
-      share.distribution,
-      share.seed,
-      share.phase,
-    );
-    this.tick();
+    this.ticker.start(share);
   }
 
   stop(): Promise<void> {
     this.running = false;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.ticker.stop();
     // Requests still waiting for a connection were never sent: they are dropped, not measured.
     this.backlog = [];
     this.backlogHead = 0;
     if (this.busy === 0 && this.opening === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.drained.wait();
   }
 
   inFlight(): number {
@@ -88,17 +76,6 @@ export class OpenLoop {
     for (const c of this.all) c.close();
     this.all.clear();
     this.idle.length = 0;
-  }
-
-  private tick(): void {
-    this.timer = null;
-    const schedule = this.schedule;
-    if (!this.running || schedule === null) return;
-    const now = performance.now();
-    while (schedule.peek() <= now) this.dispatch(schedule.take());
-    // setTimeout has ~1 ms granularity, so at high rates a tick sends a small burst; that is fine
-    // because every latency still counts from its own intended time.
-    this.timer = setTimeout(() => this.tick(), Math.max(0, schedule.peek() - performance.now()));
   }
 
   private dispatch(intended: number): void {
@@ -190,8 +167,6 @@ export class OpenLoop {
 
   private settle(): void {
     if (this.running || this.busy > 0 || this.opening > 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    this.drained.release();
   }
 }

@@ -2,6 +2,7 @@
 // (each keeps its share in flight, sending the next request the moment one is answered).
 // Latency counts from the actual send, as in the HTTP closed loop.
 
+import { DrainWaiters } from './drain-waiters.js';
 import { describeFailure } from './load-engine.js';
 import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
@@ -27,7 +28,7 @@ export class WsClosedLoop {
   private running = false;
   private busy = 0;
   private reconnecting = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly drained = new DrainWaiters();
 
   constructor(
     private readonly target: WsTarget,
@@ -50,7 +51,7 @@ export class WsClosedLoop {
   stop(): Promise<void> {
     this.running = false;
     if (this.busy === 0 && this.reconnecting === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.drained.wait();
   }
 
   inFlight(): number {
@@ -132,8 +133,6 @@ export class WsClosedLoop {
 
   private settle(): void {
     if (this.running || this.busy > 0 || this.reconnecting > 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    this.drained.release();
   }
 }

@@ -1,10 +1,10 @@
 // The WebSocket load engine of one generator thread (`-i ws`): a closed loop (concurrency) or an
-// open loop (request rate) over request frames encoded once, plus the per-request timeout,
-// enforced by one sweep a few times a second rather than a timer per request.
+// open loop (request rate) over request frames encoded once. The per-request timeout sweep and
+// the draining stop are SweptLoadEngine's, shared with the HTTP engine.
 
-import type { LoadEngine } from './load-engine.js';
 import type { LoadShare } from './messages.js';
 import { PayloadCycle } from './payload-cycle.js';
+import { SweptLoadEngine } from './swept-engine.js';
 import type { WindowRecorder } from './window-recorder.js';
 import { WsClosedLoop } from './ws-closed-loop.js';
 import type { WsConnection, WsTarget } from './ws-connection.js';
@@ -20,15 +20,14 @@ export interface WsEngineInit extends WsTarget {
   readonly requestTimeoutMs: number;
 }
 
-export class WsLoadEngine implements LoadEngine {
-  private runner: WsClosedLoop | WsOpenLoop | null = null;
-  private sweeper: NodeJS.Timeout | null = null;
+export class WsLoadEngine extends SweptLoadEngine<WsClosedLoop | WsOpenLoop, WsConnection> {
   private readonly templates: WsFrameTemplate[];
 
   constructor(
     private readonly init: WsEngineInit,
     private readonly threadIndex: number,
   ) {
+    super(init.requestTimeoutMs, expireAll);
     this.templates = init.requests.map((r) => new WsFrameTemplate(r));
   }
 
@@ -53,42 +52,12 @@ export class WsLoadEngine implements LoadEngine {
         break;
       }
     }
-    const timeout = this.init.requestTimeoutMs;
-    this.sweeper = setInterval(() => this.sweep(timeout), Math.min(250, Math.max(10, timeout / 4)));
-  }
-
-  async stop(): Promise<void> {
-    if (this.sweeper !== null) clearInterval(this.sweeper);
-    this.sweeper = null;
-    const runner = this.runner;
-    this.runner = null;
-    if (runner === null) return;
-    // Keep timing out stuck requests while draining, or a dead server would hang the stop.
-    const timeout = this.init.requestTimeoutMs;
-    const drainSweep = setInterval(() => expireAll(runner.live(), timeout), 250);
-    try {
-      await runner.stop();
-    } finally {
-      clearInterval(drainSweep);
-      runner.close();
-    }
-  }
-
-  inFlight(): number {
-    return this.runner?.inFlight() ?? 0;
+    this.startSweeper();
   }
 
   /** Never: a due request goes out on a socket at once (sockets carry many requests). */
   queued(): number {
     return 0;
-  }
-
-  async close(): Promise<void> {
-    await this.stop();
-  }
-
-  private sweep(timeoutMs: number): void {
-    if (this.runner !== null) expireAll(this.runner.live(), timeoutMs);
   }
 }
 

@@ -4,15 +4,13 @@
 // waits client-side: it goes out on the least busy socket. With --ws-connections 0 the pool grows
 // by one socket whenever every socket has 64 or more in flight, up to --max-connections.
 
-import { ArrivalSchedule } from './arrival-schedule.js';
+import { ArrivalTicker, type RateShare } from './arrival-ticker.js';
+import { DrainWaiters } from './drain-waiters.js';
 import { describeFailure } from './load-engine.js';
-import type { LoadShare } from './messages.js';
 import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
 import { WsConnection, type WsOutcome, type WsTarget } from './ws-connection.js';
 import type { WsFrameTemplate } from './ws-request.js';
-
-type RateShare = Extract<LoadShare, { kind: 'request-rate' }>;
 
 const PER_SOCKET = 64;
 
@@ -26,11 +24,10 @@ export interface WsOpenLoopLimits {
 export class WsOpenLoop {
   private readonly pool = new Set<WsConnection>();
   private opening = 0;
-  private schedule: ArrivalSchedule | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly ticker = new ArrivalTicker((intended) => this.dispatch(intended));
   private running = false;
   private busy = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly drained = new DrainWaiters();
 
   constructor(
     private readonly target: WsTarget,
@@ -44,23 +41,14 @@ export class WsOpenLoop {
     const opened = await Promise.all(Array.from({ length: n }, () => this.connect()));
     for (const c of opened) this.pool.add(c);
     this.running = true;
-    if (share.rate <= 0) return;
-    this.schedule = new ArrivalSchedule(
-      performance.now(),
-      share.rate,
-      share.distribution,
-      share.seed,
-      share.phase,
-    );
-    this.tick();
+    this.ticker.start(share);
   }
 
   stop(): Promise<void> {
     this.running = false;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.ticker.stop();
     if (this.busy === 0 && this.opening === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.drained.wait();
   }
 
   inFlight(): number {
@@ -83,17 +71,6 @@ export class WsOpenLoop {
       (conn) => this.onClosed(conn),
       this.limits.connectTimeoutMs,
     );
-  }
-
-  private tick(): void {
-    this.timer = null;
-    const schedule = this.schedule;
-    if (!this.running || schedule === null) return;
-    const now = performance.now();
-    while (schedule.peek() <= now) this.dispatch(schedule.take());
-    // setTimeout has ~1 ms granularity, so at high rates a tick sends a small burst; every latency
-    // still counts from its own intended time.
-    this.timer = setTimeout(() => this.tick(), Math.max(0, schedule.peek() - performance.now()));
   }
 
   private dispatch(intended: number): void {
@@ -147,8 +124,6 @@ export class WsOpenLoop {
 
   private settle(): void {
     if (this.running || this.busy > 0 || this.opening > 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    this.drained.release();
   }
 }

@@ -2,8 +2,9 @@
 // the naive Fastify server and infernode, and the ratios infernode/naive and infernode/raw. Also
 // the tables every report shows: the machine's limits and infernode's server-side breakdown.
 
-import { cores, levelName, ms, rate, ratio } from './format.js';
-import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
+import { cores, levelName, ms, rate } from './format.js';
+import type { BenchResult, TargetResult } from './result-types.js';
+import { findTarget, flagged, sideBySideTable } from './side-by-side.js';
 import type { Table } from './tables.js';
 
 const COLUMNS = [
@@ -16,65 +17,23 @@ const COLUMNS = [
   { id: 'infernode-ws', label: 'infernode WebSocket' },
 ] as const;
 
-function target(result: BenchResult, id: string): TargetResult | undefined {
-  return result.targets.find((t) => t.id === id);
-}
-
-export function levelAt(t: TargetResult | undefined, value: number): LevelResult | undefined {
-  return t?.levels.find((l) => l.value === value);
-}
-
-/** A figure with a trailing * when its level never became stable. */
-export function flagged(text: string, level: LevelResult): string {
-  return level.stable ? text : `${text}*`;
-}
-
 export function comparisonTable(result: BenchResult): Table {
-  const present = COLUMNS.filter((c) => target(result, c.id) !== undefined);
-  const values = [
-    ...new Set(present.flatMap((c) => target(result, c.id)?.levels.map((l) => l.value) ?? [])),
-  ].sort((a, b) => a - b);
-  const mode =
-    present.map((c) => target(result, c.id)?.levels[0]?.mode).find((m) => m !== undefined) ??
-    'concurrency';
-  const headers = [mode === 'concurrency' ? 'concurrency' : 'req/s offered'];
-  for (const c of present) headers.push(`${c.label} req/s`, 'p50 ms', 'p99 ms');
-  const infernode = target(result, 'infernode');
+  const infernode = findTarget(result, 'infernode');
   const ratios: { id: string; label: string }[] = [];
-  if (infernode !== undefined && target(result, 'naive-fastify') !== undefined)
+  if (infernode !== undefined && findTarget(result, 'naive-fastify') !== undefined)
     ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
-  if (infernode !== undefined && target(result, 'raw-ort') !== undefined)
+  if (infernode !== undefined && findTarget(result, 'raw-ort') !== undefined)
     ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
   // Issue 4's targets: the front end's ceiling, and batching off (present only when run).
-  if (infernode !== undefined && target(result, 'uws-ceiling') !== undefined)
+  if (infernode !== undefined && findTarget(result, 'uws-ceiling') !== undefined)
     ratios.push({ id: 'uws-ceiling', label: 'infernode/ceiling' });
-  if (infernode !== undefined && target(result, 'infernode-unbatched') !== undefined)
+  if (infernode !== undefined && findTarget(result, 'infernode-unbatched') !== undefined)
     ratios.push({ id: 'infernode-unbatched', label: 'infernode/unbatched' });
-  for (const r of ratios) headers.push(`${r.label} req/s`, 'p99');
-
-  const rows = values.map((value) => {
-    const row = [String(value)];
-    for (const c of present) {
-      const l = levelAt(target(result, c.id), value);
-      if (l === undefined) row.push('–', '–', '–');
-      else
-        row.push(
-          flagged(rate(l.summary.reqPerSec), l),
-          ms(l.summary.latency.p50Us),
-          ms(l.summary.latency.p99Us),
-        );
-    }
-    const mine = levelAt(infernode, value)?.summary;
-    for (const r of ratios) {
-      const other = levelAt(target(result, r.id), value)?.summary;
-      row.push(
-        ratio(mine?.reqPerSec, other?.reqPerSec),
-        ratio(mine?.latency.p99Us, other?.latency.p99Us),
-      );
-    }
-    return row;
-  });
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return sideBySideTable(
+    result,
+    COLUMNS,
+    ratios.map((r) => ({ label: r.label, over: infernode, under: findTarget(result, r.id) })),
+  );
 }
 
 /** The raw-ORT fixed points: what one session, and every core, can do with no server at all. */

@@ -2,10 +2,10 @@
 // levels (`bench:compare --targets protocols`), with the ratios to HTTP JSON, and its sections of
 // bench/RESULTS.md (one per published protocols-<model>.json).
 
-import { caveats, flagged, levelAt } from './comparison.js';
-import { ms, rate, ratio } from './format.js';
-import type { BenchResult, TargetResult } from './result-types.js';
+import { caveats } from './comparison.js';
+import type { BenchResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
+import { findTarget, levelAt, sideBySideTable } from './side-by-side.js';
 import { markdownTable, type Table } from './tables.js';
 
 const JSON_ID = 'infernode';
@@ -23,9 +23,6 @@ const RATIOS = [
 export const WS_TARGET_RATIO = 1.5;
 export const WS_TARGET_MODEL = 'simple';
 
-const find = (r: BenchResult, id: string): TargetResult | undefined =>
-  r.targets.find((t) => t.id === id);
-
 /** A run of infernode's transports only (and more than HTTP JSON): published on its own. */
 export function isProtocolRun(result: BenchResult): boolean {
   const ids = result.targets.map((t) => t.id);
@@ -39,50 +36,24 @@ export function isProtocolRun(result: BenchResult): boolean {
 
 /** True when a run measured at least one transport besides HTTP JSON. */
 export function hasProtocolTargets(result: BenchResult): boolean {
-  return RATIOS.some((r) => find(result, r.id) !== undefined);
+  return RATIOS.some((r) => findTarget(result, r.id) !== undefined);
 }
 
 export function protocolTable(result: BenchResult): Table {
-  const present = COLUMNS.filter((c) => find(result, c.id) !== undefined);
-  const values = [
-    ...new Set(present.flatMap((c) => find(result, c.id)?.levels.map((l) => l.value) ?? [])),
-  ].sort((a, b) => a - b);
-  const mode =
-    present.map((c) => find(result, c.id)?.levels[0]?.mode).find((m) => m) ?? 'concurrency';
-  const headers = [mode === 'concurrency' ? 'concurrency' : 'req/s offered'];
-  for (const c of present) headers.push(`${c.label} req/s`, 'p50 ms', 'p99 ms');
-  const json = find(result, JSON_ID);
-  const ratios = json === undefined ? [] : RATIOS.filter((r) => find(result, r.id) !== undefined);
-  for (const r of ratios) headers.push(`${r.label} req/s`, 'p99');
-  const rows = values.map((value) => {
-    const row = [String(value)];
-    for (const c of present) {
-      const l = levelAt(find(result, c.id), value);
-      if (l === undefined) row.push('–', '–', '–');
-      else
-        row.push(
-          flagged(rate(l.summary.reqPerSec), l),
-          ms(l.summary.latency.p50Us),
-          ms(l.summary.latency.p99Us),
-        );
-    }
-    const base = levelAt(json, value)?.summary;
-    for (const r of ratios) {
-      const other = levelAt(find(result, r.id), value)?.summary;
-      row.push(
-        ratio(other?.reqPerSec, base?.reqPerSec),
-        ratio(other?.latency.p99Us, base?.latency.p99Us),
-      );
-    }
-    return row;
-  });
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  const json = findTarget(result, JSON_ID);
+  const ratios =
+    json === undefined ? [] : RATIOS.filter((r) => findTarget(result, r.id) !== undefined);
+  return sideBySideTable(
+    result,
+    COLUMNS,
+    ratios.map((r) => ({ label: r.label, over: findTarget(result, r.id), under: json })),
+  );
 }
 
 /** Whether the measured levels meet issue 5's target; null when the run cannot say. */
 export function wsTargetVerdict(result: BenchResult): string | null {
-  const json = find(result, JSON_ID);
-  const ws = find(result, 'infernode-ws');
+  const json = findTarget(result, JSON_ID);
+  const ws = findTarget(result, 'infernode-ws');
   if (result.model.name !== WS_TARGET_MODEL || json === undefined || ws === undefined) return null;
   const parts = ws.levels.flatMap((l) => {
     const base = levelAt(json, l.value);

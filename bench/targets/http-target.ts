@@ -1,19 +1,16 @@
 // Benchmarks one HTTP server (infernode, the naive Fastify server, or any KServe v2 server at
 // --url): preflight the exact request bytes, fork the load generator with them, sweep the levels,
-// and collect the result. The server's stats are used when it has the statistics extension.
+// and collect the result (the shared steps are runGeneratorSweep's).
 
-import { DriverClient } from '../load/driver-client.js';
 import type { HttpEngineInit } from '../load/http-load-engine.js';
 import { buildHttpRequest, type RequestBody } from '../load/http-request.js';
 import type { LoadLevel } from '../load/messages.js';
 import { preflight } from '../load/preflight.js';
-import { fetchServerCounters } from '../measure/server-stats.js';
 import { modelPath } from '../model/kserve-paths.js';
 import type { BenchOptions } from '../options/bench-options.js';
-import { benchEntry } from '../paths.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetKind, TargetResult } from '../report/result-types.js';
-import { runSweep } from '../sweep/run-sweep.js';
+import { runGeneratorSweep } from './generator-sweep.js';
 
 export interface HttpTargetSpec {
   readonly id: string;
@@ -41,46 +38,23 @@ export async function runHttpTarget(
   if (first === undefined) throw new Error('no request bodies');
   await preflight(base, path, first, expectedOutputs);
 
-  const hasStats =
-    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
-    null;
-  const engine: HttpEngineInit = {
+  const engine = (): HttpEngineInit => ({
     host: spec.host,
     port: spec.port,
     requests: bodies.map((b) => buildHttpRequest(spec.host, spec.port, path, b)),
     maxConnections: options.maxConnections,
     requestTimeoutMs: options.requestTimeoutMs,
-  };
-  const driver = await DriverClient.start(benchEntry('load', 'generator-process.js'), {
-    threads: options.generatorThreads,
-    engine,
   });
-  try {
-    const levelsResult = await runSweep(
-      spec.label,
-      {
-        driver,
-        readCounters: hasStats
-          ? () => fetchServerCounters(base, options.model, options.modelVersion)
-          : null,
-        serverPid: spec.pid,
-      },
-      levels,
-      options,
-      progress,
-    );
-    const notes = [...spec.notes];
-    if (!hasStats) notes.push('no statistics extension: no server-side breakdown');
-    return {
-      id: spec.id,
-      kind: spec.kind,
-      label: spec.label,
-      description: spec.description,
+  return runGeneratorSweep(
+    spec,
+    {
+      generator: 'generator-process.js',
+      engine,
       transport: options.binary ? 'HTTP binary' : 'HTTP JSON',
-      notes,
-      levels: levelsResult,
-    };
-  } finally {
-    await driver.close();
-  }
+      notes: [],
+    },
+    levels,
+    options,
+    progress,
+  );
 }

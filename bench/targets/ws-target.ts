@@ -4,18 +4,15 @@
 // extension as for HTTP targets, so the breakdown columns mean the same thing.
 
 import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
-import { DriverClient } from '../load/driver-client.js';
 import type { LoadLevel } from '../load/messages.js';
 import type { WsEngineInit } from '../load/ws-load-engine.js';
 import { wsPreflight } from '../load/ws-preflight.js';
 import { wsRequestPayload } from '../load/ws-request.js';
-import { fetchServerCounters } from '../measure/server-stats.js';
 import type { InputSet } from '../model/input-data.js';
 import type { BenchOptions } from '../options/bench-options.js';
-import { benchEntry } from '../paths.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetResult } from '../report/result-types.js';
-import { runSweep } from '../sweep/run-sweep.js';
+import { runGeneratorSweep } from './generator-sweep.js';
 import type { HttpTargetSpec } from './http-target.js';
 
 export const WS_TRANSPORT = 'WebSocket msgpack';
@@ -28,7 +25,6 @@ export async function runWsTarget(
   options: BenchOptions,
   progress: Progress,
 ): Promise<TargetResult> {
-  const base = `http://${spec.host}:${spec.port}`;
   const requests = sets.map((set) => wsRequestPayload(options.model, options.modelVersion, set));
   const first = requests[0];
   if (first === undefined) throw new Error('no input sets');
@@ -40,10 +36,7 @@ export async function runWsTarget(
     options.requestTimeoutMs,
   );
 
-  const hasStats =
-    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
-    null;
-  const engine: WsEngineInit = {
+  const engine = (): WsEngineInit => ({
     host: spec.host,
     port: spec.port,
     path: WS_PATH,
@@ -52,39 +45,19 @@ export async function runWsTarget(
     sockets: options.wsConnections,
     maxConnections: options.maxConnections,
     requestTimeoutMs: options.requestTimeoutMs,
-  };
-  const driver = await DriverClient.start(benchEntry('load', 'ws-generator-process.js'), {
-    threads: options.generatorThreads,
-    engine,
   });
-  try {
-    const levelsResult = await runSweep(
-      spec.label,
-      {
-        driver,
-        readCounters: hasStats
-          ? () => fetchServerCounters(base, options.model, options.modelVersion)
-          : null,
-        serverPid: spec.pid,
-      },
-      levels,
-      options,
-      progress,
-    );
-    const notes = [...spec.notes, socketsNote(options)];
-    if (!hasStats) notes.push('no statistics extension: no server-side breakdown');
-    return {
-      id: spec.id,
-      kind: spec.kind,
-      label: spec.label,
-      description: spec.description,
+  return runGeneratorSweep(
+    spec,
+    {
+      generator: 'ws-generator-process.js',
+      engine,
       transport: WS_TRANSPORT,
-      notes,
-      levels: levelsResult,
-    };
-  } finally {
-    await driver.close();
-  }
+      notes: [socketsNote(options)],
+    },
+    levels,
+    options,
+    progress,
+  );
 }
 
 function socketsNote(options: BenchOptions): string {

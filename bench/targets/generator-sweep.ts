@@ -1,0 +1,70 @@
+// The steps every server target shares once its requests are preflighted: probe the statistics
+// extension, fork the protocol's load generator with its engine settings, sweep the levels, and
+// assemble the result. Building and preflighting the requests stays with each protocol's target.
+
+import { DriverClient } from '../load/driver-client.js';
+import type { LoadLevel } from '../load/messages.js';
+import { fetchServerCounters } from '../measure/server-stats.js';
+import type { BenchOptions } from '../options/bench-options.js';
+import { benchEntry } from '../paths.js';
+import type { Progress } from '../report/progress.js';
+import type { TargetResult } from '../report/result-types.js';
+import { runSweep } from '../sweep/run-sweep.js';
+import type { HttpTargetSpec } from './http-target.js';
+
+export interface GeneratorPlan {
+  /** The generator's entry script under bench/load. */
+  readonly generator: string;
+  /** Engine settings handed to every generator thread (built after the stats probe). */
+  readonly engine: () => unknown;
+  readonly transport: string;
+  /** Notes after the spec's own, before the no-statistics note. */
+  readonly notes: readonly string[];
+}
+
+export async function runGeneratorSweep(
+  spec: HttpTargetSpec,
+  plan: GeneratorPlan,
+  levels: readonly LoadLevel[],
+  options: BenchOptions,
+  progress: Progress,
+): Promise<TargetResult> {
+  // Stats come from the HTTP statistics extension whatever the load protocol, so the breakdown
+  // columns mean the same thing for every target.
+  const base = `http://${spec.host}:${spec.port}`;
+  const hasStats =
+    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
+    null;
+  const driver = await DriverClient.start(benchEntry('load', plan.generator), {
+    threads: options.generatorThreads,
+    engine: plan.engine(),
+  });
+  try {
+    const levelsResult = await runSweep(
+      spec.label,
+      {
+        driver,
+        readCounters: hasStats
+          ? () => fetchServerCounters(base, options.model, options.modelVersion)
+          : null,
+        serverPid: spec.pid,
+      },
+      levels,
+      options,
+      progress,
+    );
+    const notes = [...spec.notes, ...plan.notes];
+    if (!hasStats) notes.push('no statistics extension: no server-side breakdown');
+    return {
+      id: spec.id,
+      kind: spec.kind,
+      label: spec.label,
+      description: spec.description,
+      transport: plan.transport,
+      notes,
+      levels: levelsResult,
+    };
+  } finally {
+    await driver.close();
+  }
+}
