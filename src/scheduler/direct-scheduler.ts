@@ -10,6 +10,7 @@ import { byteView } from '../shm/views.js';
 import { TensorBlock } from '../shm/tensor-block.js';
 import type { TensorDescriptor } from '../tensor.js';
 import type { ExecutionTarget } from './execution-target.js';
+import { DrainLatch } from './drain-latch.js';
 import type { Scheduler, SchedulerResult } from './scheduler.js';
 import type { ValidatedRequest } from './validated-request.js';
 
@@ -33,8 +34,7 @@ const hrNow = (): number => Number(process.hrtime.bigint());
 export class DirectScheduler implements Scheduler {
   private readonly queue: Pending[] = [];
   private running = 0;
-  private stopping = false;
-  private drained: (() => void) | undefined;
+  private readonly drain = new DrainLatch();
   private readonly nowNs: () => number;
   private readonly maxBlockBytes: number | undefined;
 
@@ -48,7 +48,7 @@ export class DirectScheduler implements Scheduler {
   }
 
   enqueue(request: ValidatedRequest): Promise<SchedulerResult> {
-    if (this.stopping) return Promise.reject(fail('SHUTTING_DOWN'));
+    if (this.drain.draining) return Promise.reject(fail('SHUTTING_DOWN'));
     if (request.signal.aborted) return Promise.reject(cancelled());
     return new Promise<SchedulerResult>((resolve, reject) => {
       const p: Pending = {
@@ -70,11 +70,7 @@ export class DirectScheduler implements Scheduler {
   }
 
   stop(): Promise<void> {
-    this.stopping = true;
-    if (this.inflightCount() === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.drained = resolve;
-    });
+    return this.drain.begin(this.inflightCount() === 0);
   }
 
   /** The client went away while the request was queued: it leaves the queue and never runs. */
@@ -166,11 +162,7 @@ export class DirectScheduler implements Scheduler {
   }
 
   private checkDrained(): void {
-    if (this.stopping && this.inflightCount() === 0 && this.drained !== undefined) {
-      const done = this.drained;
-      this.drained = undefined;
-      done();
-    }
+    this.drain.settle(this.inflightCount() === 0);
   }
 }
 

@@ -15,6 +15,7 @@ import type { PriorityPlan } from './queue-policy.js';
 import { RequestQueue, type QueueEntry } from './request-queue.js';
 import { ResponseOrder } from './response-order.js';
 import { SYSTEM_CLOCK, type SchedulerClock, type TimerHandle } from './scheduler-clock.js';
+import { DrainLatch } from './drain-latch.js';
 import type { Scheduler, SchedulerResult } from './scheduler.js';
 import type { ValidatedRequest } from './validated-request.js';
 
@@ -55,8 +56,7 @@ export class DynamicBatcher implements Scheduler {
   private runningBatches = 0;
   private runningRequests = 0;
   private delayTimer: { readonly atNs: number; readonly handle: TimerHandle } | undefined;
-  private stopping = false;
-  private drained: (() => void) | undefined;
+  private readonly drain = new DrainLatch();
 
   constructor(
     private readonly target: ExecutionTarget,
@@ -83,7 +83,8 @@ export class DynamicBatcher implements Scheduler {
   }
 
   enqueue(request: ValidatedRequest): Promise<SchedulerResult> {
-    if (this.stopping) return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
+    if (this.drain.draining)
+      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
     if (request.signal.aborted) return Promise.reject(cancelled());
     return new Promise<SchedulerResult>((resolve, reject) => {
       let entry: QueueEntry<Waiter>;
@@ -119,12 +120,9 @@ export class DynamicBatcher implements Scheduler {
   }
 
   stop(): Promise<void> {
-    this.stopping = true;
+    const drained = this.drain.begin(this.inflightCount() === 0);
     this.pump(); // nothing waits for the queue delay once draining
-    if (this.inflightCount() === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.drained = resolve;
-    });
+    return drained;
   }
 
   /** The client went away: a queued request leaves at once; a running one finishes, unanswered. */
@@ -154,7 +152,7 @@ export class DynamicBatcher implements Scheduler {
         {
           nowNs: this.clock.nowNs(),
           idleInstances: this.target.capacity - this.runningBatches,
-          draining: this.stopping,
+          draining: this.drain.draining,
         },
       );
       if (plan.kind === 'empty') break;
@@ -258,11 +256,7 @@ export class DynamicBatcher implements Scheduler {
   }
 
   private checkDrained(): void {
-    if (this.stopping && this.inflightCount() === 0 && this.drained !== undefined) {
-      const done = this.drained;
-      this.drained = undefined;
-      done();
-    }
+    this.drain.settle(this.inflightCount() === 0);
   }
 }
 

@@ -6,30 +6,12 @@ import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { mlpWeights } from '../../scripts/onnx/mlp-weights.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { mlpReference } from '../helpers/mlp-reference.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
 
 const CLIENTS = 64;
 const ROUNDS = 3;
-
-/** Plain-JS forward pass of the bundled mlp (float32 weights, double accumulation). */
-function mlpReference(x: Float32Array): number[] {
-  let h: Float32Array = x;
-  const layers = mlpWeights();
-  layers.forEach((layer, li) => {
-    const out = new Float32Array(layer.outFeatures);
-    for (let o = 0; o < layer.outFeatures; o++) {
-      let acc = layer.bias[o] as number;
-      for (let i = 0; i < layer.inFeatures; i++) {
-        acc += (h[i] as number) * (layer.weight[i * layer.outFeatures + o] as number);
-      }
-      out[o] = li < layers.length - 1 ? Math.max(0, acc) : acc;
-    }
-    h = out;
-  });
-  return [...h];
-}
 
 function mlpInput(client: number, round: number): Float32Array {
   return Float32Array.from({ length: 784 }, (_, i) =>

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mlpWeights } from '../../scripts/onnx/mlp-weights.js';
+import { mlpReference } from '../helpers/mlp-reference.js';
 import { MODEL_REPOSITORY } from '../helpers/paths.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -19,24 +19,6 @@ function simpleInputs(seed: number): { a: number[]; b: number[] } {
   const a = Array.from({ length: 16 }, (_, i) => seed * 31 + i);
   const b = Array.from({ length: 16 }, (_, i) => (seed % 7) - i * 3);
   return { a, b };
-}
-
-/** Plain-JS forward pass of the bundled mlp, float32 accumulation. */
-function mlpReference(x: Float32Array): Float32Array {
-  let h: Float32Array = x;
-  const layers = mlpWeights();
-  layers.forEach((layer, li) => {
-    const out = new Float32Array(layer.outFeatures);
-    for (let o = 0; o < layer.outFeatures; o++) {
-      let acc = layer.bias[o] as number;
-      for (let i = 0; i < layer.inFeatures; i++) {
-        acc += (h[i] as number) * (layer.weight[i * layer.outFeatures + o] as number);
-      }
-      out[o] = li < layers.length - 1 ? Math.max(0, acc) : acc;
-    }
-    h = out;
-  });
-  return h;
 }
 
 for (const { frontEnd, disableSabTensors } of VARIANTS) {
