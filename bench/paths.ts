@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 /** dist/bench/paths.js -> the repository root. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DIST = path.join(REPO_ROOT, 'dist');
-export const INFERNODE_CLI = path.join(DIST, 'src', 'cli.js');
+export const INFERNODE_CLI = path.join(DIST, 'src', 'cli', 'main.js');
 export const DEFAULT_MODEL_REPOSITORY = path.join(REPO_ROOT, 'model_repository');
 export const BENCH_OUT = path.join(REPO_ROOT, 'bench', 'out');
 export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { metadataToModelIO, type ModelIO } from '../src/config/read-model-io.js';
-import { datatypeInfo, fromOrtType } from '../src/datatypes.js';
-import type { Datatype, OrtType } from '../src/datatypes.js';
+import { datatypeInfo, fromOrtType } from '../src/tensor/datatypes.js';
+import type { Datatype, OrtType } from '../src/tensor/datatypes.js';
 import { fail } from '../src/errors.js';
 import type { WireError } from '../src/errors.js';
 import type {
@@ -25,13 +25,13 @@ import {
   encodeStringElements,
 } from '../src/execution/string-tensor.js';
 import { toWireError } from '../src/execution/worker-errors.js';
-import { slotOffsets } from '../src/shm/byte-size.js';
-import { TensorBlock } from '../src/shm/tensor-block.js';
-import type { SlotSpec } from '../src/shm/tensor-block.js';
-import { byteView, typedView, typedViewOf } from '../src/shm/views.js';
-import type { NumericView } from '../src/shm/views.js';
-import type { TensorDescriptor } from '../src/tensor.js';
-import { elementCount } from '../src/tensor.js';
+import { slotOffsets } from '../src/memory/byte-size.js';
+import { TensorBlock } from '../src/memory/tensor-block.js';
+import type { SlotSpec } from '../src/memory/tensor-block.js';
+import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
+import type { NumericView } from '../src/memory/views.js';
+import type { TensorDescriptor } from '../src/tensor/tensor.js';
+import { elementCount } from '../src/tensor/tensor.js';
 
 if (parentPort === null) throw new Error('ort-worker must run as a piscina worker thread');
 pinFloat16ToUint16(Tensor);

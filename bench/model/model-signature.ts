@@ -2,7 +2,7 @@
 // batches. Read from a running server (KServe metadata + Triton's /config) or, for the
 // comparators that have no server, from the same config pipeline infernode uses.
 
-import { fromConfigType, isDatatype, type Datatype } from '../../src/datatypes.js';
+import { fromConfigType, isDatatype, type Datatype } from '../../src/tensor/datatypes.js';
 import type { ModelConfig } from '../../src/config/model-config.js';
 import { UsageError } from '../options/usage-error.js';
 import { modelPath } from './kserve-paths.js';

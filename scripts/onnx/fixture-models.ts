@@ -1,8 +1,8 @@
 // Recipes for the test-fixture repository (`--fixtures <dir>`): one Identity model per servable
 // datatype, a deliberately slow model, and a truncated model file. Each carries its config.pbtxt.
 
-import { DATATYPE_TABLE } from '../../src/datatypes.js';
-import type { Datatype } from '../../src/datatypes.js';
+import { DATATYPE_TABLE } from '../../src/tensor/datatypes.js';
+import type { Datatype } from '../../src/tensor/datatypes.js';
 import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
 import type { ElemType } from './graph-builder.js';
 import { identityModel, simpleModel } from './bundled-models.js';

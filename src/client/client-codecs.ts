@@ -4,7 +4,7 @@
 
 import { Builder, ByteBuffer } from 'flatbuffers';
 import { Packr, Unpackr } from 'msgpackr';
-import { isDatatype } from '../datatypes.js';
+import { isDatatype } from '../tensor/datatypes.js';
 import {
   Cancel,
   ClientFrame,

@@ -5,14 +5,14 @@
 // FP16 and BF16 travel as their 16-bit patterns in a Uint16Array, as in the server. Hosts are
 // assumed little-endian (every platform Node ships for is).
 
-import { DATATYPE_TABLE, type Datatype } from '../datatypes.js';
-import { bytesElements, encodeBytesTensor } from '../protocol/bytes-tensor.js';
+import { DATATYPE_TABLE, type Datatype } from '../tensor/datatypes.js';
+import { bytesElements, encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import {
   bf16BitsToNumber,
   halfBitsToNumber,
   numberToBf16Bits,
   numberToHalfBits,
-} from '../protocol/half.js';
+} from '../tensor/half.js';
 
 export interface TypedArrayMap {
   BOOL: Uint8Array;

@@ -2,7 +2,7 @@
 // tensor bytes, outputs asked for as binary). One fetch per request; fetch keeps connections alive.
 
 import { Buffer } from 'node:buffer';
-import { isDatatype } from '../datatypes.js';
+import { isDatatype } from '../tensor/datatypes.js';
 import {
   jsonValues,
   tensorBytes,

@@ -3,7 +3,7 @@
 // Runtime backend's (max_batch_size, dynamic_batching, input, output from the model's own signature;
 // skipped with --disable-auto-complete-config). Both are pure: they return a new raw config.
 
-import { DATATYPE_TABLE, fromOrtType } from '../datatypes.js';
+import { DATATYPE_TABLE, fromOrtType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type {
   RawModelConfig,

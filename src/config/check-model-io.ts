@@ -3,7 +3,7 @@
 // model's signature. The loader runs it whenever it read the model for autocomplete; a worker can run
 // it on its session's metadata otherwise.
 
-import { DATATYPE_TABLE, fromConfigType } from '../datatypes.js';
+import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
 import type { ModelIO, ModelIOTensor } from './read-model-io.js';

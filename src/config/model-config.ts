@@ -4,7 +4,7 @@
 // config.pbtxt or process.env again. `/v2/models/{m}/config` serializes it with `toConfigJson`
 // (config-json.ts): Triton's form, with 64-bit integer fields as JSON numbers.
 
-import type { ConfigDataType } from '../datatypes.js';
+import type { ConfigDataType } from '../tensor/datatypes.js';
 
 export interface ModelTensorConfig {
   readonly name: string;

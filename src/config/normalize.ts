@@ -3,7 +3,7 @@
 // applies a default of its own. Values that cannot be represented at all (a missing data_type) fail
 // here; every other rule is checked by validate.ts on the result.
 
-import { fromConfigType, type ConfigDataType } from '../datatypes.js';
+import { fromConfigType, type ConfigDataType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type {
   RawDataType,

@@ -3,7 +3,7 @@
 // they search well), plus checks Triton leaves to load time (warmup inputs, paths escaping the model
 // directory). Errors say what was expected and what arrived.
 
-import { DATATYPE_TABLE, fromConfigType } from '../datatypes.js';
+import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';

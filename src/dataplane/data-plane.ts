@@ -8,7 +8,7 @@ import type { FailureReason } from '../metrics/model-reporter.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
-import { fullDims, type ModelSignature } from './model-signature.js';
+import { fullDims, type ModelSignature } from '../repository/model-signature.js';
 import { validateRequest } from './validate-request.js';
 
 export const SERVER_NAME = 'infernode';

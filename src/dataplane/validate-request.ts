@@ -3,20 +3,24 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one.
 
-import { datatypeInfo, isDatatype } from '../datatypes.js';
+import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { bytesElements } from '../protocol/bytes-tensor.js';
-import { checkRawTensor } from '../protocol/raw-tensor.js';
+import { bytesElements } from '../tensor/bytes-tensor.js';
+import { checkRawTensor } from '../tensor/raw-tensor.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
 import type { DecodedInput, DecodedRequest, Parameters } from '../protocol/inference-request.js';
-import { inputLabel, shapeText } from '../protocol/tensor-label.js';
+import { inputLabel, shapeText } from '../tensor/tensor-label.js';
 import {
   brandValidated,
   type ValidatedInput,
   type ValidatedOutput,
   type ValidatedRequest,
 } from '../scheduler/validated-request.js';
-import { fullDims, type ModelSignature, type TensorSignature } from './model-signature.js';
+import {
+  fullDims,
+  type ModelSignature,
+  type TensorSignature,
+} from '../repository/model-signature.js';
 
 export interface ValidationContext {
   readonly signal: AbortSignal;

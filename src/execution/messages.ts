@@ -14,7 +14,7 @@
 
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
-import type { TensorDescriptor } from '../tensor.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { OrtSessionPlan } from './session-plan.js';
 
 /** workerData for a model-instance worker. Plain data only (structured clone). */

@@ -1,11 +1,11 @@
 // Triton's raw binary request (`Inference-Header-Content-Length: 0`): the body is the bytes of the
 // model's only input, treated as batch 1, and every output comes back binary.
 
-import { datatypeInfo } from '../datatypes.js';
+import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import type { ModelSignature } from '../dataplane/model-signature.js';
+import type { ModelSignature } from '../repository/model-signature.js';
 import type { DecodedRequest } from '../protocol/inference-request.js';
-import { shapeText } from '../protocol/tensor-label.js';
+import { shapeText } from '../tensor/tensor-label.js';
 
 export function rawBinaryRequest(sig: ModelSignature, body: Uint8Array): DecodedRequest {
   const inputs = [...sig.inputs.values()];

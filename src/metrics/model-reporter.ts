@@ -2,7 +2,7 @@
 // schedulers report a request or an execution with plain method calls and no label lookups.
 
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import { ModelStats } from '../stats/model-stats.js';
+import { ModelStats } from './model-stats.js';
 import type { MetricsCatalog } from './metrics-catalog.js';
 
 /** Triton's failure reasons (label `reason` of nv_inference_request_failure). */

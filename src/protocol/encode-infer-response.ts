@@ -3,13 +3,13 @@
 // output's bytes in order, sent as a list of chunks so output tensors are never concatenated.
 
 import { Buffer } from 'node:buffer';
-import { DATATYPE_TABLE } from '../datatypes.js';
+import { DATATYPE_TABLE } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type { HttpReply } from '../frontend/front-end.js';
-import { elementCount } from '../tensor.js';
+import { elementCount } from '../tensor/tensor.js';
 import type { InferenceResponse, Parameters, ResponseOutput } from './inference-request.js';
 import { tensorJsonText } from './tensor-json-text.js';
-import { shapeText } from './tensor-label.js';
+import { shapeText } from '../tensor/tensor-label.js';
 
 export interface EncodedInferResponse extends HttpReply {
   readonly status: 200;

@@ -2,7 +2,7 @@
 // KServe v2 request); it has not been checked against any model. `dataplane/validate-request.ts`
 // turns it into a `ValidatedRequest`, the only type a scheduler accepts.
 
-import type { Datatype } from '../datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 
 export type ParameterValue = string | number | boolean;
 export type Parameters = Readonly<Record<string, ParameterValue>>;

@@ -14,12 +14,12 @@
 // - BYTES: strings, written as UTF-8 with a 4-byte length prefix (Triton: AsString, strings only).
 
 import { Buffer } from 'node:buffer';
-import { DATATYPE_TABLE, type Datatype, type DatatypeInfo } from '../datatypes.js';
+import { DATATYPE_TABLE, type Datatype, type DatatypeInfo } from '../tensor/datatypes.js';
 import { fail, type InferenceServerError } from '../errors.js';
-import { writeBytesString } from './bytes-tensor.js';
-import { numberToBf16Bits, numberToHalfBits } from './half.js';
-import { forShape, labelPrefix, type TensorLabel } from './tensor-label.js';
-import { finishWrite, numericConstructor, writableLittleEndian } from './typed-view.js';
+import { writeBytesString } from '../tensor/bytes-tensor.js';
+import { numberToBf16Bits, numberToHalfBits } from '../tensor/half.js';
+import { forShape, labelPrefix, type TensorLabel } from '../tensor/tensor-label.js';
+import { finishWrite, numericConstructor, writableLittleEndian } from '../tensor/typed-view.js';
 
 /** Deeper `data` cannot come from a JSON body (the pre-scan caps depth at 100); other callers might. */
 const MAX_DATA_DEPTH = 100;

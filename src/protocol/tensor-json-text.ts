@@ -25,12 +25,12 @@
 // a one-pass check sends tensors holding those to a per-element loop), join for BigInt arrays.
 
 import { Buffer } from 'node:buffer';
-import { DATATYPE_TABLE, type Datatype } from '../datatypes.js';
+import { DATATYPE_TABLE, type Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { bytesElements } from './bytes-tensor.js';
-import { bf16ArrayToFloat32, halfArrayToFloat32 } from './half.js';
-import { forShape, labelPrefix, type TensorLabel } from './tensor-label.js';
-import { numericConstructor, readLittleEndian } from './typed-view.js';
+import { bytesElements } from '../tensor/bytes-tensor.js';
+import { bf16ArrayToFloat32, halfArrayToFloat32 } from '../tensor/half.js';
+import { forShape, labelPrefix, type TensorLabel } from '../tensor/tensor-label.js';
+import { numericConstructor, readLittleEndian } from '../tensor/typed-view.js';
 
 type NumberArray =
   | Float32Array

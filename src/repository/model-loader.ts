@@ -10,7 +10,7 @@ import type { BackendConfig } from '../config/backend-config.js';
 import { checkModelAgainstConfig } from '../config/check-model-io.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
-import { modelSignature } from '../dataplane/model-signature.js';
+import { modelSignature } from './model-signature.js';
 import { toServerError } from '../errors.js';
 import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
 import { unappliedOptionWarnings } from '../execution/execution-providers.js';

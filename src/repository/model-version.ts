@@ -2,7 +2,7 @@
 // scheduler in front of its instances. Created by the model loader, owned by the registry.
 
 import type { ModelConfig } from '../config/model-config.js';
-import type { ModelSignature } from '../dataplane/model-signature.js';
+import type { ModelSignature } from './model-signature.js';
 import type { ModelReporter } from '../metrics/model-reporter.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 

@@ -3,10 +3,10 @@
 // its network buffer straight into its rows of the batch's SharedArrayBuffer; each request gets
 // its outputs back as views of the batch's output block, with no per-request copy.
 
-import { datatypeInfo } from '../datatypes.js';
+import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { TensorBlock } from '../shm/tensor-block.js';
-import type { TensorDescriptor } from '../tensor.js';
+import { TensorBlock } from '../memory/tensor-block.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedInput } from './validated-request.js';
 

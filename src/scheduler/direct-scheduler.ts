@@ -6,9 +6,9 @@
 import { fail, fromWire, InferenceServerError } from '../errors.js';
 import type { RunResponse } from '../execution/messages.js';
 import type { ModelReporter } from '../metrics/model-reporter.js';
-import { byteView } from '../shm/views.js';
-import { TensorBlock } from '../shm/tensor-block.js';
-import type { TensorDescriptor } from '../tensor.js';
+import { byteView } from '../memory/views.js';
+import { TensorBlock } from '../memory/tensor-block.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { ExecutionTarget } from './execution-target.js';
 import { DrainLatch } from './drain-latch.js';
 import type { Scheduler, SchedulerResult } from './scheduler.js';

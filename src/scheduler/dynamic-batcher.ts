@@ -7,7 +7,7 @@
 import { fail, fromWire, InferenceServerError, type WireError } from '../errors.js';
 import type { RunResponse } from '../execution/messages.js';
 import type { ModelReporter } from '../metrics/model-reporter.js';
-import { DEFAULT_MAX_BLOCK_BYTES } from '../shm/tensor-block.js';
+import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { planBatch, type BatchCandidate, type BatchLimits } from './batch-plan.js';
 import { batchKey, mergeInputs, splitOutputs } from './batch-tensors.js';
 import type { ExecutionTarget } from './execution-target.js';

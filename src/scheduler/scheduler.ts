@@ -6,7 +6,7 @@
 // dispatches, so the caller must keep the request's body alive until then (the validated inputs'
 // `write` closures hold it). Output views in the result point into shared memory the result owns.
 
-import type { Datatype } from '../datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 import type { ValidatedRequest } from './validated-request.js';
 
 export interface ScheduledOutput {

@@ -2,7 +2,7 @@
 // (the brand below cannot be forged elsewhere without a cast): every tensor name, datatype, shape,
 // batch size and byte size has been checked against the model's frozen config.
 
-import type { Datatype } from '../datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 
 declare const validated: unique symbol;
 

@@ -9,7 +9,7 @@
 
 import { Packr, Unpackr } from 'msgpackr';
 import { fail, toServerError } from '../errors.js';
-import { encodeBytesTensor } from '../protocol/bytes-tensor.js';
+import { encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import type {
   DecodedInput,
   DecodedOutput,

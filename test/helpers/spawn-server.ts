@@ -13,7 +13,7 @@ export interface SpawnedServer {
   readonly exited: Promise<number | string>;
 }
 
-export const CLI = path.join(DIST, 'src', 'cli.js');
+export const CLI = path.join(DIST, 'src', 'cli', 'main.js');
 
 export function runCli(args: readonly string[]): {
   child: ChildProcess;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
-import type { Datatype } from '../../src/datatypes.js';
+import type { Datatype } from '../../src/tensor/datatypes.js';
 import { loadUws } from '../../src/frontend/uws-loader.js';
 import {
   InferenceClient,

@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IDENTITY_DATATYPES, identityFixtureName } from '../../../scripts/onnx/fixture-models.js';
-import { datatypeInfo } from '../../../src/datatypes.js';
-import type { Datatype } from '../../../src/datatypes.js';
+import { datatypeInfo } from '../../../src/tensor/datatypes.js';
+import type { Datatype } from '../../../src/tensor/datatypes.js';
 import {
   encodedStringsByteLength,
   encodeStringElements,
 } from '../../../src/execution/string-tensor.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
-import { byteView } from '../../../src/shm/views.js';
+import { byteView } from '../../../src/memory/views.js';
 import { CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 

@@ -5,10 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateBundled, generateFixtures } from '../../../scripts/generate-models.js';
-import type { Datatype } from '../../../src/datatypes.js';
+import type { Datatype } from '../../../src/tensor/datatypes.js';
 import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
-import { TensorBlock } from '../../../src/shm/tensor-block.js';
-import type { TensorDescriptor } from '../../../src/tensor.js';
+import { TensorBlock } from '../../../src/memory/tensor-block.js';
+import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
 
 export interface GeneratedRepos {
   /** `<dir>/<model>/1/model.onnx` for a bundled model. */

@@ -9,8 +9,8 @@ import { SLOW_WIDTH } from '../../../scripts/onnx/fixture-models.js';
 import type { RunResponse } from '../../../src/execution/messages.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
 import { detectSabTensors } from '../../../src/execution/sab-capability.js';
-import { typedView } from '../../../src/shm/views.js';
-import type { TensorDescriptor } from '../../../src/tensor.js';
+import { typedView } from '../../../src/memory/views.js';
+import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 

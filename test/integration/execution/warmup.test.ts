@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
 import type { RunRequest } from '../../../src/execution/messages.js';
-import { typedView } from '../../../src/shm/views.js';
+import { typedView } from '../../../src/memory/views.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 

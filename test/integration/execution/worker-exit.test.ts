@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
-import { typedView } from '../../../src/shm/views.js';
+import { typedView } from '../../../src/memory/views.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fromConfigType, fromOrtType } from '../../../src/datatypes.js';
+import { fromConfigType, fromOrtType } from '../../../src/tensor/datatypes.js';
 import { generateBundled } from '../../../scripts/generate-models.js';
 import { MODEL_REPOSITORY } from '../../helpers/paths.js';
 import { openSession, tempDir } from './model-dirs.js';

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DATATYPES, type Datatype } from '../../../src/datatypes.js';
-import { encodeBytesTensor } from '../../../src/protocol/bytes-tensor.js';
+import { DATATYPES, type Datatype } from '../../../src/tensor/datatypes.js';
+import { encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
 import { encodeInferResponse } from '../../../src/protocol/encode-infer-response.js';
 import type { InferenceResponse, ResponseOutput } from '../../../src/protocol/inference-request.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';

@@ -3,11 +3,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DATATYPES, type Datatype } from '../../../src/datatypes.js';
-import { encodeBytesTensor } from '../../../src/protocol/bytes-tensor.js';
+import { DATATYPES, type Datatype } from '../../../src/tensor/datatypes.js';
+import { encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';
-import { checkRawTensor } from '../../../src/protocol/raw-tensor.js';
-import { inputLabel } from '../../../src/protocol/tensor-label.js';
+import { checkRawTensor } from '../../../src/tensor/raw-tensor.js';
+import { inputLabel } from '../../../src/tensor/tensor-label.js';
 import { bytesOf, throwsCode, utf8 } from './expect-error.js';
 
 /** Runs both functions the way validation does and returns the written bytes. */

@@ -4,15 +4,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DATATYPE_TABLE, DATATYPES, isDatatype, type Datatype } from '../../../src/datatypes.js';
+import {
+  DATATYPE_TABLE,
+  DATATYPES,
+  isDatatype,
+  type Datatype,
+} from '../../../src/tensor/datatypes.js';
 import { InferenceServerError } from '../../../src/errors.js';
-import { bytesElements, encodeBytesTensor } from '../../../src/protocol/bytes-tensor.js';
+import { bytesElements, encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
 import { decodeInferBody } from '../../../src/protocol/decode-infer-body.js';
 import { encodeInferResponse } from '../../../src/protocol/encode-infer-response.js';
 import type { DecodedRequest, ResponseOutput } from '../../../src/protocol/inference-request.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';
 import { parseJsonBytes } from '../../../src/protocol/json-text.js';
-import { checkRawTensor } from '../../../src/protocol/raw-tensor.js';
+import { checkRawTensor } from '../../../src/tensor/raw-tensor.js';
 import { utf8 } from './expect-error.js';
 
 /** Runs `fn`; anything thrown must be an InferenceServerError. */

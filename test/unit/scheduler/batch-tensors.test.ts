@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
-import { encodeBytesTensor, bytesElements } from '../../../src/protocol/bytes-tensor.js';
+import { encodeBytesTensor, bytesElements } from '../../../src/tensor/bytes-tensor.js';
 import { batchKey, mergeInputs, splitOutputs } from '../../../src/scheduler/batch-tensors.js';
-import { TensorBlock } from '../../../src/shm/tensor-block.js';
-import { typedView } from '../../../src/shm/views.js';
+import { TensorBlock } from '../../../src/memory/tensor-block.js';
+import { typedView } from '../../../src/memory/views.js';
 import { floats, fp32, input } from './fixtures.js';
 
 const code = (c: string) => (e: unknown) => e instanceof InferenceServerError && e.code === c;

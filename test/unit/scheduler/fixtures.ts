@@ -2,7 +2,7 @@
 // how often each input is copied), and an execution target that records each run and answers it
 // only when the test says so, computing OUT = 2 * IN from the batch's shared memory.
 
-import type { Datatype } from '../../../src/datatypes.js';
+import type { Datatype } from '../../../src/tensor/datatypes.js';
 import type { RunRequest, RunResponse } from '../../../src/execution/messages.js';
 import { MetricsCatalog } from '../../../src/metrics/metrics-catalog.js';
 import { ModelReporter } from '../../../src/metrics/model-reporter.js';
@@ -12,8 +12,8 @@ import {
   type ValidatedInput,
   type ValidatedRequest,
 } from '../../../src/scheduler/validated-request.js';
-import { TensorBlock } from '../../../src/shm/tensor-block.js';
-import { typedView } from '../../../src/shm/views.js';
+import { TensorBlock } from '../../../src/memory/tensor-block.js';
+import { typedView } from '../../../src/memory/views.js';
 
 export interface InputSpec {
   readonly name: string;

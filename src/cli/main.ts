@@ -2,10 +2,10 @@
 // The `infernode` command: parse flags, start the server, and turn SIGTERM/SIGINT into a bounded
 // drain. A second signal exits at once.
 
-import { helpText, parseArgs } from './cli/server-options.js';
-import { createLogger } from './logger.js';
-import { startServer } from './server.js';
-import { VERSION } from './version.js';
+import { helpText, parseArgs } from './server-options.js';
+import { createLogger } from '../logger.js';
+import { startServer } from '../server.js';
+import { VERSION } from '../version.js';
 
 async function main(): Promise<number> {
   let parsed;

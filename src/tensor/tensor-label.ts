@@ -1,7 +1,7 @@
 // How tensor-data errors name the tensor they are about: "input INPUT0: expected 64 bytes for shape
 // [1,16] FP32, got 68". The codecs take the label optionally; validation always passes one.
 
-import type { Datatype } from '../datatypes.js';
+import type { Datatype } from './datatypes.js';
 
 /** Which tensor a check is about, only used to write error messages. */
 export interface TensorLabel {

@@ -8,9 +8,9 @@ import {
   checkBytesTensor,
   countBytesElements,
   encodeBytesTensor,
-} from '../../../src/protocol/bytes-tensor.js';
-import { inputLabel } from '../../../src/protocol/tensor-label.js';
-import { throwsCode, utf8 } from './expect-error.js';
+} from '../../../src/tensor/bytes-tensor.js';
+import { inputLabel } from '../../../src/tensor/tensor-label.js';
+import { throwsCode, utf8 } from '../protocol/expect-error.js';
 
 const le32 = (n: number): number[] => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24];
 

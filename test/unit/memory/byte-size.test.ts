@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DATATYPES, datatypeInfo } from '../../../src/datatypes.js';
-import type { Datatype } from '../../../src/datatypes.js';
+import { DATATYPES, datatypeInfo } from '../../../src/tensor/datatypes.js';
+import type { Datatype } from '../../../src/tensor/datatypes.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import {
   alignUp,
@@ -12,7 +12,7 @@ import {
   fixedByteLength,
   SLOT_ALIGNMENT,
   slotOffsets,
-} from '../../../src/shm/byte-size.js';
+} from '../../../src/memory/byte-size.js';
 
 const code = (c: string) => (e: unknown) => e instanceof InferenceServerError && e.code === c;
 const FIXED = DATATYPES.filter((d) => d !== 'BYTES') as Datatype[];

@@ -11,7 +11,7 @@ import {
   halfBitsToNumber,
   numberToBf16Bits,
   numberToHalfBits,
-} from '../../../src/protocol/half.js';
+} from '../../../src/tensor/half.js';
 
 const isHalfNaN = (h: number): boolean => (h & 0x7c00) === 0x7c00 && (h & 0x3ff) !== 0;
 const isBf16NaN = (h: number): boolean => (h & 0x7f80) === 0x7f80 && (h & 0x7f) !== 0;

@@ -3,7 +3,7 @@
 // little-endian host with an aligned buffer (the normal case) the view is zero-copy; otherwise the
 // bytes go through an aligned copy, byte-swapped on a big-endian host.
 
-import type { DatatypeInfo } from '../datatypes.js';
+import type { DatatypeInfo } from './datatypes.js';
 
 export const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 

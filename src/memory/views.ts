@@ -2,11 +2,11 @@
 // any buffer region), with the bounds and alignment checks that make a bad descriptor an error
 // instead of a RangeError thrown from deep inside a worker.
 
-import { datatypeInfo } from '../datatypes.js';
-import type { Datatype } from '../datatypes.js';
+import { datatypeInfo } from '../tensor/datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import type { TensorDescriptor } from '../tensor.js';
-import { elementCount } from '../tensor.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
+import { elementCount } from '../tensor/tensor.js';
 
 /** Every TypedArray the datatype table can hand out. */
 export type NumericView =

@@ -3,10 +3,10 @@
 // `TensorDescriptor`s. Requests get one block for their inputs, worker replies one for their outputs,
 // and the dynamic batcher one per batch, writing each request's rows at a row offset in each slot.
 
-import { datatypeInfo } from '../datatypes.js';
-import type { Datatype } from '../datatypes.js';
+import { datatypeInfo } from '../tensor/datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import type { TensorDescriptor } from '../tensor.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
 import { checkedAdd, fixedByteLength, slotOffsets } from './byte-size.js';
 import { byteView } from './views.js';
 

@@ -1,7 +1,7 @@
 // Checks raw tensor bytes (binary tensor extension, raw binary requests, WebSocket `bin`) against
 // the element count their shape implies, before anything is copied into shared memory.
 
-import { DATATYPE_TABLE, type Datatype } from '../datatypes.js';
+import { DATATYPE_TABLE, type Datatype } from './datatypes.js';
 import { fail } from '../errors.js';
 import { checkBytesTensor } from './bytes-tensor.js';
 import { forShape, labelPrefix, type TensorLabel } from './tensor-label.js';

@@ -1,8 +1,8 @@
 // Checked byte arithmetic for tensors in shared memory: byte sizes from shapes, slot alignment and
 // sums, each refusing any result that is not a safe integer (a double past 2^53 silently rounds).
 
-import { datatypeInfo } from '../datatypes.js';
-import type { Datatype } from '../datatypes.js';
+import { datatypeInfo } from '../tensor/datatypes.js';
+import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 
 /**

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
-import { rowByteLength, TensorBlock } from '../../../src/shm/tensor-block.js';
-import { byteView, typedView, typedViewOf } from '../../../src/shm/views.js';
+import { rowByteLength, TensorBlock } from '../../../src/memory/tensor-block.js';
+import { byteView, typedView, typedViewOf } from '../../../src/memory/views.js';
 
 const code = (c: string) => (e: unknown) => e instanceof InferenceServerError && e.code === c;
 

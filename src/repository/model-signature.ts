@@ -3,7 +3,7 @@
 // instead of re-reading the config per request.
 
 import type { ModelConfig, ModelTensorConfig } from '../config/model-config.js';
-import { fromConfigType, type Datatype } from '../datatypes.js';
+import { fromConfigType, type Datatype } from '../tensor/datatypes.js';
 
 export interface TensorSignature {
   readonly name: string;
