@@ -94,6 +94,9 @@ const DEPRECATED_CUDA_KEYS = [
   'do_copy_in_default_stream',
 ] as const satisfies readonly KnownKey[];
 
+/** The ORT session config entry `intra_op_spinning` is infernode's shorthand for. */
+const SPINNING_ENTRY = 'session.intra_op.allow_spinning';
+
 /** Keys the ORT backend knows that infernode accepts without applying, and why. */
 const NOT_APPLIED: Readonly<Partial<Record<KnownKey, string>>> = {
   'memory.enable_memory_arena_shrinkage':
@@ -148,6 +151,10 @@ export function readOrtParameters(config: ModelConfig): ReadOrtParameters {
     if (reason !== undefined) warnings.push(`parameter "${key}" is not applied: ${reason}`);
   }
 
+  // The shorthand stands for the entry; the entry itself, when also given, is more specific and wins.
+  if (values.intra_op_spinning !== undefined && !entries.some(([key]) => key === SPINNING_ENTRY)) {
+    entries.push([SPINNING_ENTRY, values.intra_op_spinning ? '1' : '0']);
+  }
   const configEntries: Record<string, string> = {};
   for (const [key, text] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     configEntries[key] = text;

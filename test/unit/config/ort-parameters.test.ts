@@ -123,8 +123,22 @@ void describe('accepted without being applied, with the reason', () => {
   });
 });
 
-void it('intra_op_spinning is a boolean', () => {
+void it('intra_op_spinning is a boolean, applied as session.intra_op.allow_spinning', () => {
   assert.deepEqual(check(p('intra_op_spinning', 'off')), []);
+  assert.deepEqual(one('intra_op_spinning', 'off').configEntries, {
+    'session.intra_op.allow_spinning': '0',
+  });
+  assert.deepEqual(one('intra_op_spinning', 'TRUE').configEntries, {
+    'session.intra_op.allow_spinning': '1',
+  });
+  const both = ort(
+    `${p('intra_op_spinning', '0')} parameters { key: "session.intra_op.allow_spinning" value { string_value: "1" } }`,
+  );
+  assert.deepEqual(
+    both.configEntries,
+    { 'session.intra_op.allow_spinning': '1' },
+    'the entry wins',
+  );
   bad('intra_op_spinning', 'fast', BOOLEAN);
 });
 
