@@ -1,5 +1,6 @@
 // Loads a model repository at start-up: every model's config goes through the config pipeline, the
-// process-wide thread budget is planned over all of them, then each version's instances start.
+// process-wide thread budget is planned over all of them, then each version's instances start and
+// run the config's model_warmup before the version is ready.
 // A model that fails at any step fails alone: its entry is UNAVAILABLE with the reason, and the
 // other models load. Reasons never carry absolute paths (they reach clients through the index).
 
@@ -18,6 +19,7 @@ import { unappliedOptionWarnings } from '../execution/execution-providers.js';
 import { availableGpuIds } from '../execution/gpu-devices.js';
 import { InstancePool } from '../execution/instance-pool.js';
 import { planThreadBudget, type ThreadBudget } from '../execution/thread-budget.js';
+import { buildWarmupRuns } from '../execution/warmup-runs.js';
 import type { Logger } from '../logger.js';
 import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
 import { ModelReporter } from '../metrics/model-reporter.js';
@@ -144,6 +146,9 @@ async function startModel(
   const log = options.logger.child({ model: entry.name });
   const started: ModelVersion[] = [];
   try {
+    // Built once for every version: the workers only read the inputs' shared memory.
+    const warmup = buildWarmupRuns(config);
+    for (const w of warmup.skipped) log.warn(w);
     for (const [version, modelPath] of c.files) {
       const t0 = process.hrtime.bigint();
       const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
@@ -155,6 +160,7 @@ async function startModel(
         modelPath,
         groups,
         sabTensors: options.sabTensors,
+        warmup: warmup.runs,
         logger: {
           info: (m) => log.info(m),
           warn: (m) => log.warn(m),
