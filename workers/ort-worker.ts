@@ -65,6 +65,8 @@ async function load(): Promise<Loaded> {
   } catch (e) {
     return failed(toWireError(e, 'MODEL_LOAD_FAILED', scrub));
   }
+  const warmupStart = process.hrtime.bigint();
+  let warmupRuns = 0;
   for (const w of init.warmup ?? []) {
     for (let i = 0; i < w.count; i++) {
       const r = await execute(session, w.request);
@@ -72,8 +74,10 @@ async function load(): Promise<Loaded> {
         const message = `warmup "${w.name}" failed: ${r.error.message}`;
         return failed({ code: 'MODEL_LOAD_FAILED', message });
       }
+      warmupRuns++;
     }
   }
+  const warmupNs = Number(process.hrtime.bigint() - warmupStart);
   let io: ModelIO;
   try {
     io = metadataToModelIO(session.inputMetadata, session.outputMetadata, `model "${init.model}"`);
@@ -81,7 +85,15 @@ async function load(): Promise<Loaded> {
     return failed(toWireError(e, 'MODEL_LOAD_FAILED', scrub));
   }
   const loadNs = Number(process.hrtime.bigint() - start);
-  report({ type: 'infernode:session-ready', threadId, instance: init.instance, io, loadNs });
+  report({
+    type: 'infernode:session-ready',
+    threadId,
+    instance: init.instance,
+    io,
+    loadNs,
+    warmupRuns,
+    warmupNs,
+  });
   return { session };
 }
 

@@ -1,6 +1,7 @@
 // The config pipeline for one model directory: read config.pbtxt (or none) -> parse -> autocomplete
 // (core fields, then the ORT backend's from the model file) -> reject unsupported features ->
-// normalize -> validate -> deep-freeze. The one place a ModelConfig is made.
+// normalize -> validate -> read the ORT backend's parameters -> deep-freeze. The one place a
+// ModelConfig (and its OrtParameters) is made.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { deepFreeze } from './deep-freeze.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
+import { readOrtParameters, type OrtParameters } from './ort-parameters.js';
 import { parseModelConfig } from './parse-model-config.js';
 import type { ModelIO, ReadModelIO } from './read-model-io.js';
 import { checkSupported } from './unsupported.js';
@@ -38,6 +40,8 @@ export interface LoadModelConfigOptions {
 
 export interface LoadedModelConfig {
   readonly config: ModelConfig;
+  /** The onnxruntime backend's parameters, graph level and execution providers, read from `config`. */
+  readonly ort: OrtParameters;
   /** Things the loader should log at WARN (autofilled values, ignored fields, unknown parameters). */
   readonly warnings: readonly string[];
   /** The config file that was read; undefined when the model has none and was fully autocompleted. */
@@ -97,16 +101,18 @@ export async function loadModelConfig(
   warnings.push(...checkSupported(raw));
   const normalized = normalizeModelConfig(raw, { availableGpus: options.availableGpus ?? [] });
   warnings.push(...normalized.warnings);
-  warnings.push(
-    ...validateModelConfig(normalized.config, {
-      modelName,
-      ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
-    }),
-  );
+  validateModelConfig(normalized.config, {
+    modelName,
+    ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
+  });
+  // The backend's own fields, read once here; execution/ uses only this typed result.
+  const ort = readOrtParameters(normalized.config);
+  warnings.push(...ort.warnings);
   // The model was opened anyway: check the parts of the config that were not autofilled against it.
   if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
   return deepFreeze({
     config: normalized.config,
+    ort: ort.parameters,
     warnings,
     configPath: bytes === undefined ? undefined : configPath,
   });

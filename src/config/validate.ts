@@ -7,7 +7,6 @@ import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
-import { validateParameters } from './validate-parameters.js';
 
 export interface ValidateContext {
   /** The model directory's name, which `name` must equal. */
@@ -22,8 +21,11 @@ export interface ValidateContext {
 
 const invalid = (message: string): Error => fail('CONFIG_INVALID', message);
 
-/** Throws CONFIG_INVALID or UNSUPPORTED on the first broken rule; returns warnings. */
-export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): string[] {
+/**
+ * Throws CONFIG_INVALID or UNSUPPORTED on the first broken rule. The onnxruntime backend's own
+ * fields (parameters, graph level, accelerators) are read next, by `ort-parameters.ts`.
+ */
+export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): void {
   const name = config.name;
   if (name === '') throw invalid("model configuration must specify 'name'");
   if (name !== ctx.modelName) {
@@ -58,11 +60,8 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
     config,
     ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
   );
-  const warnings = validateOptimization(config);
   validateWarmup(config);
   checkRelativePath(name, 'default_model_filename', config.default_model_filename);
-  warnings.push(...validateParameters(config));
-  return warnings;
 }
 
 /** Only backend "onnxruntime" (platform "onnxruntime_onnx" or empty) is served. */
@@ -257,34 +256,6 @@ function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number> |
         throw fail('INTERNAL', `${at} has unexpected kind KIND_AUTO after normalization`);
     }
   }
-}
-
-const GPU_ACCELERATORS = new Set(['tensorrt', 'cuda']);
-const CPU_ACCELERATORS = new Set(['openvino']);
-
-function validateOptimization(config: ModelConfig): string[] {
-  const warnings: string[] = [];
-  const o = config.optimization;
-  const level = o?.graph?.level;
-  if (level !== undefined && ![-1, 0, 1, 2].includes(level)) {
-    warnings.push(
-      `model '${config.name}': optimization.graph.level ${level} is not -1, 0, 1 or 2; ONNX Runtime applies all optimizations`,
-    );
-  }
-  const ea = o?.execution_accelerators;
-  for (const [list, allowed] of [
-    [ea?.gpu_execution_accelerator ?? [], GPU_ACCELERATORS],
-    [ea?.cpu_execution_accelerator ?? [], CPU_ACCELERATORS],
-  ] as const) {
-    for (const a of list) {
-      if (!allowed.has(a.name)) {
-        throw invalid(
-          `unknown Execution Accelerator '${a.name}' is requested for ${config.name}; expected one of ${[...allowed].join(', ')}`,
-        );
-      }
-    }
-  }
-  return warnings;
 }
 
 function validateWarmup(config: ModelConfig): void {

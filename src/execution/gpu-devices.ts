@@ -3,6 +3,7 @@
 // start with the provider's install hint (see provider-availability.ts) instead of a GPU id error.
 
 import { readdirSync } from 'node:fs';
+import { EXECUTION_PROVIDER_NAMES, EXECUTION_PROVIDERS } from '../config/accelerators.js';
 import { providerInventory } from './provider-availability.js';
 
 /** The NVIDIA driver lists one directory per GPU here. */
@@ -10,8 +11,11 @@ const NVIDIA_GPUS = '/proc/driver/nvidia/gpus';
 
 /** GPU ids 0..n-1, or undefined when no GPU provider is installed or the driver shows none. */
 export function availableGpuIds(): number[] | undefined {
-  const providers = providerInventory().installed;
-  if (!providers.has('cuda') && !providers.has('tensorrt')) return undefined;
+  const installed = providerInventory().installed;
+  const gpuProvider = EXECUTION_PROVIDER_NAMES.some(
+    (n) => EXECUTION_PROVIDERS[n].device === 'GPU' && installed.has(EXECUTION_PROVIDERS[n].ortName),
+  );
+  if (!gpuProvider) return undefined;
   try {
     return readdirSync(NVIDIA_GPUS).map((_, i) => i);
   } catch {

@@ -185,6 +185,13 @@ export class InstancePool {
       if (m.type === 'infernode:session-ready') {
         g.sessions.set(m.threadId, { state: 'ready' });
         this.io ??= m.io;
+        if (m.warmupRuns > 0) {
+          const ms = (m.warmupNs / 1e6).toFixed(1);
+          this.log(
+            'info',
+            `instance ${g.spec.instance} ran ${m.warmupRuns} warmup request(s) in ${ms} ms`,
+          );
+        }
         if (g.reportedAtStart() > g.spec.count) {
           this.log('info', `replacement instance of ${g.spec.instance} is ready`);
         }

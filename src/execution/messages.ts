@@ -78,8 +78,12 @@ export type WorkerEvent =
       readonly instance: string;
       /** The session's own inputs and outputs, so the loader can check the config against them. */
       readonly io: ModelIO;
-      /** Nanoseconds InferenceSession.create took. */
+      /** Nanoseconds from the start of InferenceSession.create to ready, warmup included. */
       readonly loadNs: number;
+      /** `model_warmup` requests this worker ran before reporting ready (each sample × count). */
+      readonly warmupRuns: number;
+      /** Nanoseconds those warmup requests took. */
+      readonly warmupNs: number;
     }
   | {
       readonly type: 'infernode:session-failed';

@@ -6,18 +6,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { listSupportedBackends } from 'onnxruntime-node';
+import { EXECUTION_PROVIDERS, providerForOrtName } from '../config/accelerators.js';
 import { fail } from '../errors.js';
 import type { OrtSessionPlan } from './session-plan.js';
-
-/**
- * Provider libraries that are not in the npm package (too large for the registry) and are fetched
- * by its install script only when asked (ONNXRUNTIME_NODE_INSTALL=cuda12). TensorRT also needs the
- * CUDA library because infernode always registers CUDA as TensorRT's fallback.
- */
-const PROVIDER_LIBRARIES: Readonly<Record<string, readonly string[]>> = {
-  cuda: ['providers_shared', 'providers_cuda'],
-  tensorrt: ['providers_shared', 'providers_cuda', 'providers_tensorrt'],
-};
 
 function libraryFile(stem: string): string {
   switch (process.platform) {
@@ -36,6 +27,7 @@ export function bindingDirectory(): string {
   return path.join(path.dirname(entry), '..', 'bin', 'napi-v6', process.platform, process.arch);
 }
 
+/** Sets of onnxruntime-node's provider names (`ortName` in config/accelerators.ts). */
 export interface ProviderInventory {
   /** Providers this binding was built with (listSupportedBackends). */
   readonly supported: ReadonlySet<string>;
@@ -45,19 +37,28 @@ export interface ProviderInventory {
 
 let cached: ProviderInventory | undefined;
 
+/**
+ * Whether a provider the binding was built with can be created: bundled in the binding, or its
+ * libraries (not in the npm package, too large for the registry; the install script fetches them
+ * only when asked, ONNXRUNTIME_NODE_INSTALL=cuda12) are in the binding's folder.
+ */
+function isPresent(backend: { name: string; bundled: boolean }, dir: string): boolean {
+  if (backend.bundled) return true;
+  const provider = providerForOrtName(backend.name);
+  const libs = provider === undefined ? null : EXECUTION_PROVIDERS[provider].libraries;
+  return libs !== null && libs.every((l) => existsSync(path.join(dir, libraryFile(l))));
+}
+
 /** Inspects the installed binding once per process. */
 export function providerInventory(): ProviderInventory {
   if (cached !== undefined) return cached;
   const dir = bindingDirectory();
-  const supported = new Set<string>(['cpu']);
-  const installed = new Set<string>(['cpu']);
+  // The CPU provider is part of every build, whatever the binding lists.
+  const supported = new Set<string>([EXECUTION_PROVIDERS.cpu.ortName]);
+  const installed = new Set<string>([EXECUTION_PROVIDERS.cpu.ortName]);
   for (const backend of listSupportedBackends()) {
     supported.add(backend.name);
-    const libs = PROVIDER_LIBRARIES[backend.name];
-    const present =
-      backend.bundled ||
-      (libs !== undefined && libs.every((l) => existsSync(path.join(dir, libraryFile(l)))));
-    if (present) installed.add(backend.name);
+    if (isPresent(backend, dir)) installed.add(backend.name);
   }
   cached = Object.freeze({ supported, installed });
   return cached;
@@ -72,8 +73,9 @@ export function assertProvidersInstalled(
   inventory: ProviderInventory = providerInventory(),
 ): void {
   for (const ep of plan.executionProviders) {
-    if (inventory.installed.has(ep.name)) continue;
-    if (inventory.supported.has(ep.name)) {
+    const ortName = EXECUTION_PROVIDERS[ep.name].ortName;
+    if (inventory.installed.has(ortName)) continue;
+    if (inventory.supported.has(ortName)) {
       throw fail(
         'PROVIDER_UNAVAILABLE',
         `execution provider "${ep.name}" is not installed in onnxruntime-node; on a GPU host ` +

@@ -1,20 +1,19 @@
 // The plain-data plan a worker turns into an ORT InferenceSession: built in the main thread from the
-// frozen ModelConfig (see `build-session-plan.ts`), logged at start-up, sent as workerData.
+// model's OrtParameters (see `build-session-plan.ts`), logged at start-up, sent as workerData.
 
-/** One execution provider as onnxruntime-node's `executionProviders` option takes it. */
-export interface ExecutionProviderPlan {
-  /** ORT EP name: 'cpu' | 'cuda' | 'tensorrt' | 'openvino' | ... */
-  readonly name: string;
+import type { ProviderSettings } from '../config/accelerators.js';
+import type { ExecutionMode, GraphOptimizationLevel } from '../config/ort-parameters.js';
+
+/** One execution provider of one instance: its settings, and its device for GPU providers. */
+export interface ExecutionProviderPlan extends ProviderSettings {
   readonly deviceId?: number;
-  /** EP-specific options, already renamed to ORT's keys (e.g. trt_fp16_enable). */
-  readonly options: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface OrtSessionPlan {
   readonly intraOpNumThreads: number;
   readonly interOpNumThreads: number;
-  readonly executionMode: 'sequential' | 'parallel';
-  readonly graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+  readonly executionMode: ExecutionMode;
+  readonly graphOptimizationLevel: GraphOptimizationLevel;
   readonly enableCpuMemArena: boolean;
   readonly enableMemPattern: boolean;
   /** ORT session config entries (`session.*` keys), e.g. session.intra_op.allow_spinning. */

@@ -16,7 +16,7 @@
 
 import type { InstanceGroupConfig, InstanceKind } from '../config/model-config.js';
 import { fail } from '../errors.js';
-import type { OrtModelParameters } from './ort-parameters.js';
+import type { OrtParameters } from '../config/ort-parameters.js';
 
 /** `--backend-config=onnxruntime,...` thread settings. 0 = not given. */
 export interface BackendThreadConfig {
@@ -31,7 +31,7 @@ export interface ModelThreadDemand {
   readonly version: number;
   readonly groups: readonly InstanceGroupConfig[];
   readonly params: Pick<
-    OrtModelParameters,
+    OrtParameters,
     'intraOpThreadCount' | 'interOpThreadCount' | 'executionMode'
   >;
 }

@@ -1,5 +1,6 @@
 // Loads a model repository at start-up: every model's config goes through the config pipeline, the
-// process-wide thread budget is planned over all of them, then each version's instances start.
+// process-wide thread budget is planned over all of them, then each version's instances start and
+// run the config's model_warmup before the version is ready.
 // A model that fails at any step fails alone: its entry is UNAVAILABLE with the reason, and the
 // other models load. Reasons never carry absolute paths (they reach clients through the index).
 
@@ -10,14 +11,15 @@ import type { BackendConfig } from '../config/backend-config.js';
 import { checkModelAgainstConfig } from '../config/check-model-io.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
+import type { OrtParameters } from '../config/ort-parameters.js';
 import { modelSignature } from './model-signature.js';
 import { toServerError } from '../errors.js';
 import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
 import { unappliedOptionWarnings } from '../execution/execution-providers.js';
 import { availableGpuIds } from '../execution/gpu-devices.js';
 import { InstancePool } from '../execution/instance-pool.js';
-import { readOrtParameters } from '../execution/ort-parameters.js';
 import { planThreadBudget, type ThreadBudget } from '../execution/thread-budget.js';
+import { buildWarmupRuns } from '../execution/warmup-runs.js';
 import type { Logger } from '../logger.js';
 import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
 import { ModelReporter } from '../metrics/model-reporter.js';
@@ -51,6 +53,7 @@ interface Configured {
   readonly entry: ModelEntry;
   readonly source: RepositoryEntry;
   readonly config: ModelConfig;
+  readonly ort: OrtParameters;
   /** Version -> absolute model file path. */
   readonly files: ReadonlyMap<number, string>;
 }
@@ -85,7 +88,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
     }
     registry.add(entry);
     try {
-      const { config, warnings } = await loadModelConfig(source.dir, {
+      const { config, ort, warnings } = await loadModelConfig(source.dir, {
         defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
         disableAutoComplete: options.disableAutoComplete,
         ...(gpus !== undefined ? { availableGpus: gpus } : {}),
@@ -98,7 +101,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
           `no version of model '${source.name}' holds ${config.default_model_filename} under its version policy`,
         );
       }
-      configured.push({ entry, source, config, files });
+      configured.push({ entry, source, config, ort, files });
     } catch (e) {
       markFailed(entry, e, ctx);
     }
@@ -112,7 +115,7 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
           model: c.config.name,
           version,
           groups: c.config.instance_group,
-          params: readOrtParameters(c.config),
+          params: c.ort,
         })),
       ),
       {
@@ -141,12 +144,14 @@ async function startModel(
 ): Promise<void> {
   const { entry, config } = c;
   const log = options.logger.child({ model: entry.name });
-  for (const w of readOrtParameters(config).warnings) log.warn(w);
   const started: ModelVersion[] = [];
   try {
+    // Built once for every version: the workers only read the inputs' shared memory.
+    const warmup = buildWarmupRuns(config);
+    for (const w of warmup.skipped) log.warn(w);
     for (const [version, modelPath] of c.files) {
       const t0 = process.hrtime.bigint();
-      const groups = buildInstanceGroupPlans(config, version, budget);
+      const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
       for (const g of groups)
         for (const w of unappliedOptionWarnings(g.plan.executionProviders)) log.warn(w);
       const pool = await InstancePool.start({
@@ -155,6 +160,7 @@ async function startModel(
         modelPath,
         groups,
         sabTensors: options.sabTensors,
+        warmup: warmup.runs,
         logger: {
           info: (m) => log.info(m),
           warn: (m) => log.warn(m),

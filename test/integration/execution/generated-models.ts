@@ -33,7 +33,7 @@ export async function generateModels(): Promise<GeneratedRepos> {
 }
 
 /** A CPU-only plan with one intra-op thread: what the thread budget gives on a 2-core machine. */
-export const CPU_PLAN: OrtSessionPlan = Object.freeze({
+export const CPU_PLAN: OrtSessionPlan = Object.freeze<OrtSessionPlan>({
   intraOpNumThreads: 1,
   interOpNumThreads: 1,
   executionMode: 'sequential',

@@ -7,10 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
 import { buildInstanceGroupPlans } from '../../../src/execution/build-session-plan.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
-import { readOrtParameters } from '../../../src/execution/ort-parameters.js';
 import { providerInventory } from '../../../src/execution/provider-availability.js';
 import { planThreadBudget } from '../../../src/execution/thread-budget.js';
-import { modelConfig } from '../../unit/execution/model-config-fixture.js';
+import { modelConfig, ortOf } from '../../unit/execution/model-config-fixture.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 
@@ -74,7 +73,7 @@ void describe('InstancePool.start failures', () => {
           model: 'simple',
           version: 1,
           groups: config.instance_group,
-          params: readOrtParameters(config),
+          params: ortOf(config),
         },
       ],
       { globalThreadPool: false, intraOpThreadCount: 0, interOpThreadCount: 0 },
@@ -85,7 +84,7 @@ void describe('InstancePool.start failures', () => {
         model: 'simple',
         version: 1,
         modelPath: repos.bundled('simple'),
-        groups: buildInstanceGroupPlans(config, 1, budget),
+        groups: buildInstanceGroupPlans(config, ortOf(config), 1, budget),
       }),
       (e: unknown) =>
         e instanceof InferenceServerError &&

@@ -110,9 +110,33 @@ void test('the result is deeply frozen', async () => {
   assert.ok(Object.isFrozen(loaded.config.input[0]?.dims));
   assert.ok(Object.isFrozen(loaded.config.instance_group[0]));
   assert.ok(Object.isFrozen(loaded.config.parameters));
+  assert.ok(Object.isFrozen(loaded.ort.cpuProviders[0]));
   assert.throws(() => {
     (loaded.config as { max_batch_size: number }).max_batch_size = 1;
   }, TypeError);
+});
+
+void test('the ORT parameters are read once, beside the config, with their warnings', async () => {
+  const dir = await model('params', {
+    'config.pbtxt': `input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }
+       parameters { key: "execution_mode" value { string_value: "1" } }
+       parameters { key: "share_session_between_instances" value { string_value: "1" } }`,
+    '1/model.onnx': '',
+  });
+  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
+  assert.equal(loaded.ort.executionMode, 'parallel');
+  assert.deepEqual(loaded.warnings, [
+    'parameter "share_session_between_instances" is not applied: each instance is a worker ' +
+      'thread with its own session; sessions cannot be shared across threads',
+  ]);
+  const bad = await model('bad_param', {
+    'config.pbtxt': `input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }
+       optimization { graph { level: 5 } }`,
+    '1/model.onnx': '',
+  });
+  const e = await loadError(bad, { readModelIO: neverRead });
+  assert.equal(e.code, 'CONFIG_INVALID');
+  assert.equal(e.message, 'optimization.graph.level: expected -1, 0, 1 or 2, got 5');
 });
 
 void test('a config with inputs and outputs never opens the model', async () => {

@@ -1,9 +1,11 @@
 // The config pipeline without the filesystem, for rule tests: parse -> core fields -> unsupported
-// check -> normalize -> validate, for a model directory named `m`.
+// check -> normalize -> validate -> ORT parameters, for a model directory named `m`.
 
 import assert from 'node:assert/strict';
 import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
+import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
+import { readOrtParameters, type OrtParameters } from '../../../src/config/ort-parameters.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { checkSupported } from '../../../src/config/unsupported.js';
 import { validateModelConfig } from '../../../src/config/validate.js';
@@ -12,15 +14,32 @@ import { InferenceServerError, type ErrorCode } from '../../../src/errors.js';
 export const IO =
   'input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }';
 
-/** parse -> core fields -> unsupported check -> normalize -> validate, for directory `m`. */
-export function check(text: string, availableGpus: number[] = []): string[] {
+export interface PipelineResult {
+  readonly config: ModelConfig;
+  readonly ort: OrtParameters;
+  readonly warnings: readonly string[];
+}
+
+/** parse -> core fields -> unsupported check -> normalize -> validate -> ORT parameters. */
+export function pipeline(text: string, availableGpus: number[] = []): PipelineResult {
   const raw = autocompleteCoreFields(parseModelConfig(text, 'config.pbtxt'), {
     modelName: 'm',
     versionHasOnnxModel: true,
   });
   const warnings = checkSupported(raw);
-  const { config } = normalizeModelConfig(raw, { availableGpus });
-  return [...warnings, ...validateModelConfig(config, { modelName: 'm', availableGpus })];
+  const normalized = normalizeModelConfig(raw, { availableGpus });
+  validateModelConfig(normalized.config, { modelName: 'm', availableGpus });
+  const ort = readOrtParameters(normalized.config);
+  return {
+    config: normalized.config,
+    ort: ort.parameters,
+    warnings: [...warnings, ...normalized.warnings, ...ort.warnings],
+  };
+}
+
+/** The pipeline's warnings for `text`. */
+export function check(text: string, availableGpus: number[] = []): string[] {
+  return [...pipeline(text, availableGpus).warnings];
 }
 
 export function rejects(

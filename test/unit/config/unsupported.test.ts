@@ -1,45 +1,9 @@
-// Model-config parameters the ORT backend reads, and Triton features infernode parses but does not
-// implement (UNSUPPORTED errors, or warnings for ones that only tune absent hardware).
+// Triton features infernode parses but does not implement (UNSUPPORTED errors, or warnings for ones
+// that only tune absent hardware). The ORT backend's parameters are in ort-parameters.test.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { check, IO, rejects } from './pipeline-helpers.js';
-
-void test('ORT parameters: known keys are checked, unknown keys warn, session.* passes through', () => {
-  const p = (key: string, value: string): string =>
-    `${IO} parameters { key: "${key}" value { string_value: "${value}" } }`;
-  for (const [key, value] of [
-    ['intra_op_thread_count', '0'],
-    ['inter_op_thread_count', '16'],
-    ['execution_mode', '1'],
-    ['enable_mem_arena', 'ON'],
-    ['enable_mem_pattern', 'false'],
-    ['intra_op_spinning', '0'],
-    ['memory.enable_memory_arena_shrinkage', 'cpu:0'],
-    ['cudnn_conv_algo_search', '2'],
-    ['gpu_mem_limit', '4294967296'],
-    ['arena_extend_strategy', '1'],
-    ['do_copy_in_default_stream', '1'],
-    ['session.use_device_allocator_for_initializers', '1'],
-  ]) {
-    assert.deepEqual(check(p(key as string, value as string)), [], `${key}=${value}`);
-  }
-  rejects(
-    p('execution_mode', '2'),
-    'CONFIG_INVALID',
-    `model 'm': parameter "execution_mode" expects "0" (sequential) or "1" (parallel), got "2"`,
-  );
-  rejects(
-    p('intra_op_thread_count', '-1'),
-    'CONFIG_INVALID',
-    /"intra_op_thread_count" expects an integer >= 0, got "-1"/,
-  );
-  rejects(p('enable_mem_arena', 'yes'), 'CONFIG_INVALID', /"enable_mem_arena" expects a boolean/);
-  assert.deepEqual(check(p('max_sesion_count', '3')), [
-    `model 'm': parameter "max_sesion_count" is not used by the onnxruntime backend; it is kept but has no effect`,
-  ]);
-  assert.equal(check(p('session.', 'x')).length, 1, 'a bare "session." is not a config entry');
-});
 
 void test('unsupported Triton features are UNSUPPORTED errors naming the field', () => {
   const cases: [string, RegExp][] = [

@@ -1,10 +1,12 @@
-// A minimal normalized ModelConfig for execution tests, with parameters and accelerators as options.
+// A minimal normalized ModelConfig for execution tests, with parameters and accelerators as options,
+// and the OrtParameters the config pipeline reads from it.
 
 import type {
   ExecutionAcceleratorConfig,
   InstanceGroupConfig,
   ModelConfig,
 } from '../../../src/config/model-config.js';
+import { readOrtParameters, type OrtParameters } from '../../../src/config/ort-parameters.js';
 
 export interface ConfigOptions {
   readonly name?: string;
@@ -46,3 +48,6 @@ export const accel = (
   name: string,
   parameters: Readonly<Record<string, string>> = {},
 ): ExecutionAcceleratorConfig => ({ name, parameters });
+
+/** The OrtParameters the config pipeline reads from `config`. */
+export const ortOf = (config: ModelConfig): OrtParameters => readOrtParameters(config).parameters;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import type { ExecutionProviderName } from '../../../src/config/accelerators.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import {
   assertProvidersInstalled,
@@ -13,7 +14,7 @@ import {
 import type { ProviderInventory } from '../../../src/execution/provider-availability.js';
 import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
 
-const planWith = (...names: string[]): OrtSessionPlan => ({
+const planWith = (...names: ExecutionProviderName[]): OrtSessionPlan => ({
   intraOpNumThreads: 1,
   interOpNumThreads: 1,
   executionMode: 'sequential',
