@@ -3,6 +3,7 @@
 // its network buffer straight into its rows of the batch's SharedArrayBuffer; each request gets
 // its outputs back as views of the batch's output block, with no per-request copy.
 
+import { BytesWalker } from '../tensor/bytes-layout.js';
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { TensorBlock } from '../memory/tensor-block.js';
@@ -143,20 +144,13 @@ function rowBoundaries(d: TensorDescriptor, rows: readonly number[]): number[] {
     }
     return bounds;
   }
-  // BYTES: variable-size elements, so walk the 4-byte little-endian length prefixes.
-  const bytes = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-  const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
-  let at = 0;
+  // BYTES: variable-size elements, so walk them to where each member's last one ends.
+  const w = new BytesWalker(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
   for (const r of rows) {
-    for (let e = r * perRow; e > 0; e--) {
-      if (bytes.length - at < 4) throw brokenBytes(d, at);
-      const n = view.getUint32(at, true);
-      if (n > bytes.length - at - 4) throw brokenBytes(d, at);
-      at += 4 + n;
-    }
-    bounds.push(at);
+    if (w.skip(r * perRow) !== r * perRow) throw brokenBytes(d, w.end);
+    bounds.push(w.end);
   }
-  if (at !== bytes.length) throw brokenBytes(d, at);
+  if (w.remaining !== 0) throw brokenBytes(d, w.end);
   return bounds;
 }
 
