@@ -30,7 +30,7 @@ import { TensorBlock } from '../src/memory/tensor-block.js';
 import type { SlotSpec } from '../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
 import type { TensorDescriptor } from '../src/tensor/tensor.js';
-import { elementCount } from '../src/tensor/tensor.js';
+import { elementCount } from '../src/tensor/shape.js';
 
 if (parentPort === null) throw new Error('ort-worker must run as a piscina worker thread');
 pinFloat16ToUint16(Tensor);

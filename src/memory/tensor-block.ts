@@ -6,6 +6,7 @@
 import { datatypeInfo } from '../tensor/datatypes.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
+import { shapeText } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import { checkedAdd, fixedByteLength, slotOffsets } from './byte-size.js';
 import { byteView } from './views.js';
@@ -51,7 +52,7 @@ function slotByteLength(spec: SlotSpec): number {
   if (spec.byteLength !== undefined && spec.byteLength !== bytes) {
     throw fail(
       'BYTE_SIZE_MISMATCH',
-      `tensor "${spec.name}": shape [${spec.shape.join(',')}] of ${spec.datatype} needs ` +
+      `tensor "${spec.name}": shape ${shapeText(spec.shape)} of ${spec.datatype} needs ` +
         `${bytes} bytes, got ${spec.byteLength}`,
     );
   }

@@ -5,8 +5,8 @@
 import { datatypeInfo } from '../tensor/datatypes.js';
 import type { Datatype, NumericView, ViewConstructor } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
+import { elementCount, shapeText } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
-import { elementCount } from '../tensor/tensor.js';
 
 function checkRegion(buffer: ArrayBufferLike, byteOffset: number, byteLength: number): void {
   if (
@@ -73,7 +73,7 @@ export function typedView(d: TensorDescriptor): NumericView {
   if (view.length !== expected) {
     throw fail(
       'BYTE_SIZE_MISMATCH',
-      `tensor "${d.name}": shape [${d.shape.join(',')}] of ${d.datatype} needs ` +
+      `tensor "${d.name}": shape ${shapeText(d.shape)} of ${d.datatype} needs ` +
         `${expected * datatypeInfo(d.datatype).byteSize} bytes, got ${d.byteLength}`,
     );
   }

@@ -7,6 +7,7 @@ import { BytesWalker } from '../tensor/bytes-layout.js';
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { TensorBlock } from '../memory/tensor-block.js';
+import { elementCount } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedInput } from './validated-request.js';
@@ -131,7 +132,7 @@ export function splitOutputs(
 /** Byte offsets (within the tensor) where each member's rows start, plus the end. */
 function rowBoundaries(d: TensorDescriptor, rows: readonly number[]): number[] {
   const bounds = [0];
-  const perRow = d.shape.slice(1).reduce((a, b) => a * b, 1);
+  const perRow = elementCount(d.shape.slice(1));
   const size = datatypeInfo(d.datatype).byteSize;
   if (size > 0) {
     let at = 0;

@@ -1,4 +1,5 @@
-// Tensor shapes shared by the data plane, the codecs and the workers.
+// The tensor descriptor: the one form of tensor that crosses a thread boundary, shared by the data
+// plane, the schedulers and the workers.
 
 import type { Datatype } from './datatypes.js';
 
@@ -23,11 +24,4 @@ export interface HostTensor {
   readonly datatype: Datatype;
   readonly shape: readonly number[];
   readonly data: Uint8Array;
-}
-
-/** Number of elements of a shape; the caller has already checked each dim is a safe integer >= 0. */
-export function elementCount(shape: readonly number[]): number {
-  let n = 1;
-  for (const d of shape) n *= d;
-  return n;
 }
