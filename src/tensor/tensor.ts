@@ -17,11 +17,3 @@ export interface TensorDescriptor {
   readonly byteOffset: number;
   readonly byteLength: number;
 }
-
-/** A tensor in this thread's memory: raw bytes in the same layout as `TensorDescriptor`. */
-export interface HostTensor {
-  readonly name: string;
-  readonly datatype: Datatype;
-  readonly shape: readonly number[];
-  readonly data: Uint8Array;
-}
