@@ -8,7 +8,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { metadataToModelIO, type ModelIO } from '../src/config/read-model-io.js';
 import { datatypeInfo, fromOrtType } from '../src/tensor/datatypes.js';
-import type { Datatype, OrtType } from '../src/tensor/datatypes.js';
+import type { Datatype, NumericView, OrtType } from '../src/tensor/datatypes.js';
 import { fail } from '../src/errors.js';
 import type { WireError } from '../src/errors.js';
 import type {
@@ -29,9 +29,8 @@ import { slotOffsets } from '../src/memory/byte-size.js';
 import { TensorBlock } from '../src/memory/tensor-block.js';
 import type { SlotSpec } from '../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
-import type { NumericView } from '../src/memory/views.js';
 import type { TensorDescriptor } from '../src/tensor/tensor.js';
-import { elementCount } from '../src/tensor/tensor.js';
+import { elementCount } from '../src/tensor/shape.js';
 
 if (parentPort === null) throw new Error('ort-worker must run as a piscina worker thread');
 pinFloat16ToUint16(Tensor);

@@ -9,6 +9,7 @@ import type { DecodedRequest, InferenceResponse } from '../protocol/inference-re
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
 import { fullDims, type ModelSignature } from '../repository/model-signature.js';
+import { reshape } from '../tensor/shape.js';
 import { validateRequest } from './validate-request.js';
 
 export const SERVER_NAME = 'infernode';
@@ -190,10 +191,7 @@ function outputShape(
 ): readonly number[] {
   const t = mv.signature.outputs.get(name);
   if (t === undefined || t.reshape === undefined) return modelShape;
-  const batch = mv.signature.maxBatchSize > 0 ? modelShape.slice(0, 1) : [];
-  const elements = modelShape.slice(batch.length).reduce((a, b) => a * b, 1);
-  const known = t.dims.reduce((a, b) => (b === -1 ? a : a * b), 1);
-  return [...batch, ...t.dims.map((d) => (d === -1 ? (known === 0 ? 0 : elements / known) : d))];
+  return reshape(modelShape, t.dims, mv.signature.maxBatchSize > 0);
 }
 
 function failureReason(code: ErrorCode): FailureReason {

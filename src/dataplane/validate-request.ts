@@ -9,7 +9,8 @@ import { bytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
 import type { DecodedInput, DecodedRequest, Parameters } from '../protocol/inference-request.js';
-import { inputLabel, shapeText } from '../tensor/tensor-label.js';
+import { reshape, shapeText } from '../tensor/shape.js';
+import { inputLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
   type ValidatedInput,
@@ -138,7 +139,8 @@ function validateInput(
     }
   }
   const label = inputLabel(input.name, shape);
-  const modelShape = t.reshape === undefined ? shape : reshaped(sig, shape, t.reshape);
+  const modelShape =
+    t.reshape === undefined ? shape : reshape(shape, t.reshape, sig.maxBatchSize > 0);
   const data = input.data;
   if (data.kind === 'raw') {
     checkRawTensor(data.bytes, t.datatype, count, label);
@@ -210,15 +212,6 @@ function checkShape(
     );
   }
   return shape;
-}
-
-/** The shape the model takes when config.pbtxt has `reshape`: batch dim kept, -1 resolved. */
-function reshaped(sig: ModelSignature, shape: number[], reshape: readonly number[]): number[] {
-  const batch = sig.maxBatchSize > 0 ? shape.slice(0, 1) : [];
-  const rest = sig.maxBatchSize > 0 ? shape.slice(1) : shape;
-  const elements = rest.reduce((a, b) => a * b, 1);
-  const known = reshape.reduce((a, b) => (b === -1 ? a : a * b), 1);
-  return [...batch, ...reshape.map((d) => (d === -1 ? (known === 0 ? 0 : elements / known) : d))];
 }
 
 function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOutput[] {

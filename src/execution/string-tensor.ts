@@ -6,37 +6,32 @@
 // becomes U+FFFD). That is a binding limit, documented here because this is where it bites.
 
 import { fail } from '../errors.js';
+import { BYTES_PREFIX, BytesWalker, putBytesLength } from '../tensor/bytes-layout.js';
+import { bytesTensorByteLength } from '../tensor/bytes-tensor.js';
 
 const decoder = new TextDecoder('utf-8');
 const encoder = new TextEncoder();
 
 /** Splits length-prefixed BYTES elements; the layout must hold exactly `count` elements. */
 export function decodeStringElements(bytes: Uint8Array, count: number, name: string): string[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: string[] = new Array<string>(count);
-  let pos = 0;
+  const w = new BytesWalker(bytes);
   for (let i = 0; i < count; i++) {
-    if (pos + 4 > bytes.byteLength) {
+    if (!w.next()) {
       throw fail(
         'BAD_TENSOR_DATA',
-        `BYTES tensor "${name}": expected ${count} elements, got ${i} before the data ended`,
+        w.broken === 'overrun'
+          ? `BYTES tensor "${name}": element ${i} claims ${w.detail} bytes, only ` +
+              `${w.remaining - BYTES_PREFIX} remain`
+          : `BYTES tensor "${name}": expected ${count} elements, got ${i} before the data ended`,
       );
     }
-    const len = view.getUint32(pos, true);
-    pos += 4;
-    if (len > bytes.byteLength - pos) {
-      throw fail(
-        'BAD_TENSOR_DATA',
-        `BYTES tensor "${name}": element ${i} claims ${len} bytes, only ${bytes.byteLength - pos} remain`,
-      );
-    }
-    out[i] = decoder.decode(bytes.subarray(pos, pos + len));
-    pos += len;
+    out[i] = decoder.decode(bytes.subarray(w.start, w.start + w.length));
   }
-  if (pos !== bytes.byteLength) {
+  if (w.remaining !== 0) {
     throw fail(
       'BAD_TENSOR_DATA',
-      `BYTES tensor "${name}": expected ${pos} bytes for ${count} elements, got ${bytes.byteLength}`,
+      `BYTES tensor "${name}": expected ${w.end} bytes for ${count} elements, got ${bytes.byteLength}`,
     );
   }
   return out;
@@ -44,9 +39,7 @@ export function decodeStringElements(bytes: Uint8Array, count: number, name: str
 
 /** Bytes the length-prefixed layout of `strings` takes (UTF-8). */
 export function encodedStringsByteLength(strings: readonly string[]): number {
-  let total = 0;
-  for (const s of strings) total += 4 + Buffer.byteLength(s, 'utf8');
-  return total;
+  return bytesTensorByteLength(strings);
 }
 
 /**
@@ -54,18 +47,17 @@ export function encodedStringsByteLength(strings: readonly string[]): number {
  * `encodedStringsByteLength(strings)` bytes (a shared-memory slot sized by that call).
  */
 export function encodeStringElements(strings: readonly string[], target: Uint8Array): void {
-  const view = new DataView(target.buffer, target.byteOffset, target.byteLength);
   let pos = 0;
   for (const s of strings) {
-    if (pos + 4 > target.byteLength) {
+    if (pos + BYTES_PREFIX > target.byteLength) {
       throw fail('INTERNAL', `string output: target of ${target.byteLength} bytes is too small`);
     }
-    const { written, read } = encoder.encodeInto(s, target.subarray(pos + 4));
+    const { written, read } = encoder.encodeInto(s, target.subarray(pos + BYTES_PREFIX));
     if (read !== s.length) {
       throw fail('INTERNAL', `string output: target of ${target.byteLength} bytes is too small`);
     }
-    view.setUint32(pos, written, true);
-    pos += 4 + written;
+    putBytesLength(target, pos, written);
+    pos += BYTES_PREFIX + written;
   }
   if (pos !== target.byteLength) {
     throw fail(

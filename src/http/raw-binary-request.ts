@@ -5,7 +5,7 @@ import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type { ModelSignature } from '../repository/model-signature.js';
 import type { DecodedRequest } from '../protocol/inference-request.js';
-import { shapeText } from '../tensor/tensor-label.js';
+import { shapeText } from '../tensor/shape.js';
 
 export function rawBinaryRequest(sig: ModelSignature, body: Uint8Array): DecodedRequest {
   const inputs = [...sig.inputs.values()];

@@ -4,6 +4,7 @@
 import { datatypeInfo } from '../tensor/datatypes.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
+import { shapeText } from '../tensor/shape.js';
 
 /**
  * Every slot in a block starts on a 64-byte boundary. 8 bytes would already make every typed-array
@@ -34,7 +35,7 @@ export function fixedByteLength(datatype: Datatype, shape: readonly number[]): n
   // [2^40, 2^40, 0] would be reported as an overflow.
   for (const d of shape) {
     if (!isCount(d)) {
-      throw fail('BAD_SHAPE', `shape [${shape.join(',')}]: expected dims >= 0, got ${d}`);
+      throw fail('BAD_SHAPE', `shape ${shapeText(shape)}: expected dims >= 0, got ${d}`);
     }
   }
   if (shape.includes(0)) return 0;
@@ -46,7 +47,7 @@ export function fixedByteLength(datatype: Datatype, shape: readonly number[]): n
     if (bytes > MAX) {
       throw fail(
         'BAD_SHAPE',
-        `shape [${shape.join(',')}] of ${datatype}: expected at most ${MAX} bytes, got more`,
+        `shape ${shapeText(shape)} of ${datatype}: expected at most ${MAX} bytes, got more`,
       );
     }
   }

@@ -1,11 +1,12 @@
 // A tensor block: one SharedArrayBuffer holding N tensor slots, each on a 64-byte boundary. It is the
 // only place infernode allocates shared memory for tensors; what crosses threads are the block's
 // `TensorDescriptor`s. Requests get one block for their inputs, worker replies one for their outputs,
-// and the dynamic batcher one per batch, writing each request's rows at a row offset in each slot.
+// and the dynamic batcher one per batch, each request's rows at a byte offset in each slot.
 
 import { datatypeInfo } from '../tensor/datatypes.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
+import { shapeText } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import { checkedAdd, fixedByteLength, slotOffsets } from './byte-size.js';
 import { byteView } from './views.js';
@@ -51,7 +52,7 @@ function slotByteLength(spec: SlotSpec): number {
   if (spec.byteLength !== undefined && spec.byteLength !== bytes) {
     throw fail(
       'BYTE_SIZE_MISMATCH',
-      `tensor "${spec.name}": shape [${spec.shape.join(',')}] of ${spec.datatype} needs ` +
+      `tensor "${spec.name}": shape ${shapeText(spec.shape)} of ${spec.datatype} needs ` +
         `${bytes} bytes, got ${spec.byteLength}`,
     );
   }
@@ -125,38 +126,4 @@ export class TensorBlock {
     }
     new Uint8Array(this.buffer, d.byteOffset + byteOffset, src.byteLength).set(src);
   }
-
-  /**
-   * Copies whole rows (along the first dim) into a fixed-size slot, starting at row `firstRow`: how
-   * the batcher places one request's rows inside a batch tensor. `src` must hold whole rows.
-   */
-  writeRows(slot: number, firstRow: number, src: Uint8Array): void {
-    const d = this.descriptor(slot);
-    const rowBytes = rowByteLength(d);
-    if (src.byteLength % rowBytes !== 0) {
-      throw fail(
-        'BYTE_SIZE_MISMATCH',
-        `tensor "${d.name}": expected a multiple of ${rowBytes} bytes (whole rows), got ${src.byteLength}`,
-      );
-    }
-    if (!Number.isSafeInteger(firstRow) || firstRow < 0) {
-      throw fail('INTERNAL', `slot "${d.name}": expected a row index >= 0, got ${firstRow}`);
-    }
-    this.write(slot, src, firstRow * rowBytes);
-  }
-}
-
-/**
- * Bytes of one row (one index of the first dim) of a fixed-size tensor. A rank-0 tensor or a zero
- * first dim has no rows; asking for the row size then is a programming error.
- */
-export function rowByteLength(d: TensorDescriptor): number {
-  const rows = d.shape[0];
-  if (datatypeInfo(d.datatype).byteSize === 0) {
-    throw fail('INTERNAL', `tensor "${d.name}": BYTES rows have no fixed size`);
-  }
-  if (rows === undefined || rows === 0) {
-    throw fail('INTERNAL', `tensor "${d.name}": shape [${d.shape.join(',')}] has no rows`);
-  }
-  return d.byteLength / rows;
 }

@@ -3,23 +3,10 @@
 // instead of a RangeError thrown from deep inside a worker.
 
 import { datatypeInfo } from '../tensor/datatypes.js';
-import type { Datatype } from '../tensor/datatypes.js';
+import type { Datatype, NumericView, ViewConstructor } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
+import { elementCount, shapeText } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
-import { elementCount } from '../tensor/tensor.js';
-
-/** Every TypedArray the datatype table can hand out. */
-export type NumericView =
-  | Uint8Array
-  | Int8Array
-  | Uint16Array
-  | Int16Array
-  | Uint32Array
-  | Int32Array
-  | BigUint64Array
-  | BigInt64Array
-  | Float32Array
-  | Float64Array;
 
 function checkRegion(buffer: ArrayBufferLike, byteOffset: number, byteLength: number): void {
   if (
@@ -70,9 +57,10 @@ export function typedViewOf(
       `${datatype} tensor: expected a multiple of ${info.byteSize} bytes, got ${byteLength}`,
     );
   }
-  // The cast only narrows for the type checker: called through a union of constructors, TS asks
-  // for the narrowest buffer type (ArrayBuffer), while every TypedArray takes a SharedArrayBuffer.
-  return new info.array(buffer as ArrayBuffer, byteOffset, byteLength / info.byteSize);
+  // One construct signature: through the table's union of constructors, TS would ask for the
+  // narrowest buffer type (ArrayBuffer), while every TypedArray takes a SharedArrayBuffer.
+  const ctor: ViewConstructor<NumericView> = info.array;
+  return new ctor(buffer, byteOffset, byteLength / info.byteSize);
 }
 
 /**
@@ -85,7 +73,7 @@ export function typedView(d: TensorDescriptor): NumericView {
   if (view.length !== expected) {
     throw fail(
       'BYTE_SIZE_MISMATCH',
-      `tensor "${d.name}": shape [${d.shape.join(',')}] of ${d.datatype} needs ` +
+      `tensor "${d.name}": shape ${shapeText(d.shape)} of ${d.datatype} needs ` +
         `${expected * datatypeInfo(d.datatype).byteSize} bytes, got ${d.byteLength}`,
     );
   }

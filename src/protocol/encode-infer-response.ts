@@ -6,10 +6,9 @@ import { Buffer } from 'node:buffer';
 import { DATATYPE_TABLE } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import type { HttpReply } from '../frontend/front-end.js';
-import { elementCount } from '../tensor/tensor.js';
+import { elementCount, shapeText } from '../tensor/shape.js';
 import type { InferenceResponse, Parameters, ResponseOutput } from './inference-request.js';
 import { tensorJsonText } from './tensor-json-text.js';
-import { shapeText } from '../tensor/tensor-label.js';
 
 export interface EncodedInferResponse extends HttpReply {
   readonly status: 200;

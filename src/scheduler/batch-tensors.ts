@@ -3,9 +3,11 @@
 // its network buffer straight into its rows of the batch's SharedArrayBuffer; each request gets
 // its outputs back as views of the batch's output block, with no per-request copy.
 
+import { BytesWalker } from '../tensor/bytes-layout.js';
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { TensorBlock } from '../memory/tensor-block.js';
+import { elementCount } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedInput } from './validated-request.js';
@@ -130,7 +132,7 @@ export function splitOutputs(
 /** Byte offsets (within the tensor) where each member's rows start, plus the end. */
 function rowBoundaries(d: TensorDescriptor, rows: readonly number[]): number[] {
   const bounds = [0];
-  const perRow = d.shape.slice(1).reduce((a, b) => a * b, 1);
+  const perRow = elementCount(d.shape.slice(1));
   const size = datatypeInfo(d.datatype).byteSize;
   if (size > 0) {
     let at = 0;
@@ -143,20 +145,13 @@ function rowBoundaries(d: TensorDescriptor, rows: readonly number[]): number[] {
     }
     return bounds;
   }
-  // BYTES: variable-size elements, so walk the 4-byte little-endian length prefixes.
-  const bytes = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-  const view = new DataView(d.buffer, d.byteOffset, d.byteLength);
-  let at = 0;
+  // BYTES: variable-size elements, so walk them to where each member's last one ends.
+  const w = new BytesWalker(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
   for (const r of rows) {
-    for (let e = r * perRow; e > 0; e--) {
-      if (bytes.length - at < 4) throw brokenBytes(d, at);
-      const n = view.getUint32(at, true);
-      if (n > bytes.length - at - 4) throw brokenBytes(d, at);
-      at += 4 + n;
-    }
-    bounds.push(at);
+    if (w.skip(r * perRow) !== r * perRow) throw brokenBytes(d, w.end);
+    bounds.push(w.end);
   }
-  if (at !== bytes.length) throw brokenBytes(d, at);
+  if (w.remaining !== 0) throw brokenBytes(d, w.end);
   return bounds;
 }
 

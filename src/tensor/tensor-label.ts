@@ -2,17 +2,13 @@
 // [1,16] FP32, got 68". The codecs take the label optionally; validation always passes one.
 
 import type { Datatype } from './datatypes.js';
+import { shapeText } from './shape.js';
 
 /** Which tensor a check is about, only used to write error messages. */
 export interface TensorLabel {
   /** e.g. "input INPUT0" or "output OUTPUT0". */
   readonly what: string;
   readonly shape?: readonly number[];
-}
-
-/** `[1,16]`: the shape the way the messages print it. */
-export function shapeText(shape: readonly unknown[]): string {
-  return `[${shape.join(',')}]`;
 }
 
 /** "input INPUT0: " or "" without a label. */

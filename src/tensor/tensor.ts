@@ -1,4 +1,5 @@
-// Tensor shapes shared by the data plane, the codecs and the workers.
+// The tensor descriptor: the one form of tensor that crosses a thread boundary, shared by the data
+// plane, the schedulers and the workers.
 
 import type { Datatype } from './datatypes.js';
 
@@ -15,19 +16,4 @@ export interface TensorDescriptor {
   readonly buffer: SharedArrayBuffer;
   readonly byteOffset: number;
   readonly byteLength: number;
-}
-
-/** A tensor in this thread's memory: raw bytes in the same layout as `TensorDescriptor`. */
-export interface HostTensor {
-  readonly name: string;
-  readonly datatype: Datatype;
-  readonly shape: readonly number[];
-  readonly data: Uint8Array;
-}
-
-/** Number of elements of a shape; the caller has already checked each dim is a safe integer >= 0. */
-export function elementCount(shape: readonly number[]): number {
-  let n = 1;
-  for (const d of shape) n *= d;
-  return n;
 }

@@ -3,27 +3,18 @@
 // little-endian host with an aligned buffer (the normal case) the view is zero-copy; otherwise the
 // bytes go through an aligned copy, byte-swapped on a big-endian host.
 
-import type { DatatypeInfo } from './datatypes.js';
+import type { DatatypeInfo, NumericView, ViewConstructor } from './datatypes.js';
 
 export const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/** The TypedArray constructors the datatype table uses, as far as these helpers need them. */
-export interface ViewConstructor<T extends ArrayBufferView> {
-  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
-  readonly BYTES_PER_ELEMENT: number;
-}
-
-/** Any of the table's numeric TypedArrays, as the loops here use them. */
-export type NumericView = ArrayBufferView & { readonly BYTES_PER_ELEMENT: number };
-
 /**
- * The datatype's TypedArray constructor with one construct signature. The table's field is a union
- * of ten constructors, which TypeScript cannot call through a single generic signature; each of them
- * does have the (buffer, byteOffset, length) form, so this narrowing is sound. Throws for BYTES.
+ * The datatype's TypedArray constructor with one construct signature: the table's field is a union
+ * of ten constructors, which TypeScript cannot call through a single generic signature. Throws for
+ * BYTES.
  */
 export function numericConstructor(info: DatatypeInfo): ViewConstructor<NumericView> {
   if (info.array === null) throw new Error(`${info.name} has no fixed-size element view`);
-  return info.array as unknown as ViewConstructor<NumericView>;
+  return info.array;
 }
 
 /** Reverses each `size`-byte group of `bytes` in place (little- <-> big-endian). */

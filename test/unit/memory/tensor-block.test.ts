@@ -1,10 +1,9 @@
-// Tensor blocks: layout, descriptors, views, bounds-checked writes and the row helper the batcher
-// uses, plus the size cap.
+// Tensor blocks: layout, descriptors, views, bounds-checked writes, plus the size cap.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
-import { rowByteLength, TensorBlock } from '../../../src/memory/tensor-block.js';
+import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../../../src/memory/views.js';
 
 const code = (c: string) => (e: unknown) => e instanceof InferenceServerError && e.code === c;
@@ -99,20 +98,6 @@ void describe('TensorBlock writes', () => {
     assert.throws(() => block.write(0, new Uint8Array(1), -1), code('INTERNAL'));
     assert.throws(() => block.write(2, new Uint8Array(1)), code('INTERNAL'));
     assert.deepEqual([...block.bytes(1)], [0, 0, 0, 0]);
-  });
-
-  void it('writeRows places one request’s rows at a row offset of a batch slot', () => {
-    const block = TensorBlock.allocate([{ name: 'x', datatype: 'INT32', shape: [3, 2] }]);
-    const d = block.descriptor(0);
-    assert.equal(rowByteLength(d), 8);
-    block.writeRows(0, 1, new Uint8Array(Int32Array.from([5, 6, 7, 8]).buffer));
-    assert.deepEqual([...(typedView(d) as Int32Array)], [0, 0, 5, 6, 7, 8]);
-    assert.throws(
-      () => block.writeRows(0, 0, new Uint8Array(6)),
-      code('BYTE_SIZE_MISMATCH'),
-      'partial rows',
-    );
-    assert.throws(() => block.writeRows(0, 2, new Uint8Array(16)), code('INTERNAL'), 'past end');
   });
 });
 
