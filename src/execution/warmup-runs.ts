@@ -8,7 +8,8 @@ import type { ModelConfig, ModelWarmupConfig } from '../config/model-config.js';
 import { fail } from '../errors.js';
 import { TensorBlock, type SlotSpec } from '../memory/tensor-block.js';
 import { fromConfigType } from '../tensor/datatypes.js';
-import { elementCount, type TensorDescriptor } from '../tensor/tensor.js';
+import { elementCount } from '../tensor/shape.js';
+import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { WarmupRun } from './messages.js';
 
 export interface WarmupRuns {
