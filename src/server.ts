@@ -5,7 +5,7 @@
 import { parseBackendConfig } from './config/backend-config.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { DataPlane } from './dataplane/data-plane.js';
-import { selectFrontEnd } from './frontend/select-front-end.js';
+import { selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
 import type { Logger } from './logger.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';

@@ -5,11 +5,11 @@ import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import type { DataPlane } from '../dataplane/data-plane.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import type { HttpCall, HttpHandler, HttpReply } from '../frontend/front-end.js';
-import { decodeInferBody } from '../protocol/decode-infer-body.js';
-import { encodeInferResponse } from '../protocol/encode-infer-response.js';
+import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
+import { decodeInferBody } from './decode-infer-body.js';
+import { encodeInferResponse } from './encode-infer-response.js';
 import { assertValidModelName } from '../repository/model-name.js';
-import { rawBinaryRequest } from './raw-binary-request.js';
+import { rawBinaryRequest } from '../dataplane/raw-binary-request.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);

@@ -9,7 +9,7 @@
 
 import type { InferContext } from '../dataplane/data-plane.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import type { WebSocketConnection, WebSocketPeer } from '../frontend/front-end.js';
+import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameCodec, FrameId, InferFrame } from './ws-frames.js';
 import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';

@@ -9,11 +9,11 @@
 //   status line, headers and first body bytes into one syscall.
 
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { fail, toServerError } from '../errors.js';
-import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming } from './body-framing.js';
-import type { HttpHandler, HttpReply } from './front-end.js';
-import { AdapterCall, type RequestHead } from './http-call.js';
+import { fail, toServerError } from '../../errors.js';
+import { BodyAccumulator } from '../body-accumulator.js';
+import { bodyFraming } from '../body-framing.js';
+import type { HttpHandler, HttpReply } from '../front-end.js';
+import { AdapterCall, type RequestHead } from '../http-call.js';
 import {
   errorReply,
   handlerFailureReply,
@@ -21,7 +21,7 @@ import {
   toWireReply,
   wireOrFailure,
   type WireReply,
-} from './reply-body.js';
+} from '../reply-body.js';
 
 type ExchangeState =
   | 'reading' // body bytes still arriving

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DATATYPES, type Datatype } from '../../../src/tensor/datatypes.js';
 import { encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
-import { encodeInferResponse } from '../../../src/protocol/encode-infer-response.js';
+import { encodeInferResponse } from '../../../src/http/encode-infer-response.js';
 import type { InferenceResponse, ResponseOutput } from '../../../src/protocol/inference-request.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';
-import { parseJsonBytes } from '../../../src/protocol/json-text.js';
-import { bytesOf, throwsCode, utf8 } from './expect-error.js';
+import { parseJsonBytes } from '../../../src/http/json-text.js';
+import { bytesOf, throwsCode, utf8 } from '../protocol/expect-error.js';
 
 const response = (
   outputs: ResponseOutput[],

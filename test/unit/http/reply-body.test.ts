@@ -9,7 +9,7 @@ import {
   releaseOnce,
   toWireReply,
   wireOrFailure,
-} from '../../../src/frontend/reply-body.js';
+} from '../../../src/http/reply-body.js';
 
 void test('a string body is UTF-8 bytes with its byte length', () => {
   const wire = toWireReply({ status: 200, body: 'héllo' });

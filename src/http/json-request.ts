@@ -9,9 +9,9 @@ import type {
   DecodedOutput,
   DecodedRequest,
   TensorData,
-} from './inference-request.js';
+} from '../protocol/inference-request.js';
 import { parseJsonBytes } from './json-text.js';
-import { isJsonObject, jsonKind, own, readParameters } from './parameters.js';
+import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
 
 /**
  * More inputs or outputs than this is refused before any of them is read (a request for 100,000

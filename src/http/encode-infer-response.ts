@@ -5,9 +5,13 @@
 import { Buffer } from 'node:buffer';
 import { DATATYPE_TABLE } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import type { HttpReply } from '../frontend/front-end.js';
+import type { HttpReply } from './front-end.js';
 import { elementCount } from '../tensor/tensor.js';
-import type { InferenceResponse, Parameters, ResponseOutput } from './inference-request.js';
+import type {
+  InferenceResponse,
+  Parameters,
+  ResponseOutput,
+} from '../protocol/inference-request.js';
 import { tensorJsonText } from './tensor-json-text.js';
 import { shapeText } from '../tensor/tensor-label.js';
 

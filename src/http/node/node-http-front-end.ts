@@ -5,8 +5,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
-import { splitTarget, type RequestHead } from './http-call.js';
+import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
+import { splitTarget, type RequestHead } from '../http-call.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
 

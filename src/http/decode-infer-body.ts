@@ -4,7 +4,7 @@
 
 import { fail } from '../errors.js';
 import { BinarySection } from './binary-section.js';
-import type { DecodedRequest } from './inference-request.js';
+import type { DecodedRequest } from '../protocol/inference-request.js';
 import { decodeJsonRequest, requestFromDocument } from './json-request.js';
 import { parseJsonBytes } from './json-text.js';
 

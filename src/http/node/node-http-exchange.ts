@@ -3,18 +3,18 @@
 // backpressure honoured, and abort detected when the response closes before it finished.
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { fail, toServerError } from '../errors.js';
-import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming } from './body-framing.js';
-import type { HttpHandler, HttpReply } from './front-end.js';
-import { AdapterCall, type RequestHead } from './http-call.js';
+import { fail, toServerError } from '../../errors.js';
+import { BodyAccumulator } from '../body-accumulator.js';
+import { bodyFraming } from '../body-framing.js';
+import type { HttpHandler, HttpReply } from '../front-end.js';
+import { AdapterCall, type RequestHead } from '../http-call.js';
 import {
   errorReply,
   handlerFailureReply,
   releaseOnce,
   toWireReply,
   wireOrFailure,
-} from './reply-body.js';
+} from '../reply-body.js';
 
 type ExchangeState = 'reading' | 'handling' | 'writing' | 'done' | 'aborted';
 
