@@ -33,6 +33,13 @@ export interface DecodedOutput {
   readonly parameters: Parameters;
 }
 
+/**
+ * More inputs or outputs than this is refused by every transport's decoder before any of them is
+ * read (a request for 100,000 outputs crashed Triton: CVE-2026-24146). No ONNX model served here
+ * comes close.
+ */
+export const MAX_TENSORS = 1024;
+
 export interface DecodedRequest {
   readonly id?: string;
   readonly parameters: Parameters;

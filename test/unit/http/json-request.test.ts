@@ -2,7 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeJsonRequest, MAX_TENSORS } from '../../../src/http/json-request.js';
+import { decodeJsonRequest } from '../../../src/http/json-request.js';
+import { MAX_TENSORS } from '../../../src/protocol/inference-request.js';
 import { parseJsonBytes } from '../../../src/http/json-text.js';
 import { jsonBytes, throwsCode, utf8 } from '../protocol/expect-error.js';
 
