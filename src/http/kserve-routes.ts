@@ -8,6 +8,7 @@ import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
 import { decodeInferBody } from './decode-infer-body.js';
 import { encodeInferResponse } from './encode-infer-response.js';
+import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import { rawBinaryRequest } from '../dataplane/raw-binary-request.js';
 
@@ -28,10 +29,6 @@ const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 export function json(status: number, value: unknown): HttpReply {
   return { status, headers: JSON_HEADERS, body: JSON.stringify(value) };
-}
-
-export function errorReply(err: InferenceServerError): HttpReply {
-  return json(err.status, { error: err.message });
 }
 
 const empty = (status: number): HttpReply => ({ status, body: '' });

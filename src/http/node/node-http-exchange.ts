@@ -8,13 +8,8 @@ import { BodyAccumulator } from '../body-accumulator.js';
 import { bodyFraming } from '../body-framing.js';
 import type { HttpHandler, HttpReply } from '../front-end.js';
 import { AdapterCall, type RequestHead } from '../http-call.js';
-import {
-  errorReply,
-  handlerFailureReply,
-  releaseOnce,
-  toWireReply,
-  wireOrFailure,
-} from '../reply-body.js';
+import { errorReply, handlerFailureReply } from '../error-reply.js';
+import { releaseOnce, toWireReply, wireOrFailure } from '../reply-body.js';
 
 type ExchangeState = 'reading' | 'handling' | 'writing' | 'done' | 'aborted';
 

@@ -14,14 +14,8 @@ import { BodyAccumulator } from '../body-accumulator.js';
 import { bodyFraming } from '../body-framing.js';
 import type { HttpHandler, HttpReply } from '../front-end.js';
 import { AdapterCall, type RequestHead } from '../http-call.js';
-import {
-  errorReply,
-  handlerFailureReply,
-  releaseOnce,
-  toWireReply,
-  wireOrFailure,
-  type WireReply,
-} from '../reply-body.js';
+import { errorReply, handlerFailureReply } from '../error-reply.js';
+import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from '../reply-body.js';
 
 type ExchangeState =
   | 'reading' // body bytes still arriving
