@@ -1,100 +1,47 @@
-// One node:http request/response pair, the counterpart of uws-exchange.ts with the same states and
-// rules: body read under the size limit into one buffer, the handler call, the reply written with
-// backpressure honoured, and abort detected when the response closes before it finished.
+// One node:http request/response pair: feeds node's body and close events to the shared
+// `HttpExchange`, and writes the reply with backpressure honoured. Abort is a response that closes
+// before it finished.
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { fail, toServerError } from '../../errors.js';
-import { BodyAccumulator } from '../body-accumulator.js';
-import { bodyFraming } from '../body-framing.js';
-import type { HttpHandler, HttpReply } from '../front-end.js';
-import { AdapterCall, type RequestHead } from '../http-call.js';
-import { errorReply, handlerFailureReply } from '../error-reply.js';
-import { releaseOnce, toWireReply, wireOrFailure } from '../reply-body.js';
+import type { HttpHandler } from '../front-end.js';
+import type { RequestHead } from '../http-call.js';
+import { HttpExchange } from '../http-exchange.js';
+import type { WireReply } from '../reply-body.js';
 
-type ExchangeState = 'reading' | 'handling' | 'writing' | 'done' | 'aborted';
-
-const EMPTY_BODY = new Uint8Array(0);
-
-export class NodeHttpExchange {
+export class NodeHttpExchange extends HttpExchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
-  readonly #maxBodyBytes: number;
-  readonly #controller = new AbortController();
-  #state: ExchangeState = 'reading';
-  #release: ((delivered: boolean) => void) | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number) {
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    head: RequestHead,
+    handler: HttpHandler,
+    maxBodyBytes: number,
+  ) {
+    super(head, handler, maxBodyBytes);
     this.#req = req;
     this.#res = res;
-    this.#maxBodyBytes = maxBodyBytes;
   }
 
-  start(head: RequestHead, handler: HttpHandler): void {
+  start(): void {
     // 'close' before 'finish' means the connection went away (or close() destroyed it).
-    this.#res.once('close', () => this.#onClose());
+    this.#res.once('close', () => this.abandon());
     // Node reports a connection lost mid-body as an 'error' on the request ("aborted"); the
     // response's 'close' above already covers it, so this listener only keeps it from being thrown.
     this.#req.on('error', () => undefined);
-
-    let body: BodyAccumulator;
-    try {
-      const framing = bodyFraming((name) => head.headers.get(name), this.#maxBodyBytes);
-      if (framing.kind === 'none') {
-        this.#dispatch(head, EMPTY_BODY, handler);
-        return;
-      }
-      body = new BodyAccumulator(framing, this.#maxBodyBytes);
-    } catch (error) {
-      this.#reject(error);
-      return;
-    }
-
-    this.#req.on('data', (chunk: Buffer) => {
-      if (this.#state !== 'reading') return; // rejected: node discards the rest
-      try {
-        body.append(chunk);
-      } catch (error) {
-        this.#reject(error);
-      }
-    });
-    this.#req.once('end', () => {
-      if (this.#state !== 'reading') return;
-      let complete: Uint8Array;
-      try {
-        complete = body.finish();
-      } catch (error) {
-        this.#reject(error);
-        return;
-      }
-      this.#dispatch(head, complete, handler);
-    });
+    if (!this.begin()) return;
+    // After a rejection node discards the rest of the body; bodyChunk ignores what still arrives.
+    this.#req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
+    this.#req.once('end', () => this.bodyEnd());
   }
 
-  #dispatch(head: RequestHead, body: Uint8Array, handler: HttpHandler): void {
-    this.#state = 'handling';
-    void this.#handle(new AdapterCall(head, body, this.#controller.signal), handler);
+  protected breakConnection(): void {
+    // Destroying the socket reports the unfinished reply to the client (and runs the abort path).
+    this.#res.destroy();
   }
 
-  async #handle(call: AdapterCall, handler: HttpHandler): Promise<void> {
-    let reply: HttpReply;
-    try {
-      reply = await handler(call);
-    } catch (error) {
-      reply = handlerFailureReply(error);
-    }
-    try {
-      await this.#send(reply);
-    } catch {
-      // Only a node:http invariant broken mid-reply gets here; the reply cannot be finished, and
-      // destroying the socket reports that to the client (and runs #onClose).
-      this.#res.destroy();
-    }
-  }
-
-  /** A framing or size error: 400 and close, so the unread rest of the body is never parsed. */
-  #reject(error: unknown): void {
-    this.#state = 'done';
-    const wire = toWireReply(errorReply(toServerError(error)));
+  protected writeRejection(wire: WireReply): void {
     const headers: OutgoingHttpHeaders = Object.fromEntries(wire.headers);
     headers['content-length'] = wire.totalBytes;
     // With "Connection: close" node ends the socket once this reply is out, after discarding
@@ -104,21 +51,10 @@ export class NodeHttpExchange {
     this.#res.end(wire.chunks[0]);
   }
 
-  async #send(reply: HttpReply): Promise<void> {
-    const release = releaseOnce(reply);
-    if (this.#state !== 'handling') {
-      release(false); // aborted while the handler ran
-      return;
-    }
-    this.#state = 'writing';
-    this.#release = release;
+  protected async writeReply(wire: WireReply): Promise<void> {
     const res = this.#res;
-    res.once('finish', () => {
-      // 'finish': the last byte is handed to the socket, which no longer needs our chunks.
-      this.#state = 'done';
-      release(true);
-    });
-    const wire = wireOrFailure(reply);
+    // 'finish': the last byte is handed to the socket, which no longer needs our chunks.
+    res.once('finish', () => this.delivered());
     const headers: OutgoingHttpHeaders = Object.fromEntries(wire.headers);
     headers['content-length'] = wire.totalBytes;
     res.writeHead(wire.status, headers);
@@ -135,18 +71,8 @@ export class NodeHttpExchange {
       // write() keeps a reference and returns false once its buffer passes the high-water mark;
       // waiting for 'drain' bounds how much of a large reply is queued in the socket at once.
       if (!res.write(chunk)) await drainOrClose(res);
-      if (this.#state !== 'writing') return; // the client went away while we waited
+      if (this.state !== 'writing') return; // the client went away while we waited
     }
-  }
-
-  #onClose(): void {
-    const previous = this.#state;
-    if (previous === 'done' || previous === 'aborted') return;
-    this.#state = 'aborted';
-    this.#controller.abort(
-      fail('CANCELLED', 'the client closed the connection before the reply was sent'),
-    );
-    if (previous === 'writing') this.#release?.(false);
   }
 }
 

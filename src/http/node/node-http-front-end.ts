@@ -101,7 +101,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
     const socket = req.socket;
     this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
     res.once('close', () => this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1));
-    new NodeHttpExchange(req, res, this.#options.maxBodyBytes).start(readHead(req), handler);
+    new NodeHttpExchange(req, res, readHead(req), handler, this.#options.maxBodyBytes).start();
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

@@ -1,117 +1,62 @@
-// One uWebSockets.js request/response pair, from the route callback to the last byte written: body
-// reading under the size limit, the handler call, the reply written under backpressure, and abort.
+// One uWebSockets.js request/response pair: feeds uWS's body and abort events to the shared
+// `HttpExchange`, and writes the reply under backpressure.
 //
 // uWS rules this file is built around (measured on @trufflesuite/uws-js-unofficial 20.30):
 // - `res` must not be touched once `onAborted` has fired or the response has completed; the native
-//   object is gone and any call can crash the process. `#state` guards every use.
-// - `onData` chunks are views of memory uWS reuses and neuters when the callback returns: copied.
+//   object is gone and any call can crash the process. The exchange state guards every use.
+// - `onData` chunks are views of memory uWS reuses and neuters when the callback returns: the
+//   shared body accumulator copies them before the callback returns.
 // - Writes made outside uWS's own callbacks (after an await) go through `res.cork`, which batches the
 //   status line, headers and first body bytes into one syscall.
 
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { fail, toServerError } from '../../errors.js';
-import { BodyAccumulator } from '../body-accumulator.js';
-import { bodyFraming } from '../body-framing.js';
-import type { HttpHandler, HttpReply } from '../front-end.js';
-import { AdapterCall, type RequestHead } from '../http-call.js';
-import { errorReply, handlerFailureReply } from '../error-reply.js';
-import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from '../reply-body.js';
+import type { HttpHandler } from '../front-end.js';
+import type { RequestHead } from '../http-call.js';
+import { HttpExchange } from '../http-exchange.js';
+import type { WireReply } from '../reply-body.js';
 
-type ExchangeState =
-  | 'reading' // body bytes still arriving
-  | 'handling' // the handler has the call
-  | 'writing' // reply started; may be waiting for onWritable
-  | 'done' // reply fully handed to uWS; `res` is invalid
-  | 'aborted'; // the client went away or close() ran; `res` is invalid
-
-const EMPTY_BODY = new Uint8Array(0);
-
-export class UwsExchange {
+export class UwsExchange extends HttpExchange {
   readonly #res: HttpResponse;
-  readonly #maxBodyBytes: number;
   readonly #onSettled: (exchange: UwsExchange) => void;
-  readonly #controller = new AbortController();
-  #state: ExchangeState = 'reading';
   // The reply being written: chunk `#index` starts at body offset `#chunkStart`.
   #wire: WireReply | undefined;
   #index = 0;
   #chunkStart = 0;
-  #release: ((delivered: boolean) => void) | undefined;
 
-  constructor(res: HttpResponse, maxBodyBytes: number, onSettled: (exchange: UwsExchange) => void) {
+  constructor(
+    res: HttpResponse,
+    head: RequestHead,
+    handler: HttpHandler,
+    maxBodyBytes: number,
+    onSettled: (exchange: UwsExchange) => void,
+  ) {
+    super(head, handler, maxBodyBytes);
     this.#res = res;
-    this.#maxBodyBytes = maxBodyBytes;
     this.#onSettled = onSettled;
   }
 
-  /** Called synchronously from the route callback, with the head already copied out of `req`. */
-  start(head: RequestHead, handler: HttpHandler): void {
+  /** Called synchronously from the route callback. */
+  start(): void {
     // First, before anything can await: uWS requires an abort handler on every response not
     // answered inside the route callback.
     this.#res.onAborted(() => this.#onAborted());
-
-    let body: BodyAccumulator;
-    try {
-      const framing = bodyFraming((name) => head.headers.get(name), this.#maxBodyBytes);
-      if (framing.kind === 'none') {
-        this.#dispatch(head, EMPTY_BODY, handler);
-        return;
-      }
-      body = new BodyAccumulator(framing, this.#maxBodyBytes);
-    } catch (error) {
-      this.#reject(error);
-      return;
-    }
-
+    if (!this.begin()) return;
     this.#res.onData((chunk, isLast) => {
-      // After a rejection uWS may still deliver the rest of what the client sent.
-      if (this.#state !== 'reading') return;
-      let complete: Uint8Array | undefined;
-      try {
-        body.append(new Uint8Array(chunk));
-        if (isLast) complete = body.finish();
-      } catch (error) {
-        this.#reject(error);
-        return;
-      }
-      if (complete !== undefined) this.#dispatch(head, complete, handler);
+      if (this.bodyChunk(new Uint8Array(chunk)) && isLast) this.bodyEnd();
     });
   }
 
   /** Force-closes the connection (used by close() on builds without `app.close()`). */
   forceClose(): void {
-    if (this.#state === 'done' || this.#state === 'aborted') return;
+    if (this.state === 'done' || this.state === 'aborted') return;
     this.#res.close(); // runs onAborted synchronously
   }
 
-  #dispatch(head: RequestHead, body: Uint8Array, handler: HttpHandler): void {
-    this.#state = 'handling';
-    void this.#handle(new AdapterCall(head, body, this.#controller.signal), handler);
+  protected breakConnection(): void {
+    this.forceClose();
   }
 
-  async #handle(call: AdapterCall, handler: HttpHandler): Promise<void> {
-    let reply: HttpReply;
-    try {
-      reply = await handler(call);
-    } catch (error) {
-      reply = handlerFailureReply(error);
-    }
-    try {
-      this.#send(reply);
-    } catch {
-      // Only a broken uWS invariant gets here; the reply cannot be finished, and closing the
-      // connection tells the client so (and runs #onAborted, which releases the reply).
-      this.forceClose();
-    }
-  }
-
-  /**
-   * A framing or size error: answer 400 and close the connection, since the unread rest of the body
-   * would otherwise be parsed as the next request.
-   */
-  #reject(error: unknown): void {
-    this.#state = 'done';
-    const wire = toWireReply(errorReply(toServerError(error)));
+  protected writeRejection(wire: WireReply): void {
     this.#res.cork(() => {
       this.#res.writeStatus(wire.statusLine);
       for (const [name, value] of wire.headers) this.#res.writeHeader(name, value);
@@ -121,16 +66,7 @@ export class UwsExchange {
     this.#onSettled(this);
   }
 
-  #send(reply: HttpReply): void {
-    const release = releaseOnce(reply);
-    if (this.#state !== 'handling') {
-      // Aborted while the handler ran: the reply has nowhere to go.
-      release(false);
-      return;
-    }
-    this.#state = 'writing';
-    this.#release = release;
-    const wire = wireOrFailure(reply);
+  protected writeReply(wire: WireReply): void {
     this.#wire = wire;
     this.#res.cork(() => {
       this.#res.writeStatus(wire.statusLine);
@@ -141,7 +77,7 @@ export class UwsExchange {
         return;
       }
       // onWritable fires when the socket drains after a tryEnd that could not write everything.
-      this.#res.onWritable(() => this.#state !== 'writing' || this.#pump());
+      this.#res.onWritable(() => this.state !== 'writing' || this.#pump());
       this.#pump();
     });
   }
@@ -175,21 +111,14 @@ export class UwsExchange {
   }
 
   #finish(): void {
-    this.#state = 'done';
     this.#wire = undefined;
-    this.#release?.(true);
+    this.delivered();
     this.#onSettled(this);
   }
 
   #onAborted(): void {
-    const previous = this.#state;
-    if (previous === 'done' || previous === 'aborted') return;
-    this.#state = 'aborted';
+    if (!this.abandon()) return;
     this.#wire = undefined;
-    this.#controller.abort(
-      fail('CANCELLED', 'the client closed the connection before the reply was sent'),
-    );
-    if (previous === 'writing') this.#release?.(false);
     this.#onSettled(this);
   }
 }

@@ -88,11 +88,15 @@ export class UwsFrontEnd implements FrontEnd {
   }
 
   #onRequest(res: HttpResponse, req: HttpRequest, handler: HttpHandler): void {
-    const exchange = new UwsExchange(res, this.#options.maxBodyBytes, (settled) =>
-      this.#open.delete(settled),
+    const exchange = new UwsExchange(
+      res,
+      readHead(req),
+      handler,
+      this.#options.maxBodyBytes,
+      (settled) => this.#open.delete(settled),
     );
     this.#open.add(exchange);
-    exchange.start(readHead(req), handler);
+    exchange.start();
   }
 }
 
