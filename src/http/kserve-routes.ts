@@ -7,7 +7,7 @@ import type { DataPlane } from '../dataplane/data-plane.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
 import { decodeInferBody } from './decode-infer-body.js';
-import { encodeInferResponse } from './encode-infer-response.js';
+import { encodeInferResponse, type EncodedInferResponse } from './encode-infer-response.js';
 import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import { rawBinaryRequest } from '../dataplane/raw-binary-request.js';
@@ -99,11 +99,24 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
         signal: call.signal,
         arrivalNs,
       });
-      return encodeInferResponse(response);
+      return inferReply(encodeInferResponse(response));
     }
     default:
       throw fail('NOT_FOUND', 'Not Found');
   }
+}
+
+/** JSON as `application/json`; a binary body as `application/octet-stream` with its JSON length. */
+function inferReply(encoded: EncodedInferResponse): HttpReply {
+  if (encoded.kind === 'json') return { status: 200, headers: JSON_HEADERS, body: encoded.body };
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': String(encoded.headerLength),
+    },
+    body: encoded.body,
+  };
 }
 
 function requireMethod(call: HttpCall, method: 'GET' | 'POST'): void {
