@@ -5,10 +5,14 @@
 import { toConfigJson } from '../config/config-json.js';
 import { fail, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
 import type { FailureReason } from '../metrics/model-reporter.js';
-import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
+import type {
+  DecodedRequest,
+  InferenceResponse,
+  RawBinaryRequest,
+} from '../protocol/inference-request.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
-import { fullDims, type ModelSignature } from '../repository/model-signature.js';
+import { fullDims } from '../repository/model-signature.js';
 import { validateRequest } from './validate-request.js';
 
 export const SERVER_NAME = 'infernode';
@@ -92,11 +96,6 @@ export class DataPlane {
     };
   }
 
-  /** The tensor signature serving `name` / `version` (raw binary requests need it to decode). */
-  signature(name: string, version: string | undefined): ModelSignature {
-    return this.registry.resolve(name, version).signature;
-  }
-
   modelConfig(name: string, version: string | undefined): object {
     return toConfigJson(this.registry.resolve(name, version).config);
   }
@@ -134,7 +133,7 @@ export class DataPlane {
   async infer(
     name: string,
     version: string | undefined,
-    request: DecodedRequest,
+    request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse> {
     if (this.shuttingDown) throw fail('SHUTTING_DOWN', 'the server is shutting down');
@@ -157,7 +156,7 @@ export class DataPlane {
       const response: InferenceResponse = {
         model_name: mv.name,
         model_version: String(mv.version),
-        ...(request.id !== undefined ? { id: request.id } : {}),
+        ...(validated.id !== undefined ? { id: validated.id } : {}),
         outputs: result.outputs.map((o) => ({
           name: o.name,
           datatype: o.datatype,

@@ -10,7 +10,6 @@ import { decodeInferBody } from './decode-infer-body.js';
 import { encodeInferResponse, type EncodedInferResponse } from './encode-infer-response.js';
 import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
-import { rawBinaryRequest } from '../dataplane/raw-binary-request.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -90,11 +89,7 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
       const body = await decompress(call, options.maxBodyBytes);
-      const decoded = decodeInferBody(body, call.header('inference-header-content-length'));
-      const request =
-        'rawBinary' in decoded
-          ? rawBinaryRequest(plane.signature(name, version), decoded.rawBinary)
-          : decoded;
+      const request = decodeInferBody(body, call.header('inference-header-content-length'));
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,

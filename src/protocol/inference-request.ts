@@ -48,6 +48,15 @@ export interface DecodedRequest {
   readonly outputs?: readonly DecodedOutput[];
 }
 
+/**
+ * Triton's raw binary request (HTTP `Inference-Header-Content-Length: 0`): the body is the bytes of
+ * the model's only input, with no JSON at all. Which input that is, and its shape, depend on the
+ * model, so validation resolves it into a DecodedRequest.
+ */
+export interface RawBinaryRequest {
+  readonly rawBinary: Uint8Array;
+}
+
 /** One output of a finished inference, ready for an encoder. */
 export interface ResponseOutput {
   readonly name: string;
