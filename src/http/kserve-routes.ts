@@ -3,7 +3,7 @@
 
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
-import type { DataPlane } from '../dataplane/data-plane.js';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
 import { decodeInferBody } from './decode-infer-body.js';
