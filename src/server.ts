@@ -4,8 +4,8 @@
 
 import { parseBackendConfig } from './config/backend-config.js';
 import type { ServerOptions } from './cli/server-options.js';
-import { DataPlane } from './dataplane/data-plane.js';
-import { selectFrontEnd } from './frontend/select-front-end.js';
+import { RegistryDataPlane } from './dataplane/data-plane.js';
+import { selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
 import type { Logger } from './logger.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
@@ -20,7 +20,7 @@ export interface RunningServer {
   readonly metricsPort: number | undefined;
   readonly frontEnd: string;
   readonly registry: ModelRegistry;
-  readonly dataPlane: DataPlane;
+  readonly dataPlane: RegistryDataPlane;
   readonly metrics: MetricsCatalog;
   /** The WebSocket endpoint (absent with --allow-websocket=false). */
   readonly websocket: StreamingRoute | undefined;
@@ -52,7 +52,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     );
   }
 
-  const dataPlane = new DataPlane(registry, {
+  const dataPlane = new RegistryDataPlane(registry, {
     version: VERSION,
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,

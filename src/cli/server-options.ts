@@ -2,7 +2,7 @@
 // frozen. Nothing downstream reads argv or process.env.
 
 import { fail } from '../errors.js';
-import { parseFrontEndChoice, type FrontEndChoice } from '../frontend/select-front-end.js';
+import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 
 export interface ServerOptions {

@@ -1,15 +1,30 @@
-// The transport-agnostic data plane: health, metadata, config, statistics and inference. HTTP and
-// WebSocket handlers decode bytes, call this, and encode what it returns; nothing here knows about
-// uWebSockets.js, HTTP status codes or wire encodings.
+// The transport-agnostic data plane over the model registry: health, metadata, config, statistics
+// and inference (the `DataPlane` of data-plane-api.ts). HTTP and WebSocket handlers decode bytes,
+// call this, and encode what it returns; nothing here knows about uWebSockets.js, HTTP status codes
+// or wire encodings.
 
 import { toConfigJson } from '../config/config-json.js';
 import { fail, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
 import type { FailureReason } from '../metrics/model-reporter.js';
-import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
+import type {
+  DecodedRequest,
+  InferenceResponse,
+  RawBinaryRequest,
+} from '../protocol/inference-request.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
-import { fullDims, type ModelSignature } from '../repository/model-signature.js';
+import { fullDims } from '../repository/model-signature.js';
 import { reshape } from '../tensor/shape.js';
+import type {
+  DataPlane,
+  InferContext,
+  ModelConfigJson,
+  ModelMetadata,
+  ModelStatisticsResponse,
+  RepositoryIndexEntry,
+  ServerMetadata,
+  TensorMetadata,
+} from './data-plane-api.js';
 import { validateRequest } from './validate-request.js';
 
 export const SERVER_NAME = 'infernode';
@@ -31,13 +46,7 @@ export interface DataPlaneOptions {
   readonly maxInputBytes: number;
 }
 
-export interface InferContext {
-  readonly signal: AbortSignal;
-  /** process.hrtime.bigint() as a number when the request arrived. */
-  readonly arrivalNs: number;
-}
-
-export class DataPlane {
+export class RegistryDataPlane implements DataPlane {
   private shuttingDown = false;
 
   constructor(
@@ -60,7 +69,7 @@ export class DataPlane {
     return this.registry.all().some((e) => e.state === 'READY') || this.registry.all().length === 0;
   }
 
-  serverMetadata(): object {
+  serverMetadata(): ServerMetadata {
     return { name: SERVER_NAME, version: this.options.version, extensions: EXTENSIONS };
   }
 
@@ -74,11 +83,11 @@ export class DataPlane {
     }
   }
 
-  modelMetadata(name: string, version: string | undefined): object {
+  modelMetadata(name: string, version: string | undefined): ModelMetadata {
     const mv = this.registry.resolve(name, version);
     const sig = mv.signature;
     const entry = this.registry.entry(name);
-    const tensors = (m: typeof sig.inputs) =>
+    const tensors = (m: typeof sig.inputs): TensorMetadata[] =>
       [...m.values()].map((t) => ({
         name: t.name,
         datatype: t.datatype,
@@ -93,17 +102,12 @@ export class DataPlane {
     };
   }
 
-  /** The tensor signature serving `name` / `version` (raw binary requests need it to decode). */
-  signature(name: string, version: string | undefined): ModelSignature {
-    return this.registry.resolve(name, version).signature;
-  }
-
-  modelConfig(name: string, version: string | undefined): object {
+  modelConfig(name: string, version: string | undefined): ModelConfigJson {
     return toConfigJson(this.registry.resolve(name, version).config);
   }
 
   /** Triton's statistics extension: all models, one model, or one version. */
-  modelStats(name: string | undefined, version: string | undefined): object {
+  modelStats(name: string | undefined, version: string | undefined): ModelStatisticsResponse {
     let versions: ModelVersion[];
     if (name === undefined) {
       versions = this.registry.all().flatMap((e) => [...e.versions.values()]);
@@ -120,8 +124,8 @@ export class DataPlane {
   }
 
   /** Triton's repository index: every model with its state and reason. */
-  repositoryIndex(): object[] {
-    return this.registry.all().flatMap((e) => {
+  repositoryIndex(): RepositoryIndexEntry[] {
+    return this.registry.all().flatMap((e): RepositoryIndexEntry[] => {
       if (e.versions.size === 0) return [{ name: e.name, state: e.state, reason: e.reason }];
       return [...e.versions.keys()].map((v) => ({
         name: e.name,
@@ -135,7 +139,7 @@ export class DataPlane {
   async infer(
     name: string,
     version: string | undefined,
-    request: DecodedRequest,
+    request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse> {
     if (this.shuttingDown) throw fail('SHUTTING_DOWN', 'the server is shutting down');
@@ -158,7 +162,7 @@ export class DataPlane {
       const response: InferenceResponse = {
         model_name: mv.name,
         model_version: String(mv.version),
-        ...(request.id !== undefined ? { id: request.id } : {}),
+        ...(validated.id !== undefined ? { id: validated.id } : {}),
         outputs: result.outputs.map((o) => ({
           name: o.name,
           datatype: o.datatype,

@@ -8,7 +8,12 @@ import { fail } from '../errors.js';
 import { bytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
-import type { DecodedInput, DecodedRequest, Parameters } from '../protocol/inference-request.js';
+import type {
+  DecodedInput,
+  DecodedRequest,
+  Parameters,
+  RawBinaryRequest,
+} from '../protocol/inference-request.js';
 import { reshape, shapeText } from '../tensor/shape.js';
 import { inputLabel } from '../tensor/tensor-label.js';
 import {
@@ -22,6 +27,7 @@ import {
   type ModelSignature,
   type TensorSignature,
 } from '../repository/model-signature.js';
+import { rawBinaryRequest } from './raw-binary-request.js';
 
 export interface ValidationContext {
   readonly signal: AbortSignal;
@@ -33,11 +39,16 @@ export interface ValidationContext {
 /** Request parameters Triton reserves; `sequence_*` need the sequence batcher, not built yet. */
 const SEQUENCE_PARAMETERS = ['sequence_id', 'sequence_start', 'sequence_end'] as const;
 
+/**
+ * Checks `request` against `sig`. A raw binary request is first resolved against the model's one
+ * input here, where the model is known, so every transport enters the data plane once.
+ */
 export function validateRequest(
   sig: ModelSignature,
-  req: DecodedRequest,
+  request: DecodedRequest | RawBinaryRequest,
   ctx: ValidationContext,
 ): ValidatedRequest {
+  const req = 'rawBinary' in request ? rawBinaryRequest(sig, request.rawBinary) : request;
   const params = req.parameters;
   for (const key of SEQUENCE_PARAMETERS) {
     if (Object.hasOwn(params, key)) {

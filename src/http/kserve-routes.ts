@@ -3,13 +3,13 @@
 
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
-import type { DataPlane } from '../dataplane/data-plane.js';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import type { HttpCall, HttpHandler, HttpReply } from '../frontend/front-end.js';
-import { decodeInferBody } from '../protocol/decode-infer-body.js';
-import { encodeInferResponse } from '../protocol/encode-infer-response.js';
+import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
+import { decodeInferBody } from './decode-infer-body.js';
+import { encodeInferResponse, type EncodedInferResponse } from './encode-infer-response.js';
+import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
-import { rawBinaryRequest } from './raw-binary-request.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -28,10 +28,6 @@ const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 export function json(status: number, value: unknown): HttpReply {
   return { status, headers: JSON_HEADERS, body: JSON.stringify(value) };
-}
-
-export function errorReply(err: InferenceServerError): HttpReply {
-  return json(err.status, { error: err.message });
 }
 
 const empty = (status: number): HttpReply => ({ status, body: '' });
@@ -93,20 +89,29 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
       const body = await decompress(call, options.maxBodyBytes);
-      const decoded = decodeInferBody(body, call.header('inference-header-content-length'));
-      const request =
-        'rawBinary' in decoded
-          ? rawBinaryRequest(plane.signature(name, version), decoded.rawBinary)
-          : decoded;
+      const request = decodeInferBody(body, call.header('inference-header-content-length'));
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,
       });
-      return encodeInferResponse(response);
+      return inferReply(encodeInferResponse(response));
     }
     default:
       throw fail('NOT_FOUND', 'Not Found');
   }
+}
+
+/** JSON as `application/json`; a binary body as `application/octet-stream` with its JSON length. */
+function inferReply(encoded: EncodedInferResponse): HttpReply {
+  if (encoded.kind === 'json') return { status: 200, headers: JSON_HEADERS, body: encoded.body };
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': String(encoded.headerLength),
+    },
+    body: encoded.body,
+  };
 }
 
 function requireMethod(call: HttpCall, method: 'GET' | 'POST'): void {

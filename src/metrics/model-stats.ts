@@ -13,6 +13,33 @@ export interface BatchStat {
   readonly compute_output: DurationStat;
 }
 
+/** Cumulative counts and durations of one model version's requests, by stage. */
+export interface InferenceStats {
+  readonly success: DurationStat;
+  readonly fail: DurationStat;
+  readonly queue: DurationStat;
+  readonly compute_input: DurationStat;
+  readonly compute_infer: DurationStat;
+  readonly compute_output: DurationStat;
+  readonly cache_hit: DurationStat;
+  readonly cache_miss: DurationStat;
+}
+
+/** One model version's entry in the statistics extension's `model_stats` list. */
+export interface ModelStatistics {
+  readonly name: string;
+  readonly version: string;
+  readonly last_inference: number;
+  readonly inference_count: number;
+  readonly execution_count: number;
+  readonly inference_stats: InferenceStats;
+  /** Per-response statistics (decoupled models): always empty here. */
+  readonly response_stats: Readonly<Record<string, never>>;
+  readonly batch_stats: readonly BatchStat[];
+  /** Memory usage per device: not tracked, always empty. */
+  readonly memory_usage: readonly [];
+}
+
 const zero = (): DurationStat => ({ count: 0, ns: 0 });
 
 export class ModelStats {
@@ -73,7 +100,7 @@ export class ModelStats {
     this.lastInferenceMs = nowMs;
   }
 
-  toJson(): object {
+  toJson(): ModelStatistics {
     return {
       name: this.name,
       version: String(this.version),

@@ -33,12 +33,28 @@ export interface DecodedOutput {
   readonly parameters: Parameters;
 }
 
+/**
+ * More inputs or outputs than this is refused by every transport's decoder before any of them is
+ * read (a request for 100,000 outputs crashed Triton: CVE-2026-24146). No ONNX model served here
+ * comes close.
+ */
+export const MAX_TENSORS = 1024;
+
 export interface DecodedRequest {
   readonly id?: string;
   readonly parameters: Parameters;
   readonly inputs: readonly DecodedInput[];
   /** Absent: every model output, with default settings. */
   readonly outputs?: readonly DecodedOutput[];
+}
+
+/**
+ * Triton's raw binary request (HTTP `Inference-Header-Content-Length: 0`): the body is the bytes of
+ * the model's only input, with no JSON at all. Which input that is, and its shape, depend on the
+ * model, so validation resolves it into a DecodedRequest.
+ */
+export interface RawBinaryRequest {
+  readonly rawBinary: Uint8Array;
 }
 
 /** One output of a finished inference, ready for an encoder. */

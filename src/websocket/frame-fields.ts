@@ -4,7 +4,7 @@
 
 import { Buffer } from 'node:buffer';
 import { fail } from '../errors.js';
-import { MAX_TENSORS } from '../protocol/json-request.js';
+import { MAX_TENSORS } from '../protocol/inference-request.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import type { FrameId } from './ws-frames.js';
 import { MAX_ID_BYTES } from './ws-protocol.js';

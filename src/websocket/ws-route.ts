@@ -2,7 +2,7 @@
 // negotiation (which picks the frame codec) and one `WsSession` per accepted socket.
 
 import type { InferenceServerError } from '../errors.js';
-import type { WebSocketRoute } from '../frontend/front-end.js';
+import type { WebSocketRoute } from '../http/front-end.js';
 import { flatbuffersCodec } from './flatbuffers-frames.js';
 import { msgpackCodec } from './msgpack-frames.js';
 import { WsCounters } from './ws-counters.js';

@@ -7,9 +7,9 @@
 // stops reading therefore runs into its in-flight cap instead of making the server hold an
 // unbounded number of finished responses; the byte cap on queued frames covers the error frames.
 
-import type { InferContext } from '../dataplane/data-plane.js';
+import type { InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import type { WebSocketConnection, WebSocketPeer } from '../frontend/front-end.js';
+import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameCodec, FrameId, InferFrame } from './ws-frames.js';
 import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';

@@ -2,7 +2,7 @@
 // case receives, and small helpers. Kept apart so case files and the runner do not import each other.
 
 import { randomBytes } from 'node:crypto';
-import type { FrontEnd, FrontEndOptions } from '../../src/frontend/front-end.js';
+import type { FrontEnd, FrontEndOptions } from '../../src/http/front-end.js';
 import type { EchoState } from './echo-handler.js';
 
 export interface FrontEndUnderTest {

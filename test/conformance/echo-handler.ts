@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { HttpCall, HttpHandler, HttpReply } from '../../src/frontend/front-end.js';
+import type { HttpCall, HttpHandler, HttpReply } from '../../src/http/front-end.js';
 
 export const SELECTED_HEADERS = ['content-type', 'x-request-id', 'x-multi'] as const;
 

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FrontEnd } from '../../src/frontend/front-end.js';
+import type { FrontEnd } from '../../src/http/front-end.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
   type ConformanceCase,

@@ -1,6 +1,6 @@
 // Runs the FrontEnd conformance suite against the node:http adapter.
 
-import { NodeHttpFrontEnd } from '../../src/frontend/node-http-front-end.js';
+import { NodeHttpFrontEnd } from '../../src/http/node/node-http-front-end.js';
 import { runFrontEndConformance } from './front-end.conformance.js';
 
 runFrontEndConformance({

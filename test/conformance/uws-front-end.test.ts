@@ -1,8 +1,8 @@
 // Runs the FrontEnd conformance suite against the uWebSockets.js adapter. Skipped, with the loader's
 // reason, on a Node release the uWS binary does not support.
 
-import { UwsFrontEnd } from '../../src/frontend/uws-front-end.js';
-import { loadUws } from '../../src/frontend/uws-loader.js';
+import { UwsFrontEnd } from '../../src/http/uws/uws-front-end.js';
+import { loadUws } from '../../src/http/uws/uws-loader.js';
 import { runFrontEndConformance } from './front-end.conformance.js';
 
 const loaded = loadUws();

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Packr } from 'msgpackr';
 import WebSocket from 'ws';
 import type { Datatype } from '../../src/tensor/datatypes.js';
-import { loadUws } from '../../src/frontend/uws-loader.js';
+import { loadUws } from '../../src/http/uws/uws-loader.js';
 import {
   InferenceClient,
   InferenceClientError,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { InferenceServerError } from '../../../src/errors.js';
-import { BodyAccumulator } from '../../../src/frontend/body-accumulator.js';
+import { BodyAccumulator } from '../../../src/http/body-accumulator.js';
 
 /** Splits `bytes` at the given cut points (sorted, deduplicated, in range). */
 function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {

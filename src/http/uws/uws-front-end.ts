@@ -5,8 +5,8 @@
 // importing this file can never fail on a Node release the binary does not support.
 
 import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
-import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
-import { addHeader, type RequestHead } from './http-call.js';
+import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
+import { addHeader, type RequestHead } from '../http-call.js';
 import type { UwsApp, UwsModule } from './uws-loader.js';
 import { UwsExchange } from './uws-exchange.js';
 import { attachUwsWebSocket, type UwsWebSocketHandle } from './uws-websocket.js';
@@ -88,11 +88,15 @@ export class UwsFrontEnd implements FrontEnd {
   }
 
   #onRequest(res: HttpResponse, req: HttpRequest, handler: HttpHandler): void {
-    const exchange = new UwsExchange(res, this.#options.maxBodyBytes, (settled) =>
-      this.#open.delete(settled),
+    const exchange = new UwsExchange(
+      res,
+      readHead(req),
+      handler,
+      this.#options.maxBodyBytes,
+      (settled) => this.#open.delete(settled),
     );
     this.#open.add(exchange);
-    exchange.start(readHead(req), handler);
+    exchange.start();
   }
 }
 

@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeInferBody, parseHeaderLength } from '../../../src/protocol/decode-infer-body.js';
+import { decodeInferBody, parseHeaderLength } from '../../../src/http/decode-infer-body.js';
 import type { DecodedRequest } from '../../../src/protocol/inference-request.js';
-import { bytesOf, jsonBytes, throwsCode, utf8 } from './expect-error.js';
+import { bytesOf, jsonBytes, throwsCode, utf8 } from '../protocol/expect-error.js';
 
 /** JSON header + binary parts as one body, and the header length to send. */
 function framed(doc: unknown, ...parts: Uint8Array[]): { body: Uint8Array; header: string } {

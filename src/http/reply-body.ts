@@ -1,9 +1,10 @@
 // An `HttpReply` in the form both adapters write: a status line, the handler's headers minus the
-// framing ones the adapter owns, and the body as a list of byte chunks with their total. Also the
-// error replies the adapters produce themselves (framing errors, a handler that threw).
+// framing ones the adapter owns, and the body as a list of byte chunks with their total; and the
+// release hook that tells the handler when the adapter no longer holds the body.
 
 import { STATUS_CODES } from 'node:http';
-import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import { fail } from '../errors.js';
+import { errorReply } from './error-reply.js';
 import type { HttpReply } from './front-end.js';
 
 export interface WireReply {
@@ -69,20 +70,6 @@ export function wireOrFailure(reply: HttpReply): WireReply {
   } catch {
     return toWireReply(errorReply(fail('INTERNAL')));
   }
-}
-
-/** Triton's error body: `{"error": "<message>"}` with the catalogue's status. */
-export function errorReply(error: InferenceServerError): HttpReply {
-  return {
-    status: error.status,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ error: error.message }),
-  };
-}
-
-/** The reply for a handler that threw instead of returning an error reply: never leaks the cause. */
-export function handlerFailureReply(thrown: unknown): HttpReply {
-  return errorReply(toServerError(thrown));
 }
 
 /** Calls the reply's release hook exactly once, swallowing nothing: a throwing hook is a bug. */

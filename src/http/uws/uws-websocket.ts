@@ -11,7 +11,7 @@ import {
   type WebSocketConnection,
   type WebSocketPeer,
   type WebSocketRoute,
-} from './front-end.js';
+} from '../front-end.js';
 import type { UwsApp } from './uws-loader.js';
 
 interface SocketData {

@@ -2,9 +2,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeJsonRequest, MAX_TENSORS } from '../../../src/protocol/json-request.js';
-import { parseJsonBytes } from '../../../src/protocol/json-text.js';
-import { jsonBytes, throwsCode, utf8 } from './expect-error.js';
+import { decodeJsonRequest } from '../../../src/http/json-request.js';
+import { MAX_TENSORS } from '../../../src/protocol/inference-request.js';
+import { parseJsonBytes } from '../../../src/http/json-text.js';
+import { jsonBytes, throwsCode, utf8 } from '../protocol/expect-error.js';
 
 const input = (name = 'INPUT0', extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   name,

@@ -1,15 +1,9 @@
-// Unit tests for turning an HttpReply into what the adapters write, and for the error replies.
+// Unit tests for turning an HttpReply into what the adapters write.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fail, InferenceServerError } from '../../../src/errors.js';
-import {
-  errorReply,
-  handlerFailureReply,
-  releaseOnce,
-  toWireReply,
-  wireOrFailure,
-} from '../../../src/frontend/reply-body.js';
+import { InferenceServerError } from '../../../src/errors.js';
+import { releaseOnce, toWireReply, wireOrFailure } from '../../../src/http/reply-body.js';
 
 void test('a string body is UTF-8 bytes with its byte length', () => {
   const wire = toWireReply({ status: 200, body: 'héllo' });
@@ -54,16 +48,6 @@ void test('a header that could split the response, or a bad status, is refused',
   const replaced = wireOrFailure({ status: 200, headers: { 'x-a': 'a\nb' }, body: 'secret' });
   assert.equal(replaced.status, 500);
   assert.equal(Buffer.concat(replaced.chunks).toString(), '{"error":"internal error"}');
-});
-
-void test('error replies are Triton-shaped: catalogue status and {"error": message}', () => {
-  const reply = errorReply(fail('BODY_TOO_LARGE', 'too big'));
-  assert.equal(reply.status, 400);
-  assert.deepEqual(reply.headers, { 'content-type': 'application/json' });
-  assert.equal(reply.body, '{"error":"too big"}');
-  const hidden = handlerFailureReply(new Error('/secret/path'));
-  assert.equal(hidden.status, 500);
-  assert.equal(hidden.body, '{"error":"internal error"}');
 });
 
 void test('releaseOnce calls onFinished exactly once, with the first outcome', () => {

@@ -5,8 +5,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FrontEnd, FrontEndOptions, HttpHandler } from './front-end.js';
-import { splitTarget, type RequestHead } from './http-call.js';
+import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
+import { splitTarget, type RequestHead } from '../http-call.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
 
@@ -101,7 +101,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
     const socket = req.socket;
     this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
     res.once('close', () => this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1));
-    new NodeHttpExchange(req, res, this.#options.maxBodyBytes).start(readHead(req), handler);
+    new NodeHttpExchange(req, res, readHead(req), handler, this.#options.maxBodyBytes).start();
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

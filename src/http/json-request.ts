@@ -4,20 +4,15 @@
 
 import { fail } from '../errors.js';
 import { BinarySection } from './binary-section.js';
-import type {
-  DecodedInput,
-  DecodedOutput,
-  DecodedRequest,
-  TensorData,
-} from './inference-request.js';
+import {
+  MAX_TENSORS,
+  type DecodedInput,
+  type DecodedOutput,
+  type DecodedRequest,
+  type TensorData,
+} from '../protocol/inference-request.js';
 import { parseJsonBytes } from './json-text.js';
-import { isJsonObject, jsonKind, own, readParameters } from './parameters.js';
-
-/**
- * More inputs or outputs than this is refused before any of them is read (a request for 100,000
- * outputs crashed Triton: CVE-2026-24146). No ONNX model served here comes close.
- */
-export const MAX_TENSORS = 1024;
+import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
 
 function tensorList(
   doc: Record<string, unknown>,

@@ -4,14 +4,9 @@
 
 import { fail } from '../errors.js';
 import { BinarySection } from './binary-section.js';
-import type { DecodedRequest } from './inference-request.js';
+import type { DecodedRequest, RawBinaryRequest } from '../protocol/inference-request.js';
 import { decodeJsonRequest, requestFromDocument } from './json-request.js';
 import { parseJsonBytes } from './json-text.js';
-
-/** The body of a raw binary request; the data plane resolves it against the model's one input. */
-export interface RawBinaryBody {
-  readonly rawBinary: Uint8Array;
-}
 
 // Decimal digits only, at most 16 of them (any body length fits; 2^53 has 16 digits). No sign, no
 // exponent, no hex: `-1`, `1e3`, `0x10` and `abc` are all refused.
@@ -40,13 +35,13 @@ export function parseHeaderLength(value: string, bodyLength: number): number {
 /**
  * Decodes an inference request body. `inferenceHeaderContentLength` is the header's value, or
  * undefined when absent (then the whole body is JSON). With a header of 0 the body is returned as a
- * raw binary request; otherwise the first N bytes are the JSON header and the rest is handed to
+ * raw binary request, which validation resolves against the model; otherwise the first N bytes are the JSON header and the rest is handed to
  * the inputs with `binary_data_size`, in order, as views of `body` (no copies).
  */
 export function decodeInferBody(
   body: Uint8Array,
   inferenceHeaderContentLength: string | undefined,
-): DecodedRequest | RawBinaryBody {
+): DecodedRequest | RawBinaryRequest {
   if (inferenceHeaderContentLength === undefined) return decodeJsonRequest(body);
   const headerLength = parseHeaderLength(inferenceHeaderContentLength, body.length);
   if (headerLength === 0) return { rawBinary: body };

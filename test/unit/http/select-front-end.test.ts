@@ -14,8 +14,8 @@ import {
   parseFrontEndChoice,
   selectFrontEnd,
   type SelectFrontEndOptions,
-} from '../../../src/frontend/select-front-end.js';
-import { loadUws, type UwsLoadResult } from '../../../src/frontend/uws-loader.js';
+} from '../../../src/http/select-front-end.js';
+import { loadUws, type UwsLoadResult } from '../../../src/http/uws/uws-loader.js';
 import { DIST, REPO_ROOT } from '../../helpers/paths.js';
 
 const run = promisify(execFile);
@@ -70,7 +70,7 @@ void test('parseFrontEndChoice accepts auto|uws|node and names them otherwise', 
  */
 const SELECT_AND_SERVE = `
 const { selectFrontEnd } = await import(${JSON.stringify(
-  pathToFileURL(path.join(DIST, 'src/frontend/select-front-end.js')).href,
+  pathToFileURL(path.join(DIST, 'src/http/select-front-end.js')).href,
 )});
 const { frontEnd, reason } = selectFrontEnd({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
 const port = await frontEnd.listen(() => ({ status: 200, body: 'served' }));

@@ -1,5 +1,6 @@
-// Triton's raw binary request (`Inference-Header-Content-Length: 0`): the body is the bytes of the
-// model's only input, treated as batch 1, and every output comes back binary.
+// Triton's raw binary request (`Inference-Header-Content-Length: 0`) resolved against a model: the
+// body is the bytes of the model's only input, treated as batch 1, and every output comes back
+// binary. Validation calls this before checking the request like any other.
 
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';

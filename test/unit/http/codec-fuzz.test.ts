@@ -12,13 +12,13 @@ import {
 } from '../../../src/tensor/datatypes.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import { bytesElements, encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
-import { decodeInferBody } from '../../../src/protocol/decode-infer-body.js';
-import { encodeInferResponse } from '../../../src/protocol/encode-infer-response.js';
+import { decodeInferBody } from '../../../src/http/decode-infer-body.js';
+import { encodeInferResponse } from '../../../src/http/encode-infer-response.js';
 import type { DecodedRequest, ResponseOutput } from '../../../src/protocol/inference-request.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';
-import { parseJsonBytes } from '../../../src/protocol/json-text.js';
+import { parseJsonBytes } from '../../../src/http/json-text.js';
 import { checkRawTensor } from '../../../src/tensor/raw-tensor.js';
-import { utf8 } from './expect-error.js';
+import { utf8 } from '../protocol/expect-error.js';
 
 /** Runs `fn`; anything thrown must be an InferenceServerError. */
 function onlyCatalogued(fn: () => void): void {

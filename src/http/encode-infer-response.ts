@@ -1,20 +1,30 @@
-// InferenceResponse -> HTTP reply bytes. All-JSON responses are one `application/json` string; when
+// InferenceResponse -> the bytes of an HTTP response body. All-JSON responses are one string; when
 // any output is binary (binary tensor extension) the body is the JSON header followed by each binary
-// output's bytes in order, sent as a list of chunks so output tensors are never concatenated.
+// output's bytes in order, kept as a list of chunks so output tensors are never concatenated. The
+// routes put the result in an HttpReply with its headers.
 
 import { Buffer } from 'node:buffer';
 import { DATATYPE_TABLE } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import type { HttpReply } from '../frontend/front-end.js';
 import { elementCount, shapeText } from '../tensor/shape.js';
-import type { InferenceResponse, Parameters, ResponseOutput } from './inference-request.js';
+import type {
+  InferenceResponse,
+  Parameters,
+  ResponseOutput,
+} from '../protocol/inference-request.js';
 import { tensorJsonText } from './tensor-json-text.js';
 
-export interface EncodedInferResponse extends HttpReply {
-  readonly status: 200;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | readonly Uint8Array[];
-}
+/**
+ * An encoded response body. `json`: one JSON document. `binary`: the JSON header (`headerLength`
+ * bytes, the Inference-Header-Content-Length) followed by the binary outputs, as views.
+ */
+export type EncodedInferResponse =
+  | { readonly kind: 'json'; readonly body: string }
+  | {
+      readonly kind: 'binary';
+      readonly headerLength: number;
+      readonly body: readonly Uint8Array[];
+    };
 
 /**
  * JSON text of a parameters object (JSON.stringify reads own enumerable keys, so null-prototype
@@ -69,28 +79,18 @@ function responseText(resp: InferenceResponse): string {
 }
 
 /**
- * Encodes a finished inference. Without binary outputs: `application/json` and one string. With
- * any: `application/octet-stream`, `Inference-Header-Content-Length` = the JSON header's byte
- * length, and the body as [header, ...each non-empty binary output's bytes] (views, not copies).
+ * Encodes a finished inference. Without binary outputs: one JSON string. With any: the JSON header
+ * and each non-empty binary output's bytes (views, not copies), and the header's byte length.
  * Triton answers a response whose binary outputs are all empty as plain JSON; here the framing
  * follows the request's choice of binary outputs, which clients read the same way.
  */
 export function encodeInferResponse(resp: InferenceResponse): EncodedInferResponse {
   const text = responseText(resp);
-  if (!resp.outputs.some((o) => o.binary)) {
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: text };
-  }
+  if (!resp.outputs.some((o) => o.binary)) return { kind: 'json', body: text };
   const header = Buffer.from(text, 'utf8');
   const chunks: Uint8Array[] = [
     new Uint8Array(header.buffer, header.byteOffset, header.byteLength),
   ];
   for (const o of resp.outputs) if (o.binary && o.data.byteLength > 0) chunks.push(o.data);
-  return {
-    status: 200,
-    headers: {
-      'content-type': 'application/octet-stream',
-      'inference-header-content-length': String(header.byteLength),
-    },
-    body: chunks,
-  };
+  return { kind: 'binary', headerLength: header.byteLength, body: chunks };
 }

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DATATYPES, type Datatype } from '../../../src/tensor/datatypes.js';
 import { encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
-import { encodeInferResponse } from '../../../src/protocol/encode-infer-response.js';
+import { encodeInferResponse } from '../../../src/http/encode-infer-response.js';
 import type { InferenceResponse, ResponseOutput } from '../../../src/protocol/inference-request.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../../../src/protocol/json-tensor.js';
-import { parseJsonBytes } from '../../../src/protocol/json-text.js';
-import { bytesOf, throwsCode, utf8 } from './expect-error.js';
+import { parseJsonBytes } from '../../../src/http/json-text.js';
+import { bytesOf, throwsCode, utf8 } from '../protocol/expect-error.js';
 
 const response = (
   outputs: ResponseOutput[],
@@ -23,7 +23,7 @@ const response = (
 
 function jsonBody(resp: InferenceResponse): string {
   const r = encodeInferResponse(resp);
-  assert.equal(r.headers['content-type'], 'application/json');
+  assert.equal(r.kind, 'json');
   assert.equal(typeof r.body, 'string');
   return r.body as string;
 }
@@ -42,11 +42,11 @@ function splitBinary(resp: InferenceResponse): {
   rest: Uint8Array;
 } {
   const r = encodeInferResponse(resp);
-  assert.equal(r.headers['content-type'], 'application/octet-stream');
+  assert.equal(r.kind, 'binary');
   assert.ok(Array.isArray(r.body));
   const chunks = r.body as readonly Uint8Array[];
   const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
-  const n = Number(r.headers['inference-header-content-length']);
+  const n = r.headerLength;
   assert.equal(n, chunks[0]?.length);
   return {
     doc: parseJsonBytes(all.subarray(0, n)) as { outputs: ParsedOutput[] },
@@ -238,8 +238,9 @@ void describe('response document', () => {
       { name: 'ü😀', datatype: 'UINT8', shape: [1], data: new Uint8Array([1]), binary: true },
     ]);
     const r = encodeInferResponse(resp);
-    const header = (r.body as readonly Uint8Array[])[0] as Uint8Array;
-    assert.equal(r.headers['inference-header-content-length'], String(header.length));
+    assert.equal(r.kind, 'binary');
+    const header = r.body[0] as Uint8Array;
+    assert.equal(r.headerLength, header.length);
     assert.ok(header.length > Buffer.from(header).toString('utf8').length);
   });
 });

@@ -3,9 +3,9 @@
 
 import { fail } from '../errors.js';
 import type { FrontEnd } from './front-end.js';
-import { NodeHttpFrontEnd, type NodeHttpFrontEndOptions } from './node-http-front-end.js';
-import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd } from './uws-front-end.js';
-import { loadUws, type UwsLoadResult } from './uws-loader.js';
+import { NodeHttpFrontEnd, type NodeHttpFrontEndOptions } from './node/node-http-front-end.js';
+import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd } from './uws/uws-front-end.js';
+import { loadUws, type UwsLoadResult } from './uws/uws-loader.js';
 
 /** `--http-front-end`: `auto` prefers uWS and falls back; the others insist. */
 export type FrontEndChoice = 'auto' | 'uws' | 'node';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
-import { bodyFraming, bodyTooLarge } from '../../../src/frontend/body-framing.js';
+import { bodyFraming, bodyTooLarge } from '../../../src/http/body-framing.js';
 
 function framingOf(headers: Record<string, string>, max = 1000): ReturnType<typeof bodyFraming> {
   return bodyFraming((name) => headers[name], max);

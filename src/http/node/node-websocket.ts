@@ -11,8 +11,8 @@ import {
   type WebSocketConnection,
   type WebSocketPeer,
   type WebSocketRoute,
-} from './front-end.js';
-import { splitTarget } from './http-call.js';
+} from '../front-end.js';
+import { splitTarget } from '../http-call.js';
 
 /**
  * `ws` has no 'drain' event of its own. A send's callback runs once its bytes reached the socket;

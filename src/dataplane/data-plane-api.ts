@@ -1,0 +1,87 @@
+// The data plane as the transports see it: the `DataPlane` interface the HTTP routes and the
+// WebSocket sessions call, and the typed results they encode. `data-plane.ts` implements it over the
+// model registry; tests implement it with a fake that stands in for model execution.
+
+import type { ModelStatistics } from '../metrics/model-stats.js';
+import type {
+  DecodedRequest,
+  InferenceResponse,
+  RawBinaryRequest,
+} from '../protocol/inference-request.js';
+import type { ModelState } from '../repository/model-version.js';
+import type { Datatype } from '../tensor/datatypes.js';
+
+export interface InferContext {
+  readonly signal: AbortSignal;
+  /** process.hrtime.bigint() as a number when the request arrived. */
+  readonly arrivalNs: number;
+}
+
+/** `GET /v2`: the server's name, version and the protocol extensions it implements. */
+export interface ServerMetadata {
+  readonly name: string;
+  readonly version: string;
+  readonly extensions: readonly string[];
+}
+
+/** One input or output in model metadata; `shape` includes the batch dimension as -1. */
+export interface TensorMetadata {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+}
+
+/** `GET /v2/models/{m}[/versions/{v}]`. */
+export interface ModelMetadata {
+  readonly name: string;
+  /** Every loaded version of the model, not only the one asked for. */
+  readonly versions: readonly string[];
+  readonly platform: string;
+  readonly inputs: readonly TensorMetadata[];
+  readonly outputs: readonly TensorMetadata[];
+}
+
+export type JsonValue =
+  string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** `GET /v2/models/{m}/config`: protobuf's JSON mapping of the model's ModelConfig. */
+export type ModelConfigJson = { readonly [key: string]: JsonValue };
+
+/** `GET /v2/models[/{m}[/versions/{v}]]/stats`: Triton's statistics extension. */
+export interface ModelStatisticsResponse {
+  readonly model_stats: readonly ModelStatistics[];
+}
+
+/** `POST /v2/repository/index`: one row per model version (one per model that has none). */
+export interface RepositoryIndexEntry {
+  readonly name: string;
+  /** Absent for a model without a loaded version. */
+  readonly version?: string;
+  readonly state: ModelState;
+  /** Why the model is UNAVAILABLE; '' otherwise. */
+  readonly reason: string;
+}
+
+/**
+ * Health, metadata, config, statistics, the repository index and inference, with no knowledge of
+ * HTTP or WebSocket. Unknown models and versions throw catalogued errors (MODEL_NOT_FOUND, ...).
+ */
+export interface DataPlane {
+  live(): boolean;
+  ready(): boolean;
+  serverMetadata(): ServerMetadata;
+  /** False (never a throw) for a model that exists but is not ready, or while shutting down. */
+  modelReady(name: string, version: string | undefined): boolean;
+  modelMetadata(name: string, version: string | undefined): ModelMetadata;
+  modelConfig(name: string, version: string | undefined): ModelConfigJson;
+  /** All models (`name` undefined), one model, or one version. */
+  modelStats(name: string | undefined, version: string | undefined): ModelStatisticsResponse;
+  repositoryIndex(): RepositoryIndexEntry[];
+  /** Validates, schedules and runs one request; a raw binary request is resolved by validation. */
+  infer(
+    name: string,
+    version: string | undefined,
+    request: DecodedRequest | RawBinaryRequest,
+    ctx: InferContext,
+  ): Promise<InferenceResponse>;
+}

@@ -1,0 +1,22 @@
+// Triton's HTTP error reply, `{"error": "<message>"}` with the catalogue's status: the one form every
+// HTTP error takes, whether the routes, an adapter (framing, body size) or a throwing handler made it.
+
+import { toServerError, type InferenceServerError } from '../errors.js';
+import type { HttpReply } from './front-end.js';
+
+// Shared and frozen: every reply may carry the same headers object (adapters only read it).
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+/** The catalogue's status, and the message as `{"error": ...}`. */
+export function errorReply(error: InferenceServerError): HttpReply {
+  return {
+    status: error.status,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ error: error.message }),
+  };
+}
+
+/** The reply for a handler that threw instead of returning an error reply: never leaks the cause. */
+export function handlerFailureReply(thrown: unknown): HttpReply {
+  return errorReply(toServerError(thrown));
+}

@@ -1,0 +1,169 @@
+// One request/response pair as both adapters handle it, whatever the platform: its states, the body
+// read under the size limit, the handler call, the reply's release hook, and abort. A platform
+// subclass (uws/uws-exchange.ts, node/node-http-exchange.ts) feeds it the library's events and
+// writes the bytes.
+
+import { fail, toServerError } from '../errors.js';
+import { BodyAccumulator } from './body-accumulator.js';
+import { bodyFraming } from './body-framing.js';
+import { errorReply, handlerFailureReply } from './error-reply.js';
+import type { HttpHandler, HttpReply } from './front-end.js';
+import { AdapterCall, type RequestHead } from './http-call.js';
+import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from './reply-body.js';
+
+export type ExchangeState =
+  | 'reading' // body bytes still arriving
+  | 'handling' // the handler has the call
+  | 'writing' // reply started; may be waiting for the socket to drain
+  | 'done' // reply fully handed to the library (or a rejection written)
+  | 'aborted'; // the client went away or the front end closed; nothing more is written
+
+const EMPTY_BODY = new Uint8Array(0);
+
+export abstract class HttpExchange {
+  readonly #head: RequestHead;
+  readonly #handler: HttpHandler;
+  readonly #maxBodyBytes: number;
+  readonly #controller = new AbortController();
+  #state: ExchangeState = 'reading';
+  #body: BodyAccumulator | undefined;
+  #release: ((delivered: boolean) => void) | undefined;
+
+  /** `head` is plain data already copied out of the library's request object. */
+  constructor(head: RequestHead, handler: HttpHandler, maxBodyBytes: number) {
+    this.#head = head;
+    this.#handler = handler;
+    this.#maxBodyBytes = maxBodyBytes;
+  }
+
+  protected get state(): ExchangeState {
+    return this.#state;
+  }
+
+  /**
+   * Writes `wire`, the handler's reply, and calls `delivered()` once the last byte is handed to the
+   * library. May resolve before that (while waiting for backpressure it need not).
+   */
+  protected abstract writeReply(wire: WireReply): void | Promise<void>;
+
+  /**
+   * Writes `wire`, a framing or size error, and closes the connection once it is out: the unread
+   * rest of the body would otherwise be parsed as the next request.
+   */
+  protected abstract writeRejection(wire: WireReply): void;
+
+  /** Drops the connection: a library invariant broke mid-reply and the reply cannot be finished. */
+  protected abstract breakConnection(): void;
+
+  /**
+   * Reads the framing headers. A request without a body goes to the handler at once; a bad one is
+   * rejected. Returns true when body bytes follow: the subclass then feeds them to `bodyChunk` and
+   * `bodyEnd`.
+   */
+  protected begin(): boolean {
+    const headers = this.#head.headers;
+    try {
+      const framing = bodyFraming((name) => headers.get(name), this.#maxBodyBytes);
+      if (framing.kind === 'none') {
+        this.#dispatch(EMPTY_BODY);
+        return false;
+      }
+      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes);
+      return true;
+    } catch (error) {
+      this.#reject(error);
+      return false;
+    }
+  }
+
+  /**
+   * One chunk of the body, copied before this returns (so it may be memory the library reuses).
+   * Returns false once the exchange no longer reads: after a rejection the library may still
+   * deliver the rest of what the client sent, and it is discarded.
+   */
+  protected bodyChunk(chunk: Uint8Array): boolean {
+    const body = this.#body;
+    if (this.#state !== 'reading' || body === undefined) return false;
+    try {
+      body.append(chunk);
+      return true;
+    } catch (error) {
+      this.#reject(error);
+      return false;
+    }
+  }
+
+  /** The body is complete: checked against its framing, then handed to the handler. */
+  protected bodyEnd(): void {
+    const body = this.#body;
+    if (this.#state !== 'reading' || body === undefined) return;
+    let complete: Uint8Array;
+    try {
+      complete = body.finish();
+    } catch (error) {
+      this.#reject(error);
+      return;
+    }
+    this.#dispatch(complete);
+  }
+
+  /** The last byte of the reply is handed to the library, which no longer needs its chunks. */
+  protected delivered(): void {
+    this.#state = 'done';
+    this.#release?.(true);
+  }
+
+  /**
+   * The client went away, or the front end is closing the connection. Aborts the handler's signal
+   * and releases a reply being written. Returns false when the exchange had already ended.
+   */
+  protected abandon(): boolean {
+    const previous = this.#state;
+    if (previous === 'done' || previous === 'aborted') return false;
+    this.#state = 'aborted';
+    this.#controller.abort(
+      fail('CANCELLED', 'the client closed the connection before the reply was sent'),
+    );
+    if (previous === 'writing') this.#release?.(false);
+    return true;
+  }
+
+  #dispatch(body: Uint8Array): void {
+    this.#state = 'handling';
+    void this.#handle(new AdapterCall(this.#head, body, this.#controller.signal));
+  }
+
+  async #handle(call: AdapterCall): Promise<void> {
+    const handler = this.#handler;
+    let reply: HttpReply;
+    try {
+      reply = await handler(call);
+    } catch (error) {
+      reply = handlerFailureReply(error);
+    }
+    try {
+      await this.#send(reply);
+    } catch {
+      // Only a broken library invariant gets here; the reply cannot be finished, and dropping the
+      // connection tells the client so (and runs the abort path, which releases the reply).
+      this.breakConnection();
+    }
+  }
+
+  #reject(error: unknown): void {
+    this.#state = 'done';
+    this.writeRejection(toWireReply(errorReply(toServerError(error))));
+  }
+
+  #send(reply: HttpReply): void | Promise<void> {
+    const release = releaseOnce(reply);
+    if (this.#state !== 'handling') {
+      // Aborted while the handler ran: the reply has nowhere to go.
+      release(false);
+      return;
+    }
+    this.#state = 'writing';
+    this.#release = release;
+    return this.writeReply(wireOrFailure(reply));
+  }
+}

@@ -1,0 +1,124 @@
+// One uWebSockets.js request/response pair: feeds uWS's body and abort events to the shared
+// `HttpExchange`, and writes the reply under backpressure.
+//
+// uWS rules this file is built around (measured on @trufflesuite/uws-js-unofficial 20.30):
+// - `res` must not be touched once `onAborted` has fired or the response has completed; the native
+//   object is gone and any call can crash the process. The exchange state guards every use.
+// - `onData` chunks are views of memory uWS reuses and neuters when the callback returns: the
+//   shared body accumulator copies them before the callback returns.
+// - Writes made outside uWS's own callbacks (after an await) go through `res.cork`, which batches the
+//   status line, headers and first body bytes into one syscall.
+
+import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import type { HttpHandler } from '../front-end.js';
+import type { RequestHead } from '../http-call.js';
+import { HttpExchange } from '../http-exchange.js';
+import type { WireReply } from '../reply-body.js';
+
+export class UwsExchange extends HttpExchange {
+  readonly #res: HttpResponse;
+  readonly #onSettled: (exchange: UwsExchange) => void;
+  // The reply being written: chunk `#index` starts at body offset `#chunkStart`.
+  #wire: WireReply | undefined;
+  #index = 0;
+  #chunkStart = 0;
+
+  constructor(
+    res: HttpResponse,
+    head: RequestHead,
+    handler: HttpHandler,
+    maxBodyBytes: number,
+    onSettled: (exchange: UwsExchange) => void,
+  ) {
+    super(head, handler, maxBodyBytes);
+    this.#res = res;
+    this.#onSettled = onSettled;
+  }
+
+  /** Called synchronously from the route callback. */
+  start(): void {
+    // First, before anything can await: uWS requires an abort handler on every response not
+    // answered inside the route callback.
+    this.#res.onAborted(() => this.#onAborted());
+    if (!this.begin()) return;
+    this.#res.onData((chunk, isLast) => {
+      if (this.bodyChunk(new Uint8Array(chunk)) && isLast) this.bodyEnd();
+    });
+  }
+
+  /** Force-closes the connection (used by close() on builds without `app.close()`). */
+  forceClose(): void {
+    if (this.state === 'done' || this.state === 'aborted') return;
+    this.#res.close(); // runs onAborted synchronously
+  }
+
+  protected breakConnection(): void {
+    this.forceClose();
+  }
+
+  protected writeRejection(wire: WireReply): void {
+    this.#res.cork(() => {
+      this.#res.writeStatus(wire.statusLine);
+      for (const [name, value] of wire.headers) this.#res.writeHeader(name, value);
+      // An error body is one small chunk; end() copies it, and `true` asks uWS to close after it.
+      this.#res.end(wire.chunks[0] ?? '', true);
+    });
+    this.#onSettled(this);
+  }
+
+  protected writeReply(wire: WireReply): void {
+    this.#wire = wire;
+    this.#res.cork(() => {
+      this.#res.writeStatus(wire.statusLine);
+      for (const [name, value] of wire.headers) this.#res.writeHeader(name, value);
+      if (wire.totalBytes === 0) {
+        this.#res.end();
+        this.#finish();
+        return;
+      }
+      // onWritable fires when the socket drains after a tryEnd that could not write everything.
+      this.#res.onWritable(() => this.state !== 'writing' || this.#pump());
+      this.#pump();
+    });
+  }
+
+  /**
+   * Writes chunks until the reply is done or the socket pushes back. tryEnd() writes what the socket
+   * takes without buffering the rest (no copy of a large tensor), and counts body bytes in
+   * getWriteOffset(), which tells how much of the current chunk a failed attempt got out.
+   * Returns false while backpressure remains.
+   */
+  #pump(): boolean {
+    const wire = this.#wire;
+    if (wire === undefined) return true; // nothing left to write
+    while (this.#index < wire.chunks.length) {
+      const chunk = wire.chunks[this.#index];
+      if (chunk === undefined) break;
+      const written = this.#res.getWriteOffset() - this.#chunkStart;
+      const [ok, done] = this.#res.tryEnd(
+        written > 0 ? chunk.subarray(written) : chunk,
+        wire.totalBytes,
+      );
+      if (done) {
+        this.#finish();
+        return true;
+      }
+      if (!ok) return false;
+      this.#chunkStart += chunk.byteLength;
+      this.#index += 1;
+    }
+    return true;
+  }
+
+  #finish(): void {
+    this.#wire = undefined;
+    this.delivered();
+    this.#onSettled(this);
+  }
+
+  #onAborted(): void {
+    if (!this.abandon()) return;
+    this.#wire = undefined;
+    this.#onSettled(this);
+  }
+}
