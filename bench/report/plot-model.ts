@@ -1,6 +1,6 @@
 // What the latency-vs-throughput plot shows, independent of how it is drawn (SVG in the HTML
-// report, a rasterized PNG for the README): one line per target through its levels, p99 solid and
-// p50 dashed, and the raw-ORT machine limit as a vertical marker.
+// report, that SVG rasterized to PNG for the README): one line per target through its levels,
+// p99 solid and p50 dashed, and the raw-ORT machine limit as a vertical marker.
 
 import { levelName } from './format.js';
 import type { BenchResult } from './result-types.js';
@@ -124,7 +124,7 @@ export function latencyThroughputModel(result: BenchResult): PlotModel {
   };
 }
 
-/** Tick text: whole numbers (no separators: a 5x7 comma reads as a point), else 3 digits. */
+/** Tick text: whole numbers without separators (the ticks are round: 5000, 10000), else 3 digits. */
 export function tickLabel(v: number): string {
   if (Math.abs(v) >= 1000 || Number.isInteger(v)) return String(Math.round(v));
   return String(Number(v.toPrecision(3)));

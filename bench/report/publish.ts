@@ -11,7 +11,7 @@ import { README, REPO_ROOT, RESULTS_DIR, RESULTS_MD } from '../paths.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import { latencyThroughputModel } from './plot-model.js';
-import { plotPng } from './raster-plot.js';
+import { plotPng } from './plot-png.js';
 import { isProtocolRun, type ResultFile } from './protocol-table.js';
 import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';

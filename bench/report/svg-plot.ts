@@ -1,22 +1,39 @@
-// The latency-vs-throughput plot as inline SVG for the HTML report.
+// The latency-vs-throughput plot as SVG: inline in the HTML report, and rasterized by plot-png.ts
+// for the README.
 
 import { axisFraction, tickLabel, type PlotModel } from './plot-model.js';
 
-const W = 820;
+/**
+ * The family the PNG is set in (plot-png.ts maps the generic families to it). Browsers without it
+ * fall back to their own sans-serif.
+ */
+export const PLOT_FONT_FAMILY = 'DejaVu Sans';
+
 const H = 500;
-const M = { left: 70, right: 190, top: 40, bottom: 56 };
+/** The plot area's width; the legend to its right is as wide as its longest label. */
+const PW = 560;
+const M = { left: 70, top: 40, bottom: 56 };
+/** Legend entry: 16 gap, a 26 line sample, 6 gap, then the label. */
+const LEGEND_TEXT_X = 48;
+/**
+ * Text width is not measurable here, so labels are sized from an upper estimate of a character's
+ * advance at 12 px (DejaVu Sans averages about 7): wide enough that no label is clipped.
+ */
+const CHAR_WIDTH = 7.5;
 
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function plotSvg(model: PlotModel): string {
-  const pw = W - M.left - M.right;
+  const longest = Math.max(0, ...model.series.map((s) => s.label.length));
+  const W = Math.ceil(M.left + PW + LEGEND_TEXT_X + longest * CHAR_WIDTH + 12);
+  const pw = PW;
   const ph = H - M.top - M.bottom;
   const sx = (x: number): number => M.left + axisFraction(model.x, x) * pw;
   const sy = (y: number): number => M.top + ph - axisFraction(model.y, y) * ph;
   const parts: string[] = [];
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="'${PLOT_FONT_FAMILY}', sans-serif" font-size="12">`,
   );
   parts.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
   parts.push(
@@ -74,7 +91,9 @@ export function plotSvg(model: PlotModel): string {
     parts.push(
       `<line x1="${x}" x2="${x + 26}" y1="${y}" y2="${y}" stroke="${s.color}" stroke-width="2.5"${dash}/>`,
     );
-    parts.push(`<text x="${x + 32}" y="${y}" dominant-baseline="middle">${esc(s.label)}</text>`);
+    parts.push(
+      `<text x="${M.left + pw + LEGEND_TEXT_X}" y="${y}" dominant-baseline="middle">${esc(s.label)}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');

@@ -7,7 +7,7 @@ import type { BenchOptions } from '../options/bench-options.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import { latencyThroughputModel } from './plot-model.js';
-import { plotPng } from './raster-plot.js';
+import { plotPng } from './plot-png.js';
 import type { BenchResult } from './result-types.js';
 
 export interface WrittenFiles {
