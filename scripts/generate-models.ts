@@ -1,6 +1,7 @@
 // Builds every ONNX model infernode ships or tests with, from code (no downloads), deterministically.
 //   node dist/scripts/generate-models.js model_repository                  -> bundled .onnx files only
 //   node dist/scripts/generate-models.js --fixtures test/fixtures/repository -> fixtures + their configs
+// INFERNODE_SLOW_LAYERS=<n> sets the fixture slow_fp32's depth (default 500; see fixture-models.ts).
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

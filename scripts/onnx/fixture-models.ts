@@ -66,34 +66,62 @@ export function identityFixtureName(d: IdentityDatatype): string {
 }
 
 /**
- * MatMul+Tanh layers in `slow_fp32`. Measured with onnxruntime-node 1.30 on a 2-core x64 box at
- * intra_op_thread_count 1: one [1,1024] row costs ~0.2 ms per layer, so 500 layers take roughly
- * 90-160 ms per run (a batch of 8 ~150 ms): long enough to catch a request mid-flight, short enough
- * for a test suite. Raise it if a faster machine makes shutdown/queue tests flaky.
+ * `slow_fp32`'s MatMul+Tanh layers unless INFERNODE_SLOW_LAYERS says otherwise. Measured with
+ * onnxruntime-node 1.30 on a 2-core x64 box at intra_op_thread_count 1, one layer costs ~0.055 ms
+ * for a single [1,1024] row, ~0.12 ms for a batch of 8 (~0.015 ms a row) and ~0.011 ms a row in
+ * large batches: 500 layers take ~30 ms for one row and ~60 ms for a batch of 8. Other machines
+ * differ several-fold, so no test relies on these figures: the ones that need the instance busy
+ * measure the model first and size their work from that (test/helpers/slow-model-timing.ts).
  */
-export const SLOW_LAYERS = 500;
+export const DEFAULT_SLOW_LAYERS = 500;
+
+/**
+ * The layer count an INFERNODE_SLOW_LAYERS value asks for: the default when unset or empty, else a
+ * whole number from 1 to 100,000. Anything else is an error rather than a silent default, which
+ * would regenerate a model other than the one asked for.
+ */
+export function slowLayersFrom(raw: string | undefined): number {
+  const text = raw?.trim() ?? '';
+  if (text === '') return DEFAULT_SLOW_LAYERS;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 100_000) {
+    throw new Error(`INFERNODE_SLOW_LAYERS must be a whole number from 1 to 100000, got '${raw}'`);
+  }
+  return n;
+}
+
+/**
+ * `slow_fp32`'s depth for this run of the generator: INFERNODE_SLOW_LAYERS=<n> regenerates it
+ * n layers deep, e.g. 100 or 2500 to check that the timing-dependent tests hold on a machine five
+ * times faster or slower than this one (README, "Development").
+ */
+export function slowLayers(): number {
+  return slowLayersFrom(process.env.INFERNODE_SLOW_LAYERS);
+}
+
 export const SLOW_WIDTH = 1024;
 const SLOW_SEED = 0x5eed51;
 
 /**
- * `slow_fp32`: INPUT0 [-1,1024] -> (MatMul W -> Tanh) x SLOW_LAYERS -> OUTPUT0. One shared weight keeps
- * the file at 4 MiB. Tanh keeps activations bounded however many layers run, and W is uniform in
- * ±sqrt(3/1024) (unit variance per output) so values neither vanish nor saturate.
+ * `slow_fp32`: INPUT0 [-1,1024] -> (MatMul W -> Tanh) x `layers` -> OUTPUT0. One shared weight
+ * keeps the file at 4 MiB whatever the depth. Tanh keeps activations bounded however many layers
+ * run, and W is uniform in ±sqrt(3/1024) (unit variance per output) so values neither vanish nor
+ * saturate.
  */
-export function slowModel(): Uint8Array {
+export function slowModel(layers: number = slowLayers()): Uint8Array {
   const next = mulberry32(SLOW_SEED);
   const weight = uniformFloats(next, SLOW_WIDTH * SLOW_WIDTH, Math.sqrt(3 / SLOW_WIDTH));
   const nodes = [];
   let current = 'INPUT0';
-  for (let k = 0; k < SLOW_LAYERS; k++) {
-    const out = k === SLOW_LAYERS - 1 ? 'OUTPUT0' : `tanh${k}`;
+  for (let k = 0; k < layers; k++) {
+    const out = k === layers - 1 ? 'OUTPUT0' : `tanh${k}`;
     nodes.push(node('MatMul', [current, 'W'], [`mm${k}`], `mm${k}`));
     nodes.push(node('Tanh', [`mm${k}`], [out], `tanh${k}`));
     current = out;
   }
   return encodeModel({
     name: 'slow_fp32',
-    docString: `${SLOW_LAYERS} x (MatMul 1024x1024 -> Tanh): a deliberately slow model for queue tests`,
+    docString: `${layers} x (MatMul 1024x1024 -> Tanh): a deliberately slow model for queue tests`,
     inputs: [tensorValue('INPUT0', ELEM.FLOAT, ['batch', SLOW_WIDTH])],
     outputs: [tensorValue('OUTPUT0', ELEM.FLOAT, ['batch', SLOW_WIDTH])],
     nodes,

@@ -8,6 +8,8 @@ import { DIST } from './paths.js';
 export interface SpawnedServer {
   readonly child: ChildProcess;
   readonly base: string;
+  /** The metrics endpoint (Prometheus text at `${metricsBase}/metrics`). */
+  readonly metricsBase: string;
   readonly lines: string[];
   /** Resolves with the exit code (or signal name) when the process ends. */
   readonly exited: Promise<number | string>;
@@ -47,8 +49,12 @@ export async function spawnServer(
   for (;;) {
     const line = run.lines.find((l) => l.includes('"httpPort"'));
     if (line !== undefined) {
-      const port = (JSON.parse(line) as { httpPort: number }).httpPort;
-      return { ...run, base: `http://127.0.0.1:${port}` };
+      const ports = JSON.parse(line) as { httpPort: number; metricsPort: number };
+      return {
+        ...run,
+        base: `http://127.0.0.1:${ports.httpPort}`,
+        metricsBase: `http://127.0.0.1:${ports.metricsPort}`,
+      };
     }
     const code = await Promise.race([
       run.exited,

@@ -1,35 +1,98 @@
 // The `infernode` command as an operator runs it: flags, exit codes, and SIGTERM draining
 // in-flight requests (reliability table rows 1, 2, 5 and 6).
+//
+// The signal tests need requests still in flight when the signal lands, and for the bounded drain
+// more queued work than the exit timeout allows. How long slow_fp32 runs differs several-fold
+// between machines, so the file times it first and sizes each request from that; and it sends the
+// signal once the server's pending gauge shows every request arrived and queued behind the first,
+// rather than after a fixed sleep.
 
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { runCli, spawnServer } from '../helpers/spawn-server.js';
+import { runCli, spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
+import {
+  copySlowModel,
+  inferSlow,
+  measureSlowModel,
+  type SlowModelTiming,
+  type SlowReply,
+} from '../helpers/slow-model-timing.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
+import { startTestServer } from '../helpers/test-server.js';
+import { pendingRequests, waitFor } from '../helpers/wait-for.js';
 
-const slowRequest = (row: number) => ({
-  inputs: [
-    {
-      name: 'INPUT0',
-      datatype: 'FP32',
-      shape: [1, 1024],
-      data: Array.from({ length: 1024 }, (_, i) => ((i + row) % 13) / 13 - 0.5),
-    },
-  ],
-});
+/**
+ * The least time each slow request runs, by the timing taken at the start: long enough that all
+ * of a test's requests reach the server while the first still runs and a signal lands before
+ * the second starts, with room for a machine whose load changes meanwhile; short enough that the
+ * one running at a signal ends well inside the bounded drain's 2 s.
+ */
+const REQUEST_MS = 250;
+
+/** Sends `n` slow requests at once; each settles as its reply, or 'dropped' if the server went. */
+function send(s: SpawnedServer, n: number, rows: number): Promise<SlowReply | 'dropped'>[] {
+  return Array.from({ length: n }, (_, k) =>
+    inferSlow(s.base, 'slow_fp32', rows, { seed: k }).catch(() => 'dropped' as const),
+  );
+}
+
+/**
+ * Waits until `n` requests are all on the server and none has finished: the one instance runs the
+ * first and the pending gauge counts the other n - 1 (it could only show n - 1 once all n arrived,
+ * and no earlier than one finished).
+ */
+async function allQueued(s: SpawnedServer, n: number): Promise<void> {
+  const queued = await waitFor(
+    () => pendingRequests(s.metricsBase, 'slow_fp32'),
+    (q) => q === n - 1,
+  );
+  assert.equal(queued, n - 1, `all ${n} requests on the server while the first still runs`);
+}
+
+/** Waits for a log line containing `text` (the server writes its log to stdout). */
+async function logged(s: SpawnedServer, text: string): Promise<void> {
+  const seen = await waitFor(
+    () => s.lines.some((l) => l.includes(text)),
+    (x) => x,
+  );
+  assert.ok(seen, `log line "${text}":\n${s.lines.join('\n')}`);
+}
 
 void describe('infernode command', () => {
   let repo: string;
   let badRepo: string;
+  let timing: SlowModelTiming;
+  let rows: number;
+  const servers: SpawnedServer[] = [];
+  /** A server for one test; one a failed assertion left running is killed after the file. */
+  const serve = async (args: string[]): Promise<SpawnedServer> => {
+    const s = await spawnServer([`--model-repository=${repo}`, ...args]);
+    servers.push(s);
+    return s;
+  };
   before(async () => {
     repo = await tempRepository();
-    await copyModel(repo, 'slow_fp32');
+    // The fixture's settings (one instance, one thread, no batcher: requests run one at a time)
+    // with room for requests as large as the timing asks for.
+    await copySlowModel(repo, 'slow_fp32');
     await copyModel(repo, 'simple');
     badRepo = await tempRepository();
     await copyModel(badRepo, 'simple');
     await copyModel(badRepo, 'bad_truncated');
+    // Timed on a server in this process: the same model, settings and machine as the spawned ones.
+    const probe = await startTestServer({ modelRepositories: [repo] });
+    try {
+      timing = await measureSlowModel(probe, 'slow_fp32');
+    } finally {
+      await probe.close();
+    }
+    rows = timing.rowsFor(REQUEST_MS);
   });
   after(async () => {
+    for (const s of servers) {
+      if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+    }
     await rm(repo, { recursive: true, force: true });
     await rm(badRepo, { recursive: true, force: true });
   });
@@ -51,77 +114,82 @@ void describe('infernode command', () => {
     assert.ok(run.lines.some((l) => l.includes('bad_truncated')));
   });
 
-  void it('drains in-flight requests on SIGTERM, refuses new connections, exits 0', async () => {
-    const s = await spawnServer([`--model-repository=${repo}`, '--exit-timeout-secs=20']);
-    const inflight = Array.from({ length: 6 }, (_, k) =>
-      fetch(`${s.base}/v2/models/slow_fp32/infer`, {
-        method: 'POST',
-        body: JSON.stringify(slowRequest(k)),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
-    );
-    await new Promise((r) => setTimeout(r, 300));
+  void it('drains in-flight requests on SIGTERM, refuses new connections, exits 0', async (c) => {
+    const n = 4;
+    c.diagnostic(`${timing.summary}; ${n} requests of ${rows} rows`);
+    const s = await serve(['--exit-timeout-secs=20']);
+    const inflight = send(s, n, rows);
+    await allQueued(s, n);
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the server logs the drain, it is no longer ready and takes no new connections.
+    await logged(s, 'drain started');
     const late = await fetch(`${s.base}/v2/health/ready`).then(
       (r) => r.status,
       () => 'refused',
     );
+    const lateAt = performance.now();
     assert.ok(late === 'refused' || late === 503, `new request after SIGTERM: ${late}`);
     const results = await Promise.all(inflight);
     for (const r of results) {
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.deepEqual(r.body.outputs[0].shape, [1, 1024]);
+      assert.ok(r !== 'dropped', 'every request in flight at SIGTERM is answered');
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.deepEqual(r.json.outputs[0].shape, [rows, 1024]);
     }
+    assert.ok(
+      results.some((r) => r !== 'dropped' && r.at > lateAt),
+      'the new request was turned away while the drain still served the earlier ones',
+    );
     assert.equal(await s.exited, 0);
     assert.equal(s.lines.filter((l) => l.includes('drain started')).length, 1);
+    assert.ok(s.lines.some((l) => l.includes('drain finished')));
   });
 
-  void it('bounds the drain with --exit-timeout-secs and answers or drops every client', async () => {
-    const s = await spawnServer([`--model-repository=${repo}`, '--exit-timeout-secs=1']);
-    const inflight = Array.from({ length: 40 }, (_, k) =>
-      fetch(`${s.base}/v2/models/slow_fp32/infer`, {
-        method: 'POST',
-        body: JSON.stringify(slowRequest(k)),
-      }).then(
-        (r) => r.status,
-        () => 'dropped',
-      ),
-    );
-    await new Promise((r) => setTimeout(r, 200));
-    const t0 = Date.now();
+  void it('bounds the drain with --exit-timeout-secs and answers or drops every client', async (c) => {
+    const exitTimeoutMs = 2000;
+    // Queued work of at least 4 exit timeouts by the timing, so the drain cannot finish it in
+    // time even if the machine runs the model several times faster than when it was timed (its
+    // load eased), while the request running at SIGTERM (at least REQUEST_MS, not much more) ends
+    // well inside the timeout. The surplus costs nothing: the process exits at the timeout.
+    const n = 1 + Math.ceil((4 * exitTimeoutMs) / REQUEST_MS);
+    c.diagnostic(`${timing.summary}; ${n} requests of ${rows} rows`);
+    const s = await serve([`--exit-timeout-secs=${exitTimeoutMs / 1000}`]);
+    const inflight = send(s, n, rows);
+    await allQueued(s, n);
+    const signalledAt = performance.now();
     s.child.kill('SIGTERM');
     const code = await s.exited;
-    const elapsed = Date.now() - t0;
+    const elapsed = performance.now() - signalledAt;
     assert.notEqual(code, 0, 'a timed-out drain does not report success');
-    assert.ok(elapsed < 10_000, `exited after ${elapsed} ms`);
+    assert.ok(s.lines.some((l) => l.includes('drain timed out')));
+    assert.ok(elapsed < exitTimeoutMs + 8000, `exited after ${elapsed} ms`);
     const outcomes = await Promise.all(inflight);
+    const answered = outcomes.filter((o): o is SlowReply => o !== 'dropped');
+    // Every request arrived before the signal, so none is refused: each is answered or dropped.
+    for (const r of answered) assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.ok(
-      outcomes.some((o) => o === 200),
-      'requests already running completed',
+      answered.some((r) => r.at > signalledAt),
+      'a request in flight at SIGTERM completed during the drain',
     );
-    assert.ok(
-      outcomes.some((o) => o !== 200),
-      'the rest did not complete',
-    );
+    assert.ok(answered.length < n, 'the rest did not complete');
   });
 
   void it('a second SIGTERM exits at once', async () => {
-    const s = await spawnServer([`--model-repository=${repo}`, '--exit-timeout-secs=30']);
-    const inflight = Array.from({ length: 30 }, (_, k) =>
-      fetch(`${s.base}/v2/models/slow_fp32/infer`, {
-        method: 'POST',
-        body: JSON.stringify(slowRequest(k)),
-      }).then(
-        (r) => r.status,
-        () => 'dropped',
-      ),
-    );
-    await new Promise((r) => setTimeout(r, 200));
+    const n = 4;
+    const s = await serve(['--exit-timeout-secs=30']);
+    const inflight = send(s, n, rows);
+    await allQueued(s, n);
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await logged(s, 'drain started');
+    // n - 1 requests of at least REQUEST_MS each are still queued: the drain is far from done.
     s.child.kill('SIGTERM');
     const code = await s.exited;
     assert.notEqual(code, 0);
-    await Promise.all(inflight);
+    assert.ok(s.lines.some((l) => l.includes('second signal: exiting now')));
+    const outcomes = await Promise.all(inflight);
+    assert.ok(
+      outcomes.some((o) => o === 'dropped'),
+      'it exited with requests still queued rather than after the drain',
+    );
+    assert.ok(!s.lines.some((l) => l.includes('drain finished')));
   });
 });

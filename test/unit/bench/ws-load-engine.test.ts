@@ -16,6 +16,7 @@ import type { InputSet } from '../../../bench/model/input-data.js';
 import { MSGPACK_PROTOCOL, WS_PATH } from '../../../src/websocket/ws-protocol.js';
 import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { waitFor as waitForValue } from '../../helpers/wait-for.js';
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
@@ -256,17 +257,35 @@ void describe('WebSocket load engine, infernode in-process', () => {
     await t.close();
   });
 
+  /** simple's answered (success) and failed request counts, from the server's statistics. */
+  async function simpleCounts(): Promise<{ success: number; fail: number }> {
+    const doc = (await (await fetch(`${t.base}/v2/models/simple/stats`)).json()) as any;
+    const s = doc.model_stats[0].inference_stats;
+    return { success: s.success.count, fail: s.fail.count };
+  }
+
+  /**
+   * Lets the engine run until the server has counted `n` more of `kind` than now, rather than for a
+   * fixed time: what has run by then does not depend on the machine's speed. Call it after the
+   * recorder's reset, so that everything it waits for is in the recorder's window too.
+   */
+  async function serverCounts(kind: 'success' | 'fail', n: number): Promise<void> {
+    const from = (await simpleCounts())[kind];
+    const now = await waitForValue(simpleCounts, (c) => c[kind] >= from + n);
+    assert.ok(now[kind] >= from + n, `the server counted ${now[kind] - from} of ${n} ${kind}`);
+  }
+
   void it('closed loop: every request answered with outputs, ids matched', async () => {
     const engine = new WsLoadEngine(engineInit(port), 0);
     const recorder = new WindowRecorder();
     await engine.start({ kind: 'concurrency', concurrency: 8 }, recorder);
     recorder.reset();
-    await sleep(300);
+    await serverCounts('success', 100);
     await engine.stop();
     const w = recorder.take(engine.inFlight(), engine.queued());
     await engine.close();
     assert.equal(w.errors, 0, w.errorSample ?? '');
-    assert.ok(w.completed > 0);
+    assert.ok(w.completed >= 100, `completed ${w.completed}`);
     assert.equal(decodeHistogram(w.histogram).totalCount, w.completed);
     assert.equal(w.inFlight, 0);
   });
@@ -280,12 +299,12 @@ void describe('WebSocket load engine, infernode in-process', () => {
     const recorder = new WindowRecorder();
     await engine.start({ kind: 'concurrency', concurrency: 2 }, recorder);
     recorder.reset();
-    await sleep(100);
+    await serverCounts('fail', 20);
     await engine.stop();
     const w = recorder.take(0, 0);
     await engine.close();
     assert.equal(w.completed, 0);
-    assert.ok(w.errors > 0);
+    assert.ok(w.errors >= 20, `errors ${w.errors}`);
     assert.match(w.errorSample ?? '', /^BAD_SHAPE: /);
   });
 
@@ -297,12 +316,12 @@ void describe('WebSocket load engine, infernode in-process', () => {
       recorder,
     );
     recorder.reset();
-    await sleep(300);
+    await serverCounts('success', 60);
     await engine.stop();
     const w = recorder.take(engine.inFlight(), engine.queued());
     await engine.close();
     assert.equal(w.errors, 0, w.errorSample ?? '');
-    assert.ok(w.completed > 0);
+    assert.ok(w.completed >= 60, `completed ${w.completed}`);
     assert.equal(w.inFlight, 0);
   });
 });

@@ -12,11 +12,14 @@ import { pinFloat16ToUint16 } from '../../../src/execution/float16-compat.js';
 import { generateFixtures } from '../../../scripts/generate-models.js';
 import { simpleModel } from '../../../scripts/onnx/bundled-models.js';
 import {
+  DEFAULT_SLOW_LAYERS,
   IDENTITY_DATATYPES,
-  SLOW_LAYERS,
   SLOW_WIDTH,
   TRUNCATED_LENGTH,
   identityFixtureName,
+  slowLayers,
+  slowLayersFrom,
+  slowModel,
 } from '../../../scripts/onnx/fixture-models.js';
 import type { IdentityDatatype } from '../../../scripts/onnx/fixture-models.js';
 import { inputShape, openSession, runOne, tempDir } from './model-dirs.js';
@@ -124,16 +127,31 @@ void describe('fixture models', () => {
     });
   }
 
-  void it('slow_fp32 chains SLOW_LAYERS MatMul+Tanh layers over one shared 1024x1024 weight', async () => {
+  void it('slow_fp32 chains slowLayers() MatMul+Tanh layers over one shared 1024x1024 weight', async () => {
     const bytes = await readFile(path.join(repo.dir, 'slow_fp32', '1', 'model.onnx'));
     const model = onnxProto.onnx.ModelProto.decode(bytes);
     const ops = model.graph?.node?.map((n) => n.opType) ?? [];
-    assert.equal(ops.filter((op) => op === 'MatMul').length, SLOW_LAYERS);
-    assert.equal(ops.filter((op) => op === 'Tanh').length, SLOW_LAYERS);
+    // The generator and this test see the same environment, so the same INFERNODE_SLOW_LAYERS.
+    assert.equal(ops.filter((op) => op === 'MatMul').length, slowLayers());
+    assert.equal(ops.filter((op) => op === 'Tanh').length, slowLayers());
     assert.deepEqual(
       model.graph?.initializer?.map((t) => (t.dims ?? []).map(Number)),
       [[SLOW_WIDTH, SLOW_WIDTH]],
     );
+  });
+
+  void it('INFERNODE_SLOW_LAYERS: unset means the default, a whole number sets the depth, else an error', () => {
+    assert.equal(slowLayersFrom(undefined), DEFAULT_SLOW_LAYERS);
+    assert.equal(slowLayersFrom(''), DEFAULT_SLOW_LAYERS);
+    assert.equal(slowLayersFrom('100'), 100);
+    assert.equal(slowLayersFrom(' 2500 '), 2500);
+    for (const bad of ['0', '-5', '2.5', '1e3', 'abc', '100000000']) {
+      assert.throws(() => slowLayersFrom(bad), /INFERNODE_SLOW_LAYERS must be a whole number/);
+    }
+    const model = onnxProto.onnx.ModelProto.decode(slowModel(3));
+    const ops = model.graph?.node?.map((n) => n.opType) ?? [];
+    assert.deepEqual(ops, ['MatMul', 'Tanh', 'MatMul', 'Tanh', 'MatMul', 'Tanh']);
+    assert.equal(model.graph?.output?.[0]?.name, 'OUTPUT0');
   });
 
   void it('slow_fp32 runs a batch of 2 to finite, bounded, row-dependent outputs', async () => {
