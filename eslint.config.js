@@ -1,6 +1,70 @@
 // Lint rules: typescript-eslint's type-aware recommended set, plus no floating promises.
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, bottom to top, as docs/architecture.md draws them. A folder may import from
+// its own layer and the layers below, never from one above: the transports sit on the data plane,
+// the data plane on the repository and schedulers, and so on down to the tensor room. Only cli/
+// imports server.ts, which composes everything. The client is its own product: it shares the
+// protocol, tensor and WebSocket frame codecs, and nothing of the server.
+const LAYERS = [
+  ['tensor'],
+  ['memory', 'protocol', 'config', 'metrics'],
+  ['execution'],
+  ['scheduler'],
+  ['repository'],
+  ['dataplane'],
+  ['http'],
+  ['websocket'],
+  ['cli'],
+];
+
+/** A `no-restricted-imports` rule refusing the named folders of src/ (and server.ts unless allowed). */
+function refuse(who, folders, allowServer = false, why = 'it is a layer above') {
+  const patterns = folders.map((f) => ({
+    group: [`**/${f}/*`],
+    message: `${who} may not import from src/${f}/: ${why} (see docs/architecture.md).`,
+  }));
+  if (!allowServer) {
+    patterns.push({
+      group: ['**/server.js'],
+      message: `${who} may not import server.ts: it composes the layers, and only cli/ imports it.`,
+    });
+  }
+  return { 'no-restricted-imports': ['error', { patterns }] };
+}
+
+const layerRules = [
+  ...LAYERS.flatMap((layer, i) =>
+    layer.map((folder) => ({
+      files: [`src/${folder}/**/*.ts`],
+      rules: refuse(`src/${folder}/`, LAYERS.slice(i + 1).flat(), folder === 'cli'),
+    })),
+  ),
+  {
+    files: ['workers/**/*.ts'],
+    rules: refuse('workers/', LAYERS.slice(3).flat()),
+  },
+  {
+    files: ['src/client/**/*.ts'],
+    rules: refuse(
+      'src/client/',
+      [
+        'memory',
+        'config',
+        'metrics',
+        'execution',
+        'scheduler',
+        'repository',
+        'dataplane',
+        'http',
+        'cli',
+      ],
+      false,
+      'the client shares no server code',
+    ),
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -31,4 +95,5 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  ...layerRules,
 );
