@@ -53,19 +53,22 @@ void describe('docs/websocket-protocol.md', () => {
       exampleBytes('A request for `identity_int32`'),
       Buffer.from(request).toString('hex'),
     );
-    const response = msgpackCodec.encodeResponse(1, {
-      model_name: 'identity_int32',
-      model_version: '1',
-      outputs: [
-        {
-          name: 'OUTPUT0',
-          datatype: 'INT32',
-          shape: [1, 2],
-          data: new Uint8Array(Int32Array.of(7, 8).buffer),
-          binary: false,
-        },
-      ],
-    });
+    const response = msgpackCodec.encodeResponse(
+      { key: 1 },
+      {
+        model_name: 'identity_int32',
+        model_version: '1',
+        outputs: [
+          {
+            name: 'OUTPUT0',
+            datatype: 'INT32',
+            shape: [1, 2],
+            data: new Uint8Array(Int32Array.of(7, 8).buffer),
+            binary: false,
+          },
+        ],
+      },
+    );
     assert.equal(exampleBytes('Its response'), Buffer.from(response).toString('hex'));
   });
 });
