@@ -1,13 +1,20 @@
 // docs/websocket-protocol.md is the contract for clients in other languages: it must name the
-// path, subprotocols, close codes and limits the code uses, and its byte-level example must be the
-// bytes the codecs really produce.
+// path, subprotocols, close codes and limits the code uses, its byte-level example must be the
+// bytes the codecs really produce, and its error-code table must be the catalog's.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import {
+  renderErrorCodeTable,
+  TABLE_BEGIN,
+  TABLE_END,
+  withTable,
+} from '../../../scripts/render-error-codes.js';
 import { msgpackClientCodec } from '../../../src/client/client-codecs.js';
 import { tensor } from '../../../src/client/client-tensor.js';
+import { ERROR_CATALOG } from '../../../src/errors.js';
 import { msgpackCodec } from '../../../src/websocket/msgpack-frames.js';
 import {
   CLOSE_CODES,
@@ -70,5 +77,17 @@ void describe('docs/websocket-protocol.md', () => {
       },
     );
     assert.equal(exampleBytes('Its response'), Buffer.from(response).toString('hex'));
+  });
+
+  void it('lists every code of the error catalog, as scripts/render-error-codes.ts renders it', () => {
+    assert.equal(
+      withTable(doc, renderErrorCodeTable()),
+      doc,
+      'the error-code table is stale: run node dist/scripts/render-error-codes.js',
+    );
+    const table = doc.slice(doc.indexOf(TABLE_BEGIN), doc.indexOf(TABLE_END));
+    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+      assert.match(table, new RegExp(`\\| \`${code}\` +\\| ${entry.status} +\\|`), code);
+    }
   });
 });
