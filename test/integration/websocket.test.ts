@@ -1,6 +1,7 @@
 // The streaming WebSocket endpoint end to end, on each front end (uWS where its binary loads, and
 // node:http + ws everywhere): every datatype over both encodings through the typed client, 1,000
-// requests multiplexed on one socket, request ids (every format, unusable ones, duplicates), the
+// requests multiplexed on one socket, request ids (every format, unusable ones, duplicates),
+// subprotocol choice, the outputs filter's order, priority and timeout without a batcher, the
 // in-flight cap, cancellation on close, hostile frames, and a slow consumer's bounded memory.
 
 import assert from 'node:assert/strict';
@@ -483,6 +484,78 @@ for (const fe of FRONT_ENDS) {
           raw.close();
         }
       });
+    });
+
+    void it('picks the first subprotocol the client offers that it knows', async () => {
+      const offers: readonly [readonly string[], string][] = [
+        [[FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL], FLATBUFFERS_PROTOCOL],
+        [[MSGPACK_PROTOCOL, FLATBUFFERS_PROTOCOL], MSGPACK_PROTOCOL],
+        [['x.unknown', FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL], FLATBUFFERS_PROTOCOL],
+        [[], ''],
+      ];
+      for (const [offered, chosen] of offers) {
+        const raw = await RawSocket.open(wsUrl, offered);
+        assert.equal(raw.protocol, chosen, offered.join(', '));
+        raw.close();
+      }
+    });
+
+    void it('returns filtered outputs in the order the filter lists them, with no parameters', async () => {
+      const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+      try {
+        const input = (name: string) => ({
+          name,
+          datatype: 'INT32',
+          shape: [1, 16],
+          data: Buffer.from(new Int32Array(16).fill(3).buffer),
+        });
+        raw.send(
+          packr.pack({
+            id: 1,
+            model: 'simple',
+            inputs: [input('INPUT0'), input('INPUT1')],
+            outputs: ['OUTPUT1', { name: 'OUTPUT0' }],
+          }),
+        );
+        const doc = (await raw.nextMessage()) as any;
+        assert.deepEqual(Object.keys(doc), ['id', 'model_name', 'model_version', 'outputs']);
+        assert.deepEqual(
+          doc.outputs.map((o: any) => o.name),
+          ['OUTPUT1', 'OUTPUT0'],
+        );
+        assert.deepEqual(Object.keys(doc.outputs[0]), ['name', 'datatype', 'shape', 'data']);
+      } finally {
+        raw.close();
+      }
+    });
+
+    void it('checks priority and timeout on a model without dynamic batching, and otherwise ignores them', async () => {
+      const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+      try {
+        const send = (id: number, parameters?: Record<string, unknown>) =>
+          raw.send(
+            packr.pack({
+              id,
+              model: 'slow_fp32',
+              inputs: [
+                { name: 'INPUT0', datatype: 'FP32', shape: [1, 1024], data: Buffer.alloc(4096) },
+              ],
+              ...(parameters !== undefined ? { parameters } : {}),
+            }),
+          );
+        send(1);
+        // Queued behind request 1 for ~100 ms, far past a 1 µs timeout: it still runs.
+        send(2, { timeout: 1, priority: 1 });
+        send(3, { timeout: -1 });
+        const replies: any[] = [];
+        for (let i = 0; i < 3; i++) replies.push((await raw.nextMessage()) as any);
+        const of = (id: number) => replies.find((r) => r.id === id);
+        assert.ok(of(1)?.outputs !== undefined);
+        assert.ok(of(2)?.outputs !== undefined, JSON.stringify(of(2)?.error));
+        assert.equal(of(3)?.error?.code, 'BAD_PARAMETER');
+      } finally {
+        raw.close();
+      }
     });
 
     void it('refuses requests over the in-flight cap with an error frame naming the cap', async () => {
