@@ -1,58 +1,71 @@
-// Writes the server's msgpack frames (a response or an error map) into one buffer of exactly the
-// frame's size, in the smallest formats msgpack allows, with the request id echoed byte for byte.
+// Writes the server's msgpack frames (a response or an error map) in one pass, in the smallest
+// formats msgpack allows, with the request id echoed byte for byte.
 //
 // Why not msgpackr here: the id must come back in the very format it arrived in (a uint 64, an
 // int 8, a float 64, a str 16...), and msgpackr re-encodes every value it packs (it writes an
-// integer from 2^32 up as a float 64). The frames have one fixed shape, so a measure pass then a
-// write pass is short, and each tensor payload is still copied exactly once.
+// integer from 2^32 up as a float 64). The frames have one fixed shape, so writing them by hand is
+// short, and each tensor payload is still copied exactly once.
+//
+// Memory: like msgpackr, small frames are carved out of a shared slab (a fresh buffer per frame
+// costs more than encoding one), and the slab is only ever appended to, so a frame handed to a
+// socket is never overwritten. A frame that could exceed SLAB_BYTES / 4 gets a buffer of its own.
 
 import { Buffer } from 'node:buffer';
 import type { WireError } from '../errors.js';
 import type { InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameId } from './frame-id.js';
 
-/** What a frame is made of; run once to measure and once to write. */
-interface Sink {
-  map(entries: number): void;
-  array(length: number): void;
-  str(text: string): void;
-  uint(value: number): void;
-  bin(bytes: Uint8Array): void;
-  /** Bytes that are already msgpack (an echoed id). */
-  raw(bytes: Uint8Array): void;
-  nil(): void;
-}
+const SLAB_BYTES = 64 * 1024;
 
-class Measure implements Sink {
-  size = 0;
-  map(n: number): void {
-    this.size += n < 16 ? 1 : n < 0x10000 ? 3 : 5;
-  }
-  array(n: number): void {
-    this.size += n < 16 ? 1 : n < 0x10000 ? 3 : 5;
-  }
-  str(text: string): void {
-    const n = Buffer.byteLength(text);
-    this.size += n + (n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
-  }
-  uint(v: number): void {
-    this.size += v < 0x80 ? 1 : v < 0x100 ? 2 : v < 0x10000 ? 3 : v <= 0xffffffff ? 5 : 9;
-  }
-  bin(bytes: Uint8Array): void {
-    const n = bytes.byteLength;
-    this.size += n + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
-  }
-  raw(bytes: Uint8Array): void {
-    this.size += bytes.byteLength;
-  }
-  nil(): void {
-    this.size += 1;
-  }
-}
+/** A map key (short ASCII) as a fixstr, encoded once. */
+const key = (name: string): Buffer => Buffer.from([0xa0 | name.length, ...Buffer.from(name)]);
+const KEY = {
+  id: key('id'),
+  modelName: key('model_name'),
+  modelVersion: key('model_version'),
+  outputs: key('outputs'),
+  name: key('name'),
+  datatype: key('datatype'),
+  shape: key('shape'),
+  data: key('data'),
+  error: key('error'),
+  code: key('code'),
+  message: key('message'),
+};
 
-class Write implements Sink {
+/** Most bytes a string can take: 3 UTF-8 bytes per UTF-16 unit, plus a str 32 header. */
+const strBound = (s: string): number => s.length * 3 + 5;
+
+class FrameWriter {
+  #slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  #slabAt = 0;
+  out: Buffer = this.#slab;
   at = 0;
-  constructor(readonly out: Buffer) {}
+  #start = 0;
+
+  /** Makes room for a frame of at most `bound` bytes. */
+  begin(bound: number): void {
+    if (bound > SLAB_BYTES / 4) {
+      this.out = Buffer.allocUnsafeSlow(bound);
+      this.#start = 0;
+    } else {
+      if (this.#slabAt + bound > SLAB_BYTES) {
+        this.#slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+        this.#slabAt = 0;
+      }
+      this.out = this.#slab;
+      this.#start = this.#slabAt;
+    }
+    this.at = this.#start;
+  }
+
+  /** The frame just written; the slab moves past it (8-aligned, as msgpackr does). */
+  end(): Uint8Array {
+    const frame = this.out.subarray(this.#start, this.at);
+    if (this.out === this.#slab) this.#slabAt = (this.at + 7) & ~7;
+    return frame;
+  }
+
   /** A format byte, then `n` as a big-endian 16- or 32-bit length (msgpack's byte order). */
   #sized(n: number, format16: number, format32: number): void {
     if (n < 0x10000) {
@@ -63,23 +76,43 @@ class Write implements Sink {
       this.at = this.out.writeUInt32BE(n, this.at + 1);
     }
   }
-  map(n: number): void {
-    if (n < 16) this.out[this.at++] = 0x80 | n;
-    else this.#sized(n, 0xde, 0xdf);
+
+  fixmap(n: number): void {
+    this.out[this.at++] = 0x80 | n;
   }
+
   array(n: number): void {
     if (n < 16) this.out[this.at++] = 0x90 | n;
     else this.#sized(n, 0xdc, 0xdd);
   }
+
   str(text: string): void {
-    const n = Buffer.byteLength(text);
-    if (n < 32) this.out[this.at++] = 0xa0 | n;
-    else if (n < 0x100) {
+    const n = text.length;
+    // The common case, short ASCII (names, datatypes, versions): one loop, no UTF-8 encoder.
+    if (n < 32) {
+      const out = this.out;
+      const at = this.at;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+        out[at + 1 + i] = c;
+      }
+      if (i === n) {
+        out[at] = 0xa0 | n;
+        this.at = at + 1 + n;
+        return;
+      }
+    }
+    const bytes = Buffer.byteLength(text);
+    if (bytes < 32) this.out[this.at++] = 0xa0 | bytes;
+    else if (bytes < 0x100) {
       this.out[this.at++] = 0xd9;
-      this.out[this.at++] = n;
-    } else this.#sized(n, 0xda, 0xdb);
+      this.out[this.at++] = bytes;
+    } else this.#sized(bytes, 0xda, 0xdb);
     this.at += this.out.write(text, this.at, 'utf8');
   }
+
   uint(v: number): void {
     if (v < 0x80) this.out[this.at++] = v;
     else if (v < 0x100) {
@@ -91,6 +124,7 @@ class Write implements Sink {
       this.at = this.out.writeBigUInt64BE(BigInt(v), this.at + 1);
     }
   }
+
   bin(bytes: Uint8Array): void {
     const n = bytes.byteLength;
     if (n < 0x100) {
@@ -99,72 +133,77 @@ class Write implements Sink {
     } else this.#sized(n, 0xc5, 0xc6);
     this.raw(bytes);
   }
+
+  /** Bytes that are already msgpack (keys, an echoed id). */
   raw(bytes: Uint8Array): void {
-    this.out.set(bytes, this.at);
-    this.at += bytes.byteLength;
+    const n = bytes.byteLength;
+    if (n <= 16) {
+      // set() costs more than a loop for a handful of bytes.
+      for (let i = 0; i < n; i++) this.out[this.at + i] = bytes[i] as number;
+    } else this.out.set(bytes, this.at);
+    this.at += n;
   }
-  nil(): void {
-    this.out[this.at++] = 0xc0;
+
+  id(id: FrameId | null): void {
+    this.raw(KEY.id);
+    if (id === null) this.out[this.at++] = 0xc0;
+    else if (id.msgpack !== undefined) this.raw(id.msgpack);
+    else if (typeof id.key === 'string') this.str(id.key);
+    else this.uint(id.key);
   }
 }
 
-/** Measures the frame, allocates it once, writes it. */
-function frame(describe: (sink: Sink) => void): Uint8Array {
-  const measure = new Measure();
-  describe(measure);
-  // allocUnsafe: every byte is written below. Small frames come from Node's pool.
-  const write = new Write(Buffer.allocUnsafe(measure.size));
-  describe(write);
-  if (write.at !== measure.size) {
-    throw new Error(`msgpack frame wrote ${write.at} bytes, measured ${measure.size}`);
-  }
-  return write.out;
-}
+const writer = new FrameWriter();
 
-function writeId(sink: Sink, id: FrameId | null): void {
-  sink.str('id');
-  if (id === null) sink.nil();
-  else if (id.msgpack !== undefined) sink.raw(id.msgpack);
-  else if (typeof id.key === 'string') sink.str(id.key);
-  else sink.uint(id.key);
+function idBound(id: FrameId | null): number {
+  if (id === null) return 1;
+  if (id.msgpack !== undefined) return id.msgpack.byteLength;
+  return typeof id.key === 'string' ? strBound(id.key) : 9;
 }
 
 /** `{id, model_name, model_version, outputs: [{name, datatype, shape, data}]}`; data as `bin`. */
 export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Array {
-  return frame((sink) => {
-    sink.map(4);
-    writeId(sink, id);
-    sink.str('model_name');
-    sink.str(r.model_name);
-    sink.str('model_version');
-    sink.str(r.model_version);
-    sink.str('outputs');
-    sink.array(r.outputs.length);
-    for (const o of r.outputs) {
-      sink.map(4);
-      sink.str('name');
-      sink.str(o.name);
-      sink.str('datatype');
-      sink.str(o.datatype);
-      sink.str('shape');
-      sink.array(o.shape.length);
-      for (const d of o.shape) sink.uint(d);
-      sink.str('data');
-      sink.bin(o.data);
-    }
-  });
+  let bound = 64 + idBound(id) + strBound(r.model_name) + strBound(r.model_version);
+  for (const o of r.outputs) {
+    bound += 48 + strBound(o.name) + strBound(o.datatype) + 9 * o.shape.length;
+    bound += o.data.byteLength;
+  }
+  const w = writer;
+  w.begin(bound);
+  w.fixmap(4);
+  w.id(id);
+  w.raw(KEY.modelName);
+  w.str(r.model_name);
+  w.raw(KEY.modelVersion);
+  w.str(r.model_version);
+  w.raw(KEY.outputs);
+  w.array(r.outputs.length);
+  for (const o of r.outputs) {
+    w.fixmap(4);
+    w.raw(KEY.name);
+    w.str(o.name);
+    w.raw(KEY.datatype);
+    w.str(o.datatype);
+    w.raw(KEY.shape);
+    w.array(o.shape.length);
+    for (const d of o.shape) w.uint(d);
+    w.raw(KEY.data);
+    w.bin(o.data);
+  }
+  return w.end();
 }
 
 /** `{id, error: {code, message}}`; `id` is nil when the refused frame had no usable id. */
 export function writeErrorFrame(id: FrameId | null, error: WireError): Uint8Array {
-  return frame((sink) => {
-    sink.map(2);
-    writeId(sink, id);
-    sink.str('error');
-    sink.map(2);
-    sink.str('code');
-    sink.str(error.code);
-    sink.str('message');
-    sink.str(error.message);
-  });
+  const w = writer;
+  w.begin(48 + idBound(id) + strBound(error.code) + strBound(error.message));
+  w.fixmap(2);
+  w.id(id);
+  w.raw(KEY.error);
+  w.fixmap(2);
+  w.raw(KEY.code);
+  w.str(error.code);
+  w.raw(KEY.message);
+  w.str(error.message);
+  return w.end();
 }

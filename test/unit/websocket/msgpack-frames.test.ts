@@ -269,6 +269,31 @@ void describe('msgpack frames', () => {
     }
   });
 
+  void it('never overwrites a frame already handed out, however many follow it', () => {
+    const err = (i: number) => ({ code: 'BAD_SHAPE', message: `message ${i}` }) as const;
+    const first = msgpackCodec.encodeError({ key: 1 }, err(1));
+    const copy = Buffer.from(first);
+    // Enough small frames to fill several 64 KiB slabs, and a large one of its own.
+    for (let i = 0; i < 5000; i++) msgpackCodec.encodeError({ key: i }, err(i));
+    msgpackCodec.encodeResponse(
+      { key: 2 },
+      {
+        model_name: 'm',
+        model_version: '1',
+        outputs: [
+          {
+            name: 'Y',
+            datatype: 'UINT8',
+            shape: [1 << 20],
+            data: new Uint8Array(1 << 20),
+            binary: false,
+          },
+        ],
+      },
+    );
+    assert.deepEqual(Buffer.from(first), copy);
+  });
+
   void it('never pollutes Object.prototype', () => {
     const r = decodeMsgpackFrame(
       packr.pack(
