@@ -30,7 +30,10 @@ import { MSGPACK_PROTOCOL } from './ws-protocol.js';
 // useRecords: false — msgpackr's record extension would otherwise be accepted, and no other
 // msgpack library writes it. mapsAsObjects: maps become plain objects; msgpackr renames a
 // `__proto__` key, and the envelope is only ever read through own-property checks anyway.
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
+// int64AsType 'number': some libraries write every integer as a uint 64 / int 64, which msgpackr
+// would otherwise return as a bigint that no field check accepts (a shape of [1n, 2n], version 3n).
+// A value past 2^53 rounds, and is then refused as not a safe integer wherever integers are read.
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
 export const msgpackCodec: FrameCodec = {
   protocol: MSGPACK_PROTOCOL,

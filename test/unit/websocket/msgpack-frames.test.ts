@@ -44,6 +44,27 @@ void describe('msgpack frames', () => {
     assert.deepEqual(Buffer.from(input.data.bytes), Buffer.from(Float32Array.of(1.5, -2).buffer));
   });
 
+  void it('reads integers written as 64-bit formats like any other integer', () => {
+    // msgpackr writes a bigint as an int 64, as some libraries write every integer.
+    const r = decodeMsgpackFrame(
+      packr.pack({
+        id: 1,
+        model: 'm',
+        version: 3n,
+        inputs: [{ name: 'X', datatype: 'UINT8', shape: [1n, 2n], data: Buffer.from([1, 2]) }],
+        parameters: { priority: 1n, timeout: 2n ** 62n },
+      }),
+      false,
+    );
+    assert.ok(
+      r.ok && r.frame.kind === 'infer',
+      JSON.stringify(r, (_, v: unknown) => String(v)),
+    );
+    assert.equal(r.frame.version, '3');
+    assert.deepEqual(r.frame.request.inputs[0]?.shape, [1, 2]);
+    assert.deepEqual({ ...r.frame.request.parameters }, { priority: 1, timeout: 2 ** 62 });
+  });
+
   void it('copies payloads out of volatile frames and views stable ones', () => {
     const frame = Buffer.from(
       packr.pack({
