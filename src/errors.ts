@@ -51,6 +51,9 @@ export const ERROR_CATALOG = Object.freeze({
   BAD_PARAMETER: entry('INVALID_ARG', 'a request parameter is invalid'),
   BAD_MODEL_NAME: entry('INVALID_ARG', 'the model name is not allowed'),
   BAD_VERSION: entry('INVALID_ARG', 'the model version is not a number'),
+  // WebSocket request ids (docs/websocket-protocol.md): neither ends a request in flight
+  BAD_ID: entry('INVALID_ARG', "the frame's request id is absent or unusable"),
+  DUPLICATE_ID: entry('INVALID_ARG', 'a request with this id is already in flight on the socket'),
   // Routing and availability
   NOT_FOUND: entry('NOT_FOUND', 'no such endpoint'),
   METHOD_NOT_ALLOWED: entry('INVALID_ARG', 'the method is not allowed on this endpoint', 405),

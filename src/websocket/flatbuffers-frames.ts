@@ -26,17 +26,11 @@ import {
   checkUniqueNames,
   keepPayload,
   optionalVersion,
-  readId,
-  requireId,
   requireModel,
 } from './frame-fields.js';
+import { ABSENT_ID, badIdError, readStringId, type FrameId, type IdReading } from './frame-id.js';
 import { readParameterTables } from './flatbuffers-parameters.js';
-import type {
-  ClientFrame as WsClientFrame,
-  DecodeResult,
-  FrameCodec,
-  FrameId,
-} from './ws-frames.js';
+import type { ClientFrame as WsClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { FLATBUFFERS_PROTOCOL } from './ws-protocol.js';
 
 /** Tensor payloads start at a multiple of this from the frame start (typed-array views need 8). */
@@ -54,7 +48,7 @@ export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): De
   if (bytes.byteLength < 12) {
     return {
       ok: false,
-      id: undefined,
+      close: true,
       error: fail(
         'BAD_REQUEST',
         `a FlatBuffers frame needs at least 12 bytes, got ${bytes.byteLength}`,
@@ -70,17 +64,32 @@ export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): De
     if ((req === null) === (cancel === null)) {
       throw fail('BAD_REQUEST', 'a ClientFrame must set exactly one of infer and cancel');
     }
-    if (cancel !== null) return { ok: true, frame: { kind: 'cancel', id: requireId(cancel.id()) } };
-    if (req === null) throw fail('BAD_REQUEST', 'the frame has no InferRequest table');
-    id = readId(req.id());
-    return { ok: true, frame: readInferRequest(req, bytes, volatile) };
+    const reading = idOf(req !== null ? req.id() : (cancel?.id() ?? null));
+    if (reading.kind !== 'valid') {
+      return { ok: false, close: false, id: null, error: badIdError(reading, false) };
+    }
+    id = reading.id;
+    if (req === null) return { ok: true, frame: { kind: 'cancel', id } };
+    return { ok: true, frame: readInferRequest(req, id, bytes, volatile) };
   } catch (e) {
-    return { ok: false, id, error: toServerError(e) };
+    const error = toServerError(e);
+    return id === undefined
+      ? { ok: false, close: true, error }
+      : { ok: false, close: false, id, error };
   }
 }
 
-function readInferRequest(req: InferRequest, frame: Uint8Array, volatile: boolean): WsClientFrame {
-  const id = requireId(req.id());
+/** FlatBuffers ids are strings (a client using integers sends their digits). */
+function idOf(s: string | null): IdReading {
+  return s === null ? ABSENT_ID : readStringId(s);
+}
+
+function readInferRequest(
+  req: InferRequest,
+  id: FrameId,
+  frame: Uint8Array,
+  volatile: boolean,
+): WsClientFrame {
   const model = requireModel(req.model());
   const version = optionalVersion(req.version());
   const inputCount = req.inputsLength();
@@ -195,7 +204,7 @@ export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Ui
     return Tensor.createTensor(b, name, datatype, shape, data, 0);
   });
   const outputs = ServerFrame.createOutputsVector(b, tensors);
-  const idOffset = b.createString(String(id));
+  const idOffset = b.createString(String(id.key));
   const modelName = b.createString(r.model_name);
   const modelVersion = b.createString(r.model_version);
   ServerFrame.startServerFrame(b);
@@ -207,14 +216,15 @@ export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Ui
   return b.asUint8Array();
 }
 
-export function encodeFlatbuffersError(id: FrameId, error: WireError): Uint8Array {
+/** An error frame; a refused frame without a usable id is answered with no `id` field. */
+export function encodeFlatbuffersError(id: FrameId | null, error: WireError): Uint8Array {
   const b = new Builder(256);
   const code = b.createString(error.code);
   const message = b.createString(error.message);
   const err = FbError.createError(b, code, message);
-  const idOffset = b.createString(String(id));
+  const idOffset = id === null ? undefined : b.createString(String(id.key));
   ServerFrame.startServerFrame(b);
-  ServerFrame.addId(b, idOffset);
+  if (idOffset !== undefined) ServerFrame.addId(b, idOffset);
   ServerFrame.addError(b, err);
   b.finish(ServerFrame.endServerFrame(b));
   return b.asUint8Array();

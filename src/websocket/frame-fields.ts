@@ -1,13 +1,12 @@
-// Field checks shared by the msgpack and FlatBuffers frame decoders: the id, model, version and
-// tensor lists of a request frame, each refused with a message naming what was expected and what
-// arrived. Only envelope shape is checked here; model-specific checks stay in validate-request.
+// Field checks shared by the msgpack and FlatBuffers frame decoders: the model, version and tensor
+// lists of a request frame (the id has its own module, frame-id.ts), each refused with a message
+// naming what was expected and what arrived. Only envelope shape is checked here; model-specific
+// checks stay in validate-request.
 
 import { Buffer } from 'node:buffer';
 import { fail } from '../errors.js';
 import { MAX_TENSORS } from '../protocol/inference-request.js';
 import { assertValidModelName } from '../repository/model-name.js';
-import type { FrameId } from './ws-frames.js';
-import { MAX_ID_BYTES } from './ws-protocol.js';
 
 /** How a value arrived, for messages ("got a bin of 4 bytes"). Never prints the value itself. */
 export function kindOf(v: unknown): string {
@@ -19,27 +18,6 @@ export function kindOf(v: unknown): string {
   if (typeof v === 'string') return 'a string';
   if (typeof v === 'bigint') return `the integer ${v}`;
   return `${typeof v === 'number' ? 'the number' : 'the boolean'} ${String(v)}`;
-}
-
-/** A usable id: a non-empty string of at most MAX_ID_BYTES, or an integer 0..2^53-1. */
-export function readId(v: unknown): FrameId | undefined {
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-  if (typeof v === 'string') {
-    return v.length > 0 && Buffer.byteLength(v) <= MAX_ID_BYTES ? v : undefined;
-  }
-  return undefined;
-}
-
-export function requireId(v: unknown): FrameId {
-  const id = readId(v);
-  if (id === undefined) {
-    throw fail(
-      'BAD_REQUEST',
-      `frame 'id' must be a string of 1-${MAX_ID_BYTES} bytes or an integer 0..2^53-1, ` +
-        `got ${kindOf(v)}`,
-    );
-  }
-  return id;
 }
 
 export function requireModel(v: unknown): string {

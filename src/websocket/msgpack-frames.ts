@@ -1,21 +1,16 @@
 // The msgpack encoding of WebSocket frames (subprotocol infernode.msgpack.v1): request frames are
 // pre-scanned (msgpack-scan.ts), decoded with msgpackr into plain objects, and every field's type is
-// checked before use; responses are packed with tensor bytes as msgpack `bin`.
+// checked before use; responses are written by msgpack-writer.ts with tensor bytes as `bin`.
 //
 // Why `bin` plus datatype and shape rather than msgpackr's typed-array extensions: measured with
 // msgpackr 2.1.3, its default mode returns a typed array as an unaligned Buffer view and throws on
 // BigInt64Array, and `moreTypes` keeps the type but copies. `bin` is one memcpy each way and is
 // readable from any language's msgpack library.
 
-import { Packr, Unpackr } from 'msgpackr';
+import { Unpackr } from 'msgpackr';
 import { fail, toServerError } from '../errors.js';
 import { encodeBytesTensor } from '../tensor/bytes-tensor.js';
-import type {
-  DecodedInput,
-  DecodedOutput,
-  DecodedRequest,
-  InferenceResponse,
-} from '../protocol/inference-request.js';
+import type { DecodedInput, DecodedOutput, DecodedRequest } from '../protocol/inference-request.js';
 import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
 import {
   checkTensorCount,
@@ -23,38 +18,44 @@ import {
   keepPayload,
   kindOf,
   optionalVersion,
-  requireId,
   requireModel,
   requireString,
 } from './frame-fields.js';
+import { badIdError, type FrameId } from './frame-id.js';
 import { scanMsgpack } from './msgpack-scan.js';
-import type { ClientFrame, DecodeResult, FrameCodec, FrameId } from './ws-frames.js';
+import { writeErrorFrame, writeResponseFrame } from './msgpack-writer.js';
+import type { ClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { MSGPACK_PROTOCOL } from './ws-protocol.js';
 
-// useRecords: false — msgpackr's record extension would otherwise be written (and accepted), and
-// no other msgpack library reads it. mapsAsObjects: maps become plain objects; msgpackr renames a
+// useRecords: false — msgpackr's record extension would otherwise be accepted, and no other
+// msgpack library writes it. mapsAsObjects: maps become plain objects; msgpackr renames a
 // `__proto__` key, and the envelope is only ever read through own-property checks anyway.
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
-// variableMapSize: the smallest map header (fixmap) instead of always map16.
-const packr = new Packr({ useRecords: false, variableMapSize: true });
+// int64AsType 'number': some libraries write every integer as a uint 64 / int 64, which msgpackr
+// would otherwise return as a bigint that no field check accepts (a shape of [1n, 2n], version 3n).
+// A value past 2^53 rounds, and is then refused as not a safe integer wherever integers are read.
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
 export const msgpackCodec: FrameCodec = {
   protocol: MSGPACK_PROTOCOL,
   decode: decodeMsgpackFrame,
-  encodeResponse: (id, response) => packr.pack(responseDocument(id, response)),
-  encodeError: (id, error) =>
-    packr.pack({ id, error: { code: error.code, message: error.message } }),
+  encodeResponse: writeResponseFrame,
+  encodeError: writeErrorFrame,
 };
 
 export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {
+  // The scan is the one reader of the id: it sees the id's msgpack format, which the decoded
+  // document no longer shows (a float 5.0 decodes to the number 5).
   const scan = scanMsgpack(bytes);
   if (!scan.ok) {
-    return {
-      ok: false,
-      id: scan.id,
-      error: fail('BAD_REQUEST', `undecodable frame: ${scan.reason}`),
-    };
+    const error = fail('BAD_REQUEST', `undecodable frame: ${scan.reason}`);
+    return scan.id.kind === 'valid'
+      ? { ok: false, close: false, id: scan.id.id, error }
+      : { ok: false, close: true, error };
   }
+  if (scan.id.kind !== 'valid') {
+    return { ok: false, close: false, id: null, error: badIdError(scan.id, true) };
+  }
+  const id = scan.id.id;
   let doc: unknown;
   try {
     doc = unpackr.unpack(bytes);
@@ -62,18 +63,22 @@ export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): Decode
     // The scan accepted it, so this is a msgpackr edge the scan does not model; the message is
     // msgpackr's own and carries no server state.
     const why = e instanceof Error ? e.message.slice(0, 200) : 'unknown';
-    return { ok: false, id: scan.id, error: fail('BAD_REQUEST', `undecodable frame: ${why}`) };
+    return {
+      ok: false,
+      close: false,
+      id,
+      error: fail('BAD_REQUEST', `undecodable frame: ${why}`),
+    };
   }
   try {
-    return { ok: true, frame: frameFromDocument(doc, volatile) };
+    return { ok: true, frame: frameFromDocument(doc, id, volatile) };
   } catch (e) {
-    return { ok: false, id: scan.id, error: toServerError(e) };
+    return { ok: false, close: false, id, error: toServerError(e) };
   }
 }
 
-function frameFromDocument(doc: unknown, volatile: boolean): ClientFrame {
+function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): ClientFrame {
   if (!isMap(doc)) throw fail('BAD_REQUEST', `a frame must be a map, got ${kindOf(doc)}`);
-  const id = requireId(own(doc, 'id'));
   const cancel = own(doc, 'cancel');
   if (cancel !== undefined) {
     if (cancel !== true) {
@@ -175,18 +180,3 @@ function optionalOutputs(v: unknown): { outputs?: DecodedOutput[] } {
 }
 
 const noPrefix = (name: string) => ({ where: `output ${name}`, reserveTritonPrefix: false });
-
-/** The success frame's document; `data` values are the output views, packed as `bin`. */
-function responseDocument(id: FrameId, r: InferenceResponse): object {
-  return {
-    id,
-    model_name: r.model_name,
-    model_version: r.model_version,
-    outputs: r.outputs.map((o) => ({
-      name: o.name,
-      datatype: o.datatype,
-      shape: o.shape,
-      data: o.data,
-    })),
-  };
-}

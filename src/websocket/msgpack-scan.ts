@@ -8,16 +8,16 @@
 // record structures from them; the protocol has none), non-string map keys, the reserved 0xc1,
 // truncation anywhere, and trailing bytes after the frame. Payloads (`bin`) are skipped in O(1).
 //
-// Along the way it reads the top-level `id` when it can, so a frame refused later still gets an
-// error frame naming its request.
+// Along the way it reads the top-level `id`, and is the one reader of it: only here is the msgpack
+// format of the id known, which tells the float 5.0 from the integer 5 and a uint 64 from a
+// rounded number. A frame refused later still gets an error frame naming its request.
 
-import { readId } from './frame-fields.js';
-import type { FrameId } from './ws-frames.js';
+import { ABSENT_ID, invalidId, readNumberId, readStringId, type IdReading } from './frame-id.js';
 import { MAX_FRAME_DEPTH } from './ws-protocol.js';
 
 export type ScanResult =
-  | { readonly ok: true; readonly id: FrameId | undefined }
-  | { readonly ok: false; readonly id: FrameId | undefined; readonly reason: string };
+  | { readonly ok: true; readonly id: IdReading }
+  | { readonly ok: false; readonly id: IdReading; readonly reason: string };
 
 /** One open container: entries still to read, and whether it is a map (keys at even positions). */
 interface Open {
@@ -27,13 +27,15 @@ interface Open {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
+// Ids are echoed byte for byte, so an id that is not UTF-8 is refused rather than repaired.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function scanMsgpack(bytes: Uint8Array): ScanResult {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = bytes.byteLength;
   const stack: Open[] = [];
   let at = 0;
-  let id: FrameId | undefined;
+  let id: IdReading = ABSENT_ID;
   // Set when the root map's key just read was "id": the next value is the id.
   let nextIsId = false;
   let sawRoot = false;
@@ -71,11 +73,9 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
       return failed('map keys must be strings');
     }
 
-    // Fixed-size scalars and positive/negative fixints.
-    if (b <= 0x7f || b >= 0xe0) {
-      if (isId) id = readId(b <= 0x7f ? b : b - 0x100);
-      continue;
-    }
+    if (isId) id = readIdValue(bytes, view, at - 1);
+    // Positive and negative fixints are the whole value.
+    if (b <= 0x7f || b >= 0xe0) continue;
     let container: { n: number; map: boolean } | undefined;
     let skip = 0; // bytes of payload after the header
     let str = false;
@@ -119,20 +119,14 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
         case 0xcb:
         case 0xcf:
         case 0xd3:
-          if (isId && need(8)) {
-            const v = b === 0xcb ? view.getFloat64(at) : Number(view.getBigUint64(at));
-            id = readId(b === 0xd3 ? Number(view.getBigInt64(at)) : v);
-          }
           skip = 8;
           break;
         case 0xcc:
         case 0xd0:
-          if (isId && need(1)) id = readId(b === 0xcc ? view.getUint8(at) : view.getInt8(at));
           skip = 1;
           break;
         case 0xcd:
         case 0xd1:
-          if (isId && need(2)) id = readId(b === 0xcd ? view.getUint16(at) : view.getInt16(at));
           skip = 2;
           break;
         case 0xdc:
@@ -152,7 +146,6 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
           return failed(`msgpack type 0x${b.toString(16)} is not allowed in a frame`);
       }
     }
-    if (b === 0xce && isId && need(4)) id = readId(view.getUint32(at));
     if (container !== undefined) {
       // Each entry takes at least one byte: a count the remaining bytes cannot hold is a lie, and
       // refusing it here keeps a decoder from pre-sizing anything from it.
@@ -170,13 +163,90 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
       continue;
     }
     if (!need(skip)) return failed(`a value claims ${skip} bytes, but ${end - at} remain`);
-    if (str && (isKey || isId)) {
-      const text = utf8.decode(bytes.subarray(at, at + skip));
-      if (isKey && top?.root === true && text === 'id') nextIsId = true;
-      if (isId) id = readId(text);
+    if (str && isKey && top?.root === true) {
+      nextIsId = utf8.decode(bytes.subarray(at, at + skip)) === 'id';
     }
     at += skip;
   }
   if (at !== end) return failed(`${end - at} bytes follow the end of the frame`);
   return { ok: true, id };
+}
+
+/**
+ * The id value whose type byte sits at `start`. A value cut short reads as absent: the scan then
+ * refuses the frame as truncated. A usable id keeps a copy of its bytes, to be echoed as they are.
+ */
+function readIdValue(bytes: Uint8Array, view: DataView, start: number): IdReading {
+  const b = bytes[start] as number;
+  const at = start + 1;
+  const left = bytes.byteLength - at;
+  // A copy (not slice(), which is a view on a Buffer): the id outlives the frame, whose memory
+  // uWS reuses.
+  const copy = (payload: number): Uint8Array => new Uint8Array(bytes.subarray(start, at + payload));
+  if (b <= 0x7f) return readNumberId(b, 'positive fixint', copy(0));
+  if (b >= 0xe0) return readNumberId(b - 0x100, 'negative fixint', copy(0));
+  if (b >= 0xa0 && b <= 0xbf) return stringId(bytes, start, at, b & 0x1f);
+  if (b >= 0x80 && b <= 0x8f) return invalidId('a map');
+  if (b >= 0x90 && b <= 0x9f) return invalidId('an array');
+  const number = NUMBER_FORMATS[b];
+  if (number !== undefined) {
+    if (left < number.bytes) return ABSENT_ID;
+    return readNumberId(number.read(view, at), number.name, copy(number.bytes));
+  }
+  switch (b) {
+    case 0xc0:
+      return invalidId('nil');
+    case 0xc2:
+    case 0xc3:
+      return invalidId(`the boolean ${b === 0xc3}`);
+    case 0xd9:
+      return left < 1 ? ABSENT_ID : stringId(bytes, start, at + 1, view.getUint8(at));
+    case 0xda:
+      return left < 2 ? ABSENT_ID : stringId(bytes, start, at + 2, view.getUint16(at));
+    case 0xdb:
+      return left < 4 ? ABSENT_ID : stringId(bytes, start, at + 4, view.getUint32(at));
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+      return invalidId('a bin');
+    case 0xdc:
+    case 0xdd:
+      return invalidId('an array');
+    case 0xde:
+    case 0xdf:
+      return invalidId('a map');
+    default:
+      return invalidId(`msgpack type 0x${b.toString(16)}`);
+  }
+}
+
+/** The integer and float formats: payload size, reader, and the spec's name for messages. */
+const NUMBER_FORMATS: Readonly<
+  Record<
+    number,
+    { bytes: number; name: string; read: (v: DataView, at: number) => number | bigint }
+  >
+> = {
+  0xca: { bytes: 4, name: 'float 32', read: (v, at) => v.getFloat32(at) },
+  0xcb: { bytes: 8, name: 'float 64', read: (v, at) => v.getFloat64(at) },
+  0xcc: { bytes: 1, name: 'uint 8', read: (v, at) => v.getUint8(at) },
+  0xcd: { bytes: 2, name: 'uint 16', read: (v, at) => v.getUint16(at) },
+  0xce: { bytes: 4, name: 'uint 32', read: (v, at) => v.getUint32(at) },
+  0xcf: { bytes: 8, name: 'uint 64', read: (v, at) => v.getBigUint64(at) },
+  0xd0: { bytes: 1, name: 'int 8', read: (v, at) => v.getInt8(at) },
+  0xd1: { bytes: 2, name: 'int 16', read: (v, at) => v.getInt16(at) },
+  0xd2: { bytes: 4, name: 'int 32', read: (v, at) => v.getInt32(at) },
+  0xd3: { bytes: 8, name: 'int 64', read: (v, at) => v.getBigInt64(at) },
+};
+
+/** A str id: its header starts at `start`, its `length` bytes of text at `at`. */
+function stringId(bytes: Uint8Array, start: number, at: number, length: number): IdReading {
+  if (bytes.byteLength - at < length) return ABSENT_ID;
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes.subarray(at, at + length));
+  } catch {
+    return invalidId(`a string of ${length} bytes that is not valid UTF-8`);
+  }
+  return readStringId(text, new Uint8Array(bytes.subarray(start, at + length)));
 }

@@ -4,9 +4,7 @@
 
 import type { InferenceServerError, WireError } from '../errors.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
-
-/** A client-chosen request id, unique among the socket's requests in flight. */
-export type FrameId = string | number;
+import type { FrameId } from './frame-id.js';
 
 export interface InferFrame {
   readonly kind: 'infer';
@@ -28,10 +26,18 @@ export type ClientFrame = InferFrame | CancelFrame;
 export type DecodeResult =
   | { readonly ok: true; readonly frame: ClientFrame }
   /**
-   * The frame is unusable. With an `id` the server answers with an error frame; without one it
-   * cannot say which request failed and closes the socket (1007).
+   * A frame that cannot be run, answered with an error frame: under its id when it had a usable
+   * one, under a nil id (`null`) when it is a well-formed map or table whose id is absent or
+   * unusable (BAD_ID). The socket stays open.
    */
-  | { readonly ok: false; readonly id: FrameId | undefined; readonly error: InferenceServerError };
+  | {
+      readonly ok: false;
+      readonly close: false;
+      readonly id: FrameId | null;
+      readonly error: InferenceServerError;
+    }
+  /** Not a frame at all (not a map, truncated, too deep...) and no usable id: closed with 1007. */
+  | { readonly ok: false; readonly close: true; readonly error: InferenceServerError };
 
 export interface FrameCodec {
   /** The subprotocol name that selects this codec. */
@@ -44,5 +50,6 @@ export interface FrameCodec {
   decode(bytes: Uint8Array, volatile: boolean): DecodeResult;
   /** A success frame: the outputs' bytes are copied into the frame as they are, no per-element work. */
   encodeResponse(id: FrameId, response: InferenceResponse): Uint8Array;
-  encodeError(id: FrameId, error: WireError): Uint8Array;
+  /** An error frame; `null`: the refused frame had no usable id, so the answer carries none. */
+  encodeError(id: FrameId | null, error: WireError): Uint8Array;
 }

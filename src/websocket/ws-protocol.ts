@@ -53,3 +53,9 @@ export const MAX_FRAME_DEPTH = 8;
 
 /** Longest request id, in UTF-8 bytes (string ids) — ids are echoed in every response. */
 export const MAX_ID_BYTES = 256;
+
+/**
+ * Largest integer id: 2^53-1, the largest integer a JavaScript number (and so every JS msgpack
+ * client) holds exactly. Ids at or above 2^32 travel as msgpack uint 64 both ways.
+ */
+export const MAX_INTEGER_ID = Number.MAX_SAFE_INTEGER;

@@ -11,7 +11,8 @@ import type { InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
-import type { FrameCodec, FrameId, InferFrame } from './ws-frames.js';
+import { showId, type FrameId } from './frame-id.js';
+import type { FrameCodec, InferFrame } from './ws-frames.js';
 import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';
 import type { WsCounters } from './ws-counters.js';
 
@@ -35,6 +36,8 @@ export interface SessionDeps {
 }
 
 interface Slot {
+  /** The request's id, in the form it arrived in: its answer echoes it, whoever triggers it. */
+  readonly id: FrameId;
   /** running: inference under way; sending: its frame is queued for the socket. */
   state: 'running' | 'sending';
   readonly controller: AbortController;
@@ -42,15 +45,15 @@ interface Slot {
 
 interface Outgoing {
   readonly bytes: Uint8Array;
-  /** The request whose slot this frame releases once sent (undefined for refusals). */
-  readonly id: FrameId | undefined;
+  /** The request slot this frame releases once sent (undefined for refusals). */
   readonly slot: Slot | undefined;
 }
 
 export class WsSession implements WebSocketPeer {
   readonly #connection: WebSocketConnection;
   readonly #deps: SessionDeps;
-  readonly #slots = new Map<FrameId, Slot>();
+  /** Requests in flight by id value (`FrameId.key`): the uint 64 5 and the float 5.0 are one id. */
+  readonly #slots = new Map<FrameId['key'], Slot>();
   // A FIFO as an array with a head index: shift() is O(n) per call on a long queue.
   #queue: Outgoing[] = [];
   #head = 0;
@@ -79,10 +82,14 @@ export class WsSession implements WebSocketPeer {
     }
     const decoded = this.#deps.codec.decode(bytes, volatile);
     if (!decoded.ok) {
-      if (decoded.id === undefined) {
+      if (decoded.close) {
         this.#close(CLOSE_CODES.INVALID_PAYLOAD, decoded.error.message);
+      } else if (decoded.id !== null && this.#slots.has(decoded.id.key)) {
+        // Refused under an id in flight: said as DUPLICATE_ID, so the client does not take it for
+        // the end of the request it has in flight under that id.
+        this.#refuse(decoded.id, duplicateId(decoded.id, decoded.error.message));
       } else {
-        this.#send(this.#deps.codec.encodeError(decoded.id, decoded.error.toWire()), undefined);
+        this.#refuse(decoded.id, decoded.error);
       }
       return;
     }
@@ -130,11 +137,8 @@ export class WsSession implements WebSocketPeer {
   #accept(frame: InferFrame): void {
     const { id } = frame;
     const { limits } = this.#deps;
-    if (this.#slots.has(id)) {
-      this.#refuse(
-        id,
-        fail('BAD_REQUEST', `request id ${JSON.stringify(id)} is already in flight on this socket`),
-      );
+    if (this.#slots.has(id.key)) {
+      this.#refuse(id, duplicateId(id, undefined));
       return;
     }
     if (this.#slots.size >= limits.maxInflight) {
@@ -148,8 +152,8 @@ export class WsSession implements WebSocketPeer {
       );
       return;
     }
-    const slot: Slot = { state: 'running', controller: new AbortController() };
-    this.#slots.set(id, slot);
+    const slot: Slot = { id, state: 'running', controller: new AbortController() };
+    this.#slots.set(id.key, slot);
     void this.#run(frame, slot, Number(process.hrtime.bigint()));
   }
 
@@ -168,28 +172,29 @@ export class WsSession implements WebSocketPeer {
       bytes = codec.encodeError(frame.id, err.toWire());
     }
     // Cancelled (already answered) or the socket closed: the result has nowhere to go.
-    if (this.#slots.get(frame.id) !== slot) return;
+    if (this.#slots.get(frame.id.key) !== slot) return;
     slot.state = 'sending';
-    this.#send(bytes, frame.id, slot);
+    this.#send(bytes, slot);
   }
 
   #cancel(id: FrameId): void {
-    const slot = this.#slots.get(id);
+    const slot = this.#slots.get(id.key);
     // Unknown, or already answered and waiting to be sent: nothing to cancel, nothing to say.
     if (slot === undefined || slot.state !== 'running') return;
-    const err = fail('CANCELLED', `request ${JSON.stringify(id)} was cancelled by the client`);
+    const err = fail('CANCELLED', `request ${showId(id)} was cancelled by the client`);
     slot.controller.abort(err);
     slot.state = 'sending';
-    this.#send(this.#deps.codec.encodeError(id, err.toWire()), id, slot);
+    this.#send(this.#deps.codec.encodeError(slot.id, err.toWire()), slot);
   }
 
-  #refuse(id: FrameId, err: InferenceServerError): void {
+  /** An error frame that releases no slot: the frame it answers never became a request. */
+  #refuse(id: FrameId | null, err: InferenceServerError): void {
     this.#send(this.#deps.codec.encodeError(id, err.toWire()), undefined);
   }
 
-  #send(bytes: Uint8Array, id: FrameId | undefined, slot?: Slot): void {
+  #send(bytes: Uint8Array, slot: Slot | undefined): void {
     if (this.#closed) return;
-    const item: Outgoing = { bytes, id, slot };
+    const item: Outgoing = { bytes, slot };
     const { limits, counters } = this.#deps;
     if (
       this.#head === this.#queue.length &&
@@ -211,12 +216,8 @@ export class WsSession implements WebSocketPeer {
   }
 
   #write(item: Outgoing): void {
-    if (
-      item.slot !== undefined &&
-      item.id !== undefined &&
-      this.#slots.get(item.id) === item.slot
-    ) {
-      this.#slots.delete(item.id);
+    if (item.slot !== undefined && this.#slots.get(item.slot.id.key) === item.slot) {
+      this.#slots.delete(item.slot.id.key);
     }
     if (!this.#connection.send(item.bytes)) {
       this.#close(CLOSE_CODES.POLICY_VIOLATION, 'the socket refused a response frame');
@@ -231,6 +232,19 @@ export class WsSession implements WebSocketPeer {
     // Some libraries report the close later (after the handshake); the session is done now.
     this.closed();
   }
+}
+
+/**
+ * The refusal of a frame whose id a request in flight already holds. That request is untouched
+ * and still gets its own response; the message says so, since both carry the same id.
+ */
+function duplicateId(id: FrameId, alsoInvalid: string | undefined): InferenceServerError {
+  return fail(
+    'DUPLICATE_ID',
+    `request id ${showId(id)} is already in flight on this socket: this frame was not ` +
+      'run, and the request in flight with that id continues unaffected' +
+      (alsoInvalid === undefined ? '' : ` (the frame was also unusable: ${alsoInvalid})`),
+  );
 }
 
 /** A close reason fits in 123 bytes of UTF-8; kept to ASCII so cutting it cannot split a character. */

@@ -1,5 +1,5 @@
 // A bare WebSocket for protocol tests: sends exactly the bytes given (hostile frames included),
-// queues decoded replies, and reports how the server closed the socket.
+// queues replies (as bytes, or decoded from msgpack), and reports how the server closed the socket.
 
 import { Unpackr } from 'msgpackr';
 import WebSocket from 'ws';
@@ -14,8 +14,8 @@ export interface CloseInfo {
 export class RawSocket {
   readonly closed: Promise<CloseInfo>;
   readonly #ws: WebSocket;
-  readonly #replies: unknown[] = [];
-  #waiter: ((v: unknown) => void) | undefined;
+  readonly #replies: Buffer[] = [];
+  #waiter: ((v: Buffer) => void) | undefined;
 
   private constructor(ws: WebSocket) {
     this.#ws = ws;
@@ -23,18 +23,24 @@ export class RawSocket {
       ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
     });
     ws.on('message', (data: Buffer) => {
-      const reply = unpackr.unpack(data) as unknown;
       const waiter = this.#waiter;
       this.#waiter = undefined;
-      if (waiter !== undefined) waiter(reply);
-      else this.#replies.push(reply);
+      if (waiter !== undefined) waiter(data);
+      else this.#replies.push(data);
     });
     // A refused or oversized frame can surface as a client-side error before 'close'.
     ws.on('error', () => undefined);
   }
 
-  static open(url: string, protocol: string): Promise<RawSocket> {
-    const ws = new WebSocket(url, [protocol], { perMessageDeflate: false });
+  /** The subprotocol the server chose ('' when it named none). */
+  get protocol(): string {
+    return this.#ws.protocol;
+  }
+
+  static open(url: string, protocols: string | readonly string[]): Promise<RawSocket> {
+    const ws = new WebSocket(url, typeof protocols === 'string' ? [protocols] : [...protocols], {
+      perMessageDeflate: false,
+    });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RawSocket(ws)));
       ws.once('error', reject);
@@ -45,14 +51,19 @@ export class RawSocket {
     this.#ws.send(frame, { binary: typeof frame !== 'string' });
   }
 
-  /** The next decoded msgpack reply (or rejects if the socket closes first). */
-  nextMessage(): Promise<unknown> {
+  /** The next reply's bytes (or rejects if the socket closes first). */
+  nextFrame(): Promise<Buffer> {
     const queued = this.#replies.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {
       this.#waiter = resolve;
       void this.closed.then((c) => reject(new Error(`socket closed (${c.code} ${c.reason})`)));
     });
+  }
+
+  /** The next reply, decoded from msgpack. */
+  async nextMessage(): Promise<unknown> {
+    return unpackr.unpack(await this.nextFrame()) as unknown;
   }
 
   /** Stops reading from the TCP socket, so the server's sends back up. */

@@ -1,7 +1,8 @@
 // The streaming WebSocket endpoint end to end, on each front end (uWS where its binary loads, and
 // node:http + ws everywhere): every datatype over both encodings through the typed client, 1,000
-// requests multiplexed on one socket, the in-flight cap, cancellation on close, hostile frames, and
-// a slow consumer's bounded memory.
+// requests multiplexed on one socket, request ids (every format, unusable ones, duplicates),
+// subprotocol choice, the outputs filter's order, priority and timeout without a batcher, the
+// in-flight cap, cancellation on close, hostile frames, and a slow consumer's bounded memory.
 //
 // The in-flight cap and cancellation tests need the slow model's instance busy while they play
 // out. How long it runs differs several-fold between machines, so the file times it once and sizes
@@ -9,8 +10,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Packr } from 'msgpackr';
+import { Builder, ByteBuffer } from 'flatbuffers';
+import { Packr, Unpackr } from 'msgpackr';
 import WebSocket from 'ws';
+import {
+  Cancel,
+  ClientFrame,
+  ServerFrame,
+} from '../../schemas/generated/infernode-ws_generated.js';
+import { flatbuffersClientCodec } from '../../src/client/client-codecs.js';
 import type { Datatype } from '../../src/tensor/datatypes.js';
 import { loadUws } from '../../src/http/uws/uws-loader.js';
 import {
@@ -20,7 +28,12 @@ import {
   tensor,
   type Tensor,
 } from '../../src/client/inference-client.js';
-import { CLOSE_CODES, MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
+import {
+  CLOSE_CODES,
+  FLATBUFFERS_PROTOCOL,
+  MSGPACK_PROTOCOL,
+  WS_PATH,
+} from '../../src/websocket/ws-protocol.js';
 import {
   copySlowModel,
   measureSlowModel,
@@ -33,6 +46,7 @@ import { pendingRequests, waitFor } from '../helpers/wait-for.js';
 import { RawSocket } from './websocket-raw-socket.js';
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 
 const FRONT_ENDS = [
   { name: 'uws', choice: 'uws', skip: loadUws().ok ? false : 'uWS binary not available here' },
@@ -308,6 +322,264 @@ for (const fe of FRONT_ENDS) {
           raw.close();
           await stillServing();
         });
+      }
+    });
+
+    void describe('request ids', () => {
+      /** What each reply says, with the id's bytes as sent back (hex). */
+      interface Reply {
+        readonly idHex: string;
+        readonly code: string | undefined;
+        readonly message: string | undefined;
+        readonly outputs: { name: string; data: Uint8Array }[] | undefined;
+      }
+
+      /** A request frame whose `id` value is exactly `idHex`: no library writes every format. */
+      function withId(idHex: string | undefined, doc: Record<string, unknown>): Buffer {
+        const rest = packr.pack(doc);
+        assert.equal(rest[0], 0x80 | Object.keys(doc).length); // a fixmap header
+        if (idHex === undefined) return rest;
+        return Buffer.concat([
+          Buffer.from([rest[0]! + 1, 0xa2, 0x69, 0x64]),
+          Buffer.from(idHex, 'hex'),
+          rest.subarray(1),
+        ]);
+      }
+      const identity = (idHex: string | undefined): Buffer =>
+        withId(idHex, {
+          model: 'identity_int32',
+          inputs: [
+            {
+              name: 'INPUT0',
+              datatype: 'INT32',
+              shape: [1, 2],
+              data: Buffer.from(Int32Array.of(7, 8).buffer),
+            },
+          ],
+        });
+      const slow = (idHex: string, parameters?: Record<string, unknown>): Buffer =>
+        withId(idHex, {
+          model: 'slow_fp32',
+          inputs: [
+            { name: 'INPUT0', datatype: 'FP32', shape: [1, 1024], data: Buffer.alloc(4096) },
+          ],
+          ...(parameters !== undefined ? { parameters } : {}),
+        });
+
+      async function reply(raw: RawSocket): Promise<Reply> {
+        const frame = await raw.nextFrame();
+        const doc = unpackr.unpack(frame) as any;
+        // The id is the first entry; the entry after it is "model_name" or "error".
+        const next = doc.error === undefined ? 'aa6d6f64656c5f6e616d65' : 'a56572726f72';
+        const hex = frame.toString('hex');
+        assert.equal(hex.slice(2, 8), 'a26964', hex.slice(0, 40));
+        return {
+          idHex: hex.slice(8, hex.indexOf(next, 8)),
+          code: doc.error?.code,
+          message: doc.error?.message,
+          outputs: doc.outputs,
+        };
+      }
+
+      const str = (text: string, header: string): string =>
+        header + Buffer.from(text).toString('hex');
+
+      void it('takes ids across the whole range in every msgpack format and echoes them byte for byte', async () => {
+        const ids = [
+          '00',
+          '7f',
+          'ccff',
+          'cdffff',
+          'ceffffffff', // uint 32: 2^32-1
+          'cf0000000100000000', // uint 64: 2^32
+          'cf001fffffffffffff', // uint 64: 2^53-1
+          'd30000000000000009', // int 64: 9
+          'cb4270000000000000', // float 64: 2^40, as msgpackr writes integers from 2^32 up
+          'cb4014000000000000', // float 64: 5.0
+          str('é'.repeat(128), 'da0100'), // 256 bytes
+          str('id-1', 'd904'), // a str 8 where a fixstr would do
+        ];
+        const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+        try {
+          for (const id of ids) raw.send(identity(id));
+          const replies: Reply[] = [];
+          while (replies.length < ids.length) replies.push(await reply(raw));
+          assert.deepEqual(replies.map((r) => r.idHex).sort(), [...ids].sort());
+          for (const r of replies) {
+            assert.equal(r.code, undefined, `${r.idHex}: ${r.message}`);
+            assert.deepEqual(
+              [...new Int32Array(new Uint8Array(r.outputs?.[0]?.data ?? []).buffer)],
+              [7, 8],
+            );
+          }
+        } finally {
+          raw.close();
+        }
+      });
+
+      void it('answers unusable ids with BAD_ID under a nil id, and the socket stays open', async () => {
+        const unusable: readonly [string | undefined, RegExp][] = [
+          ['a0', /got an empty string/],
+          [str('a'.repeat(257), 'da0101'), /got a string of 257 bytes/],
+          ['ff', /got the negative fixint -1, below 0/],
+          ['cb3ff8000000000000', /got the float 64 1.5, which is not an integer/],
+          ['c3', /got the boolean true/],
+          ['c0', /got nil/],
+          ['cf0020000000000000', /got the uint 64 9007199254740992, above 2\^53-1/],
+          [undefined, /got no 'id'/],
+        ];
+        const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+        try {
+          for (const [id, message] of unusable) {
+            raw.send(identity(id));
+            const r = await reply(raw);
+            assert.equal(r.idHex, 'c0', String(id));
+            assert.equal(r.code, 'BAD_ID', r.message);
+            assert.match(r.message ?? '', message);
+          }
+          raw.send(identity('01'));
+          const ok = await reply(raw);
+          assert.equal(ok.idHex, '01');
+          assert.equal(ok.code, undefined, ok.message);
+        } finally {
+          raw.close();
+        }
+      });
+
+      void it('refuses a frame under an id in flight with DUPLICATE_ID; the first request still completes', async () => {
+        const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+        try {
+          raw.send(slow('07')); // in flight for ~100 ms
+          raw.send(identity('cf0000000000000007')); // the same id: 7 as a uint 64
+          raw.send(withId('07', { model: 'identity_int32', inputs: 'not an array' }));
+          raw.send(identity(str('7', 'a1'))); // the string "7" is another id
+          const replies: Reply[] = [];
+          for (let i = 0; i < 4; i++) replies.push(await reply(raw));
+          const byId = (idHex: string, code: string | undefined) =>
+            replies.filter((r) => r.idHex === idHex && r.code === code);
+          assert.equal(byId('cf0000000000000007', 'DUPLICATE_ID').length, 1);
+          const [malformed] = byId('07', 'DUPLICATE_ID');
+          assert.match(malformed?.message ?? '', /already in flight .* continues unaffected/);
+          assert.match(malformed?.message ?? '', /also unusable: frame 'inputs' must be an array/);
+          assert.equal(byId('a137', undefined).length, 1, 'the string id "7" ran');
+          // The request in flight under 7 was not touched by either refusal.
+          assert.equal(byId('07', undefined).length, 1, JSON.stringify(replies));
+          // Its response has gone out, so 7 is free again.
+          raw.send(identity('07'));
+          const again = await reply(raw);
+          assert.deepEqual([again.idHex, again.code], ['07', undefined]);
+        } finally {
+          raw.close();
+        }
+      });
+
+      void it('FlatBuffers: BAD_ID without an id for an empty one, DUPLICATE_ID under an id in flight', async () => {
+        const raw = await RawSocket.open(wsUrl, FLATBUFFERS_PROTOCOL);
+        try {
+          const fbReply = async () => {
+            const frame = ServerFrame.getRootAsServerFrame(new ByteBuffer(await raw.nextFrame()));
+            return { id: frame.id(), code: frame.error()?.code() ?? undefined };
+          };
+          raw.send(
+            flatbuffersClientCodec.encodeRequest(
+              7,
+              'slow_fp32',
+              [tensor('INPUT0', 'FP32', [1, 1024], new Float32Array(1024))],
+              {},
+            ),
+          );
+          raw.send(
+            flatbuffersClientCodec.encodeRequest(
+              7,
+              'identity_int32',
+              [tensor('INPUT0', 'INT32', [1, 2], Int32Array.of(7, 8))],
+              {},
+            ),
+          );
+          assert.deepEqual(await fbReply(), { id: '7', code: 'DUPLICATE_ID' });
+          const b = new Builder(64);
+          const cancel = Cancel.createCancel(b, b.createString(''));
+          ClientFrame.startClientFrame(b);
+          ClientFrame.addCancel(b, cancel);
+          b.finish(ClientFrame.endClientFrame(b));
+          raw.send(b.asUint8Array());
+          assert.deepEqual(await fbReply(), { id: null, code: 'BAD_ID' });
+          assert.deepEqual(await fbReply(), { id: '7', code: undefined });
+        } finally {
+          raw.close();
+        }
+      });
+    });
+
+    void it('picks the first subprotocol the client offers that it knows', async () => {
+      const offers: readonly [readonly string[], string][] = [
+        [[FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL], FLATBUFFERS_PROTOCOL],
+        [[MSGPACK_PROTOCOL, FLATBUFFERS_PROTOCOL], MSGPACK_PROTOCOL],
+        [['x.unknown', FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL], FLATBUFFERS_PROTOCOL],
+        [[], ''],
+      ];
+      for (const [offered, chosen] of offers) {
+        const raw = await RawSocket.open(wsUrl, offered);
+        assert.equal(raw.protocol, chosen, offered.join(', '));
+        raw.close();
+      }
+    });
+
+    void it('returns filtered outputs in the order the filter lists them, with no parameters', async () => {
+      const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+      try {
+        const input = (name: string) => ({
+          name,
+          datatype: 'INT32',
+          shape: [1, 16],
+          data: Buffer.from(new Int32Array(16).fill(3).buffer),
+        });
+        raw.send(
+          packr.pack({
+            id: 1,
+            model: 'simple',
+            inputs: [input('INPUT0'), input('INPUT1')],
+            outputs: ['OUTPUT1', { name: 'OUTPUT0' }],
+          }),
+        );
+        const doc = (await raw.nextMessage()) as any;
+        assert.deepEqual(Object.keys(doc), ['id', 'model_name', 'model_version', 'outputs']);
+        assert.deepEqual(
+          doc.outputs.map((o: any) => o.name),
+          ['OUTPUT1', 'OUTPUT0'],
+        );
+        assert.deepEqual(Object.keys(doc.outputs[0]), ['name', 'datatype', 'shape', 'data']);
+      } finally {
+        raw.close();
+      }
+    });
+
+    void it('checks priority and timeout on a model without dynamic batching, and otherwise ignores them', async () => {
+      const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL);
+      try {
+        const send = (id: number, parameters?: Record<string, unknown>) =>
+          raw.send(
+            packr.pack({
+              id,
+              model: 'slow_fp32',
+              inputs: [
+                { name: 'INPUT0', datatype: 'FP32', shape: [1, 1024], data: Buffer.alloc(4096) },
+              ],
+              ...(parameters !== undefined ? { parameters } : {}),
+            }),
+          );
+        send(1);
+        // Queued behind request 1 for ~100 ms, far past a 1 µs timeout: it still runs.
+        send(2, { timeout: 1, priority: 1 });
+        send(3, { timeout: -1 });
+        const replies: any[] = [];
+        for (let i = 0; i < 3; i++) replies.push((await raw.nextMessage()) as any);
+        const of = (id: number) => replies.find((r) => r.id === id);
+        assert.ok(of(1)?.outputs !== undefined);
+        assert.ok(of(2)?.outputs !== undefined, JSON.stringify(of(2)?.error));
+        assert.equal(of(3)?.error?.code, 'BAD_PARAMETER');
+      } finally {
+        raw.close();
       }
     });
 

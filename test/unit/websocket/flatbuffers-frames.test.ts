@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ByteBuffer } from 'flatbuffers';
+import { Builder, ByteBuffer } from 'flatbuffers';
 import { flatbuffersClientCodec } from '../../../src/client/client-codecs.js';
 import { tensor } from '../../../src/client/client-tensor.js';
 import { InferenceServerError } from '../../../src/errors.js';
@@ -19,7 +19,11 @@ import {
   encodeFlatbuffersResponse,
   PAYLOAD_ALIGNMENT,
 } from '../../../src/websocket/flatbuffers-frames.js';
-import { ServerFrame } from '../../../schemas/generated/infernode-ws_generated.js';
+import {
+  Cancel,
+  ClientFrame,
+  ServerFrame,
+} from '../../../schemas/generated/infernode-ws_generated.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 
 void describe('FlatBuffers frames', () => {
@@ -39,7 +43,7 @@ void describe('FlatBuffers frames', () => {
     );
     const r = decodeFlatbuffersFrame(frame, true);
     assert.ok(r.ok && r.frame.kind === 'infer', JSON.stringify(r));
-    assert.equal(r.frame.id, '9');
+    assert.deepEqual(r.frame.id, { key: '9' });
     assert.equal(r.frame.model, 'mlp');
     assert.equal(r.frame.version, '2');
     assert.deepEqual(
@@ -62,22 +66,25 @@ void describe('FlatBuffers frames', () => {
 
   void it('decodes a cancel frame', () => {
     const r = decodeFlatbuffersFrame(flatbuffersClientCodec.encodeCancel(4), true);
-    assert.deepEqual(r, { ok: true, frame: { kind: 'cancel', id: '4' } });
+    assert.deepEqual(r, { ok: true, frame: { kind: 'cancel', id: { key: '4' } } });
   });
 
   void it('writes each output payload at a 16-byte aligned offset of the frame', () => {
     for (const lengths of [[1], [3, 8, 5], [17, 0, 33, 2]]) {
-      const frame = encodeFlatbuffersResponse('r', {
-        model_name: 'm',
-        model_version: '1',
-        outputs: lengths.map((n, i) => ({
-          name: `O${i}`,
-          datatype: 'UINT8',
-          shape: [n],
-          data: Uint8Array.from({ length: n }, (_, k) => k + i),
-          binary: false,
-        })),
-      });
+      const frame = encodeFlatbuffersResponse(
+        { key: 'r' },
+        {
+          model_name: 'm',
+          model_version: '1',
+          outputs: lengths.map((n, i) => ({
+            name: `O${i}`,
+            datatype: 'UINT8',
+            shape: [n],
+            data: Uint8Array.from({ length: n }, (_, k) => k + i),
+            binary: false,
+          })),
+        },
+      );
       const root = ServerFrame.getRootAsServerFrame(new ByteBuffer(frame));
       assert.equal(root.outputsLength(), lengths.length);
       lengths.forEach((n, i) => {
@@ -95,15 +102,47 @@ void describe('FlatBuffers frames', () => {
 
   void it('encodes errors the client reads back', () => {
     const reply = flatbuffersClientCodec.decodeReply(
-      encodeFlatbuffersError(3, { code: 'QUEUE_FULL', message: 'busy' }),
+      encodeFlatbuffersError({ key: 3 }, { code: 'QUEUE_FULL', message: 'busy' }),
     );
     assert.deepEqual(reply, { id: 3, error: { code: 'QUEUE_FULL', message: 'busy' } });
+  });
+
+  /** A ClientFrame holding a Cancel with this id. */
+  function cancelFrame(id: string): Uint8Array {
+    const b = new Builder(64);
+    const cancel = Cancel.createCancel(b, b.createString(id));
+    ClientFrame.startClientFrame(b);
+    ClientFrame.addCancel(b, cancel);
+    b.finish(ClientFrame.endClientFrame(b));
+    return b.asUint8Array();
+  }
+
+  void it('answers an empty or over-long id with BAD_ID and no id, and takes 256 bytes', () => {
+    for (const [id, got] of [
+      ['', 'an empty string'],
+      ['é'.repeat(128) + 'x', 'a string of 257 bytes'],
+    ] as const) {
+      const r = decodeFlatbuffersFrame(cancelFrame(id), true);
+      assert.ok(!r.ok && !r.close, JSON.stringify(r));
+      assert.equal(r.id, null);
+      assert.equal(r.error.code, 'BAD_ID');
+      assert.match(r.error.message, new RegExp(`must be a string of 1-256 bytes, got ${got}`));
+    }
+    assert.deepEqual(decodeFlatbuffersFrame(cancelFrame('é'.repeat(128)), true), {
+      ok: true,
+      frame: { kind: 'cancel', id: { key: 'é'.repeat(128) } },
+    });
+    const reply = ServerFrame.getRootAsServerFrame(
+      new ByteBuffer(encodeFlatbuffersError(null, { code: 'BAD_ID', message: 'm' })),
+    );
+    assert.equal(reply.id(), null);
+    assert.equal(reply.error()?.code(), 'BAD_ID');
   });
 
   void it('refuses frames too short to hold a table without an id', () => {
     const r = decodeFlatbuffersFrame(new Uint8Array(4), true);
     assert.equal(r.ok, false);
-    if (!r.ok) assert.equal(r.id, undefined);
+    if (!r.ok) assert.equal(r.close, true);
   });
 
   void it('refuses a payload vector that points outside the frame', () => {
@@ -124,7 +163,8 @@ void describe('FlatBuffers frames', () => {
     const r = decodeFlatbuffersFrame(backing.subarray(0, hostile.length), false);
     assert.equal(r.ok, false);
     if (!r.ok) {
-      assert.equal(r.id, '1');
+      assert.ok(!r.close);
+      assert.deepEqual(r.id, { key: '1' });
       assert.match(r.error.message, /outside the frame/);
     }
   });

@@ -1,0 +1,209 @@
+// Writes the server's msgpack frames (a response or an error map) in one pass, in the smallest
+// formats msgpack allows, with the request id echoed byte for byte.
+//
+// Why not msgpackr here: the id must come back in the very format it arrived in (a uint 64, an
+// int 8, a float 64, a str 16...), and msgpackr re-encodes every value it packs (it writes an
+// integer from 2^32 up as a float 64). The frames have one fixed shape, so writing them by hand is
+// short, and each tensor payload is still copied exactly once.
+//
+// Memory: like msgpackr, small frames are carved out of a shared slab (a fresh buffer per frame
+// costs more than encoding one), and the slab is only ever appended to, so a frame handed to a
+// socket is never overwritten. A frame that could exceed SLAB_BYTES / 4 gets a buffer of its own.
+
+import { Buffer } from 'node:buffer';
+import type { WireError } from '../errors.js';
+import type { InferenceResponse } from '../protocol/inference-request.js';
+import type { FrameId } from './frame-id.js';
+
+const SLAB_BYTES = 64 * 1024;
+
+/** A map key (short ASCII) as a fixstr, encoded once. */
+const key = (name: string): Buffer => Buffer.from([0xa0 | name.length, ...Buffer.from(name)]);
+const KEY = {
+  id: key('id'),
+  modelName: key('model_name'),
+  modelVersion: key('model_version'),
+  outputs: key('outputs'),
+  name: key('name'),
+  datatype: key('datatype'),
+  shape: key('shape'),
+  data: key('data'),
+  error: key('error'),
+  code: key('code'),
+  message: key('message'),
+};
+
+/** Most bytes a string can take: 3 UTF-8 bytes per UTF-16 unit, plus a str 32 header. */
+const strBound = (s: string): number => s.length * 3 + 5;
+
+class FrameWriter {
+  #slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  #slabAt = 0;
+  out: Buffer = this.#slab;
+  at = 0;
+  #start = 0;
+
+  /** Makes room for a frame of at most `bound` bytes. */
+  begin(bound: number): void {
+    if (bound > SLAB_BYTES / 4) {
+      this.out = Buffer.allocUnsafeSlow(bound);
+      this.#start = 0;
+    } else {
+      if (this.#slabAt + bound > SLAB_BYTES) {
+        this.#slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+        this.#slabAt = 0;
+      }
+      this.out = this.#slab;
+      this.#start = this.#slabAt;
+    }
+    this.at = this.#start;
+  }
+
+  /** The frame just written; the slab moves past it (8-aligned, as msgpackr does). */
+  end(): Uint8Array {
+    const frame = this.out.subarray(this.#start, this.at);
+    if (this.out === this.#slab) this.#slabAt = (this.at + 7) & ~7;
+    return frame;
+  }
+
+  /** A format byte, then `n` as a big-endian 16- or 32-bit length (msgpack's byte order). */
+  #sized(n: number, format16: number, format32: number): void {
+    if (n < 0x10000) {
+      this.out[this.at] = format16;
+      this.at = this.out.writeUInt16BE(n, this.at + 1);
+    } else {
+      this.out[this.at] = format32;
+      this.at = this.out.writeUInt32BE(n, this.at + 1);
+    }
+  }
+
+  fixmap(n: number): void {
+    this.out[this.at++] = 0x80 | n;
+  }
+
+  array(n: number): void {
+    if (n < 16) this.out[this.at++] = 0x90 | n;
+    else this.#sized(n, 0xdc, 0xdd);
+  }
+
+  str(text: string): void {
+    const n = text.length;
+    // The common case, short ASCII (names, datatypes, versions): one loop, no UTF-8 encoder.
+    if (n < 32) {
+      const out = this.out;
+      const at = this.at;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x80) break;
+        out[at + 1 + i] = c;
+      }
+      if (i === n) {
+        out[at] = 0xa0 | n;
+        this.at = at + 1 + n;
+        return;
+      }
+    }
+    const bytes = Buffer.byteLength(text);
+    if (bytes < 32) this.out[this.at++] = 0xa0 | bytes;
+    else if (bytes < 0x100) {
+      this.out[this.at++] = 0xd9;
+      this.out[this.at++] = bytes;
+    } else this.#sized(bytes, 0xda, 0xdb);
+    this.at += this.out.write(text, this.at, 'utf8');
+  }
+
+  uint(v: number): void {
+    if (v < 0x80) this.out[this.at++] = v;
+    else if (v < 0x100) {
+      this.out[this.at++] = 0xcc;
+      this.out[this.at++] = v;
+    } else if (v <= 0xffffffff) this.#sized(v, 0xcd, 0xce);
+    else {
+      this.out[this.at] = 0xcf;
+      this.at = this.out.writeBigUInt64BE(BigInt(v), this.at + 1);
+    }
+  }
+
+  bin(bytes: Uint8Array): void {
+    const n = bytes.byteLength;
+    if (n < 0x100) {
+      this.out[this.at++] = 0xc4;
+      this.out[this.at++] = n;
+    } else this.#sized(n, 0xc5, 0xc6);
+    this.raw(bytes);
+  }
+
+  /** Bytes that are already msgpack (keys, an echoed id). */
+  raw(bytes: Uint8Array): void {
+    const n = bytes.byteLength;
+    if (n <= 16) {
+      // set() costs more than a loop for a handful of bytes.
+      for (let i = 0; i < n; i++) this.out[this.at + i] = bytes[i] as number;
+    } else this.out.set(bytes, this.at);
+    this.at += n;
+  }
+
+  id(id: FrameId | null): void {
+    this.raw(KEY.id);
+    if (id === null) this.out[this.at++] = 0xc0;
+    else if (id.msgpack !== undefined) this.raw(id.msgpack);
+    else if (typeof id.key === 'string') this.str(id.key);
+    else this.uint(id.key);
+  }
+}
+
+const writer = new FrameWriter();
+
+function idBound(id: FrameId | null): number {
+  if (id === null) return 1;
+  if (id.msgpack !== undefined) return id.msgpack.byteLength;
+  return typeof id.key === 'string' ? strBound(id.key) : 9;
+}
+
+/** `{id, model_name, model_version, outputs: [{name, datatype, shape, data}]}`; data as `bin`. */
+export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Array {
+  let bound = 64 + idBound(id) + strBound(r.model_name) + strBound(r.model_version);
+  for (const o of r.outputs) {
+    bound += 48 + strBound(o.name) + strBound(o.datatype) + 9 * o.shape.length;
+    bound += o.data.byteLength;
+  }
+  const w = writer;
+  w.begin(bound);
+  w.fixmap(4);
+  w.id(id);
+  w.raw(KEY.modelName);
+  w.str(r.model_name);
+  w.raw(KEY.modelVersion);
+  w.str(r.model_version);
+  w.raw(KEY.outputs);
+  w.array(r.outputs.length);
+  for (const o of r.outputs) {
+    w.fixmap(4);
+    w.raw(KEY.name);
+    w.str(o.name);
+    w.raw(KEY.datatype);
+    w.str(o.datatype);
+    w.raw(KEY.shape);
+    w.array(o.shape.length);
+    for (const d of o.shape) w.uint(d);
+    w.raw(KEY.data);
+    w.bin(o.data);
+  }
+  return w.end();
+}
+
+/** `{id, error: {code, message}}`; `id` is nil when the refused frame had no usable id. */
+export function writeErrorFrame(id: FrameId | null, error: WireError): Uint8Array {
+  const w = writer;
+  w.begin(48 + idBound(id) + strBound(error.code) + strBound(error.message));
+  w.fixmap(2);
+  w.id(id);
+  w.raw(KEY.error);
+  w.fixmap(2);
+  w.raw(KEY.code);
+  w.str(error.code);
+  w.raw(KEY.message);
+  w.str(error.message);
+  return w.end();
+}
