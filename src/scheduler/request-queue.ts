@@ -1,4 +1,4 @@
-// The dynamic batcher's queue: one FIFO per priority level (level 1 served first), each under its
+// The scheduler shell's queue: one FIFO per priority level (level 1 served first), each under its
 // level's Triton queue policy — max_queue_size rejects at once, and every deadline is a timer, so a
 // timed-out request is answered at its deadline rather than when the running batch ends (the
 // lazy check Triton does). Time and timers come from the injected clock.
