@@ -90,6 +90,10 @@ function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutc
     // The model ran (it counts as an execution), but its outputs do not split into the members.
     return { ok: false, error: toServerError(e).toWire(), timing: resp.timing };
   }
+  if (members.length === 1) {
+    // The lone member's run fetched exactly its outputs, in its order: nothing to pick.
+    return { ok: true, timing: resp.timing, outputs: parts };
+  }
   return {
     ok: true,
     timing: resp.timing,
@@ -102,6 +106,7 @@ function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutc
 
 /** Every output some member asked for, in first-asked order: the batch runs them all once. */
 function outputUnion(members: readonly ValidatedRequest[]): string[] {
+  if (members.length === 1) return (members[0] as ValidatedRequest).outputs.map((o) => o.name);
   const names = new Set<string>();
   for (const r of members) for (const o of r.outputs) names.add(o.name);
   return [...names];
