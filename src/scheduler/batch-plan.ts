@@ -1,6 +1,7 @@
 // Which queued requests form the next batch, and whether to send it now or wait: a pure function
 // of the queue's contents, the time and the idle instances, so every batching rule is unit-tested
-// without timers or workers. `dynamic-batcher.ts` calls it each time it could dispatch.
+// without timers or workers. The shell asks it, through `dynamic-batcher.ts`, each time it could
+// dispatch.
 
 /** What the planner needs to know about one queued request. */
 export interface BatchCandidate {

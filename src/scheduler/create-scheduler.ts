@@ -1,20 +1,34 @@
-// Picks a model version's scheduler from its frozen config: the dynamic batcher when the config
-// has `dynamic_batching`, the direct (one request per run) strategy otherwise — as Triton does.
+// Picks a model version's scheduler from its frozen config: one shell around the dynamic batcher,
+// with the config's `dynamic_batching` settings, or with batching disabled when it has none — as
+// Triton's default scheduler is its dynamic batcher with batching disabled.
 
 import type { ModelConfig } from '../config/model-config.js';
 import type { ModelReporter } from '../metrics/model-reporter.js';
-import { DirectScheduler } from './direct-scheduler.js';
 import { DynamicBatcher, type BatcherSettings } from './dynamic-batcher.js';
 import type { ExecutionTarget } from './execution-target.js';
 import { priorityPlan } from './queue-policy.js';
 import type { SchedulerClock } from './scheduler-clock.js';
+import { SchedulerShell } from './scheduler-shell.js';
 import type { Scheduler } from './scheduler.js';
 
 export interface SchedulerOptions {
-  /** Cap on one request's (direct) or one batch's (dynamic) input block, in bytes. */
+  /** Cap on one run's input block, in bytes (the server passes --http-max-input-size). */
   readonly maxBlockBytes?: number;
   readonly clock?: SchedulerClock;
 }
+
+/**
+ * No `dynamic_batching`: each request runs alone, in arrival order, on the next free instance, with
+ * no queue delay and the default queue policy (one level, no cap, no timeout; a request's
+ * `priority` and `timeout` are ignored).
+ */
+export const DIRECT_SETTINGS: BatcherSettings = Object.freeze({
+  maxBatchSize: 0,
+  preferredBatchSizes: Object.freeze([]),
+  maxQueueDelayUs: 0,
+  preserveOrdering: false,
+  priorities: priorityPlan(undefined),
+});
 
 /** The batcher settings of a config with `dynamic_batching`; undefined without it. */
 export function batcherSettings(config: ModelConfig): BatcherSettings | undefined {
@@ -35,15 +49,19 @@ export function createScheduler(
   reporter: ModelReporter,
   options: SchedulerOptions = {},
 ): Scheduler {
-  const settings = batcherSettings(config);
-  if (settings === undefined) {
-    return new DirectScheduler(target, reporter, {
-      ...(options.maxBlockBytes !== undefined && { maxBlockBytes: options.maxBlockBytes }),
-      ...(options.clock !== undefined && { nowNs: options.clock.nowNs }),
-    });
-  }
-  return new DynamicBatcher(target, reporter, settings, {
-    ...(options.maxBlockBytes !== undefined && { maxBlockBytes: options.maxBlockBytes }),
+  return batchingScheduler(target, reporter, batcherSettings(config) ?? DIRECT_SETTINGS, options);
+}
+
+/** The shell running the dynamic batcher with `settings` on `target`. */
+export function batchingScheduler(
+  target: ExecutionTarget,
+  reporter: ModelReporter,
+  settings: BatcherSettings,
+  options: SchedulerOptions = {},
+): Scheduler {
+  return new SchedulerShell(new DynamicBatcher(target, settings, options.maxBlockBytes), reporter, {
+    priorities: settings.priorities,
+    preserveOrdering: settings.preserveOrdering,
     ...(options.clock !== undefined && { clock: options.clock }),
   });
 }

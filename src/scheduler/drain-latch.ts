@@ -1,5 +1,5 @@
-// The drain half of Scheduler.stop(), shared by every strategy: once stopping, new requests are
-// refused and stop() resolves the first time the strategy reports it has nothing in flight.
+// The drain half of Scheduler.stop(), held by the scheduler shell: once stopping, new requests are
+// refused and stop() resolves the first time the shell reports it has nothing in flight.
 
 export class DrainLatch {
   private stopping = false;

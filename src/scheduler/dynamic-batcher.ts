@@ -1,27 +1,25 @@
-// The dynamic batching strategy: requests wait in a priority queue under Triton's queue policy,
-// and whenever an instance is free the batch planner picks the requests that run together. The
-// batch's inputs are merged into one SharedArrayBuffer block, run on one instance, and the outputs
-// are handed back to each request as views. Cancellation is cooperative: a request whose client
-// went away leaves the queue at once; one already in a running batch has its result dropped.
+// The dynamic batching strategy: whenever an instance is free, the batch planner picks the queued
+// requests that run together; their inputs are merged into one SharedArrayBuffer block, run on one
+// instance, and the outputs are handed back to each request as views. With batching disabled
+// (maxBatchSize 0) each request runs alone, as it came: that is also the direct path, for models
+// without `dynamic_batching`, as in Triton. The queue, aborts and drain are the shell's.
 
-import { fail, fromWire, InferenceServerError, type WireError } from '../errors.js';
+import { toServerError } from '../errors.js';
 import type { RunResponse } from '../execution/messages.js';
-import type { ModelReporter } from '../metrics/model-reporter.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
-import { planBatch, type BatchCandidate, type BatchLimits } from './batch-plan.js';
+import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
 import { batchKey, mergeInputs, splitOutputs } from './batch-tensors.js';
 import type { ExecutionTarget } from './execution-target.js';
 import type { PriorityPlan } from './queue-policy.js';
-import { RequestQueue, type QueueEntry } from './request-queue.js';
-import { ResponseOrder } from './response-order.js';
-import { SYSTEM_CLOCK, type SchedulerClock, type TimerHandle } from './scheduler-clock.js';
-import { DrainLatch } from './drain-latch.js';
-import type { Scheduler, SchedulerResult } from './scheduler.js';
+import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
 import type { ValidatedRequest } from './validated-request.js';
 
 /** The frozen `dynamic_batching` settings, resolved (see create-scheduler.ts). */
 export interface BatcherSettings {
-  /** 0: the model has no batch dim; requests still queue under the policy but run alone. */
+  /**
+   * Rows one run may hold. 0: no batching, each request runs alone with its tensors as sent (the
+   * model has no batch dim, or no `dynamic_batching`); the queue policy still applies.
+   */
   readonly maxBatchSize: number;
   readonly preferredBatchSizes: readonly number[];
   readonly maxQueueDelayUs: number;
@@ -29,250 +27,87 @@ export interface BatcherSettings {
   readonly priorities: PriorityPlan;
 }
 
-export interface DynamicBatcherOptions {
-  /** Injected so tests control time and timers. */
-  readonly clock?: SchedulerClock;
-  /** Cap on one batch's input bytes (the server passes --http-max-input-size). */
-  readonly maxBlockBytes?: number;
-}
-
-/** One accepted request, from enqueue until its promise settles. */
-interface Waiter extends BatchCandidate {
-  readonly request: ValidatedRequest;
-  /** Set once queued: the queue stamps the time, the response order hands out the place. */
-  enqueuedNs: number;
-  place: number;
-  readonly resolve: (r: SchedulerResult) => void;
-  readonly reject: (e: InferenceServerError) => void;
-  readonly onAbort: () => void;
-  entry: QueueEntry<Waiter> | undefined;
-}
-
-export class DynamicBatcher implements Scheduler {
-  private readonly queue: RequestQueue<Waiter>;
-  private readonly order: ResponseOrder;
-  private readonly clock: SchedulerClock;
+export class DynamicBatcher implements SchedulingStrategy {
   private readonly limits: BatchLimits;
-  private runningBatches = 0;
-  private runningRequests = 0;
-  private delayTimer: { readonly atNs: number; readonly handle: TimerHandle } | undefined;
-  private readonly drain = new DrainLatch();
+  private readonly batched: boolean;
 
+  /** @param maxBlockBytes cap on one batch's input bytes (the server passes --http-max-input-size) */
   constructor(
     private readonly target: ExecutionTarget,
-    private readonly reporter: ModelReporter,
-    private readonly settings: BatcherSettings,
-    options: DynamicBatcherOptions = {},
+    settings: BatcherSettings,
+    maxBlockBytes: number = DEFAULT_MAX_BLOCK_BYTES,
   ) {
-    this.clock = options.clock ?? SYSTEM_CLOCK;
-    this.order = new ResponseOrder(settings.preserveOrdering);
+    this.batched = settings.maxBatchSize > 0;
     this.limits = {
       maxBatchSize: settings.maxBatchSize,
       preferredBatchSizes: settings.preferredBatchSizes,
       maxQueueDelayNs: settings.maxQueueDelayUs * 1000,
-      maxBatchBytes: options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
+      maxBatchBytes: maxBlockBytes,
     };
-    this.queue = new RequestQueue<Waiter>(settings.priorities, this.clock, {
-      timedOut: (e) => {
-        this.reporter.dequeued();
-        this.answerEarly(e.value, fail('QUEUE_TIMEOUT', 'Request timeout expired'));
+  }
+
+  get capacity(): number {
+    return this.target.capacity;
+  }
+
+  keyOf(request: ValidatedRequest): string {
+    return this.batched ? batchKey(request.inputs) : '';
+  }
+
+  plan(queue: readonly QueuedRequest[], ctx: PlanContext): BatchPlan {
+    return planBatch(queue, this.limits, ctx);
+  }
+
+  execute(members: readonly ValidatedRequest[]): Promise<RunOutcome> {
+    const block = mergeInputs(
+      members.map((r) => ({ rows: r.batchSize, inputs: r.inputs })),
+      {
+        batched: this.batched,
+        // Padding: each slot starts on a 64-byte boundary.
+        maxBytes: this.limits.maxBatchBytes + 64 * (members[0]?.inputs.length ?? 0),
       },
-      // The head of the queue may have changed: re-plan.
-      delayed: () => this.pump(),
-    });
-  }
-
-  enqueue(request: ValidatedRequest): Promise<SchedulerResult> {
-    if (this.drain.draining)
-      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
-    if (request.signal.aborted) return Promise.reject(cancelled());
-    return new Promise<SchedulerResult>((resolve, reject) => {
-      let entry: QueueEntry<Waiter>;
-      const w: Waiter = {
-        request,
-        rows: request.batchSize,
-        bytes: request.inputs.reduce((a, i) => a + i.byteLength, 0),
-        key: this.settings.maxBatchSize > 0 ? batchKey(request.inputs) : '',
-        enqueuedNs: 0,
-        place: -1,
-        resolve,
-        reject,
-        onAbort: () => this.withdraw(w),
-        entry: undefined,
-      };
-      try {
-        entry = this.queue.push(w, request.priority, request.timeoutUs);
-      } catch (e) {
-        reject(e instanceof InferenceServerError ? e : fail('INTERNAL'));
-        return;
-      }
-      w.enqueuedNs = entry.enqueuedNs;
-      w.place = this.order.reserve();
-      w.entry = entry;
-      this.reporter.enqueued();
-      request.signal.addEventListener('abort', w.onAbort, { once: true });
-      this.pump();
-    });
-  }
-
-  inflightCount(): number {
-    return this.queue.size + this.runningRequests;
-  }
-
-  stop(): Promise<void> {
-    const drained = this.drain.begin(this.inflightCount() === 0);
-    this.pump(); // nothing waits for the queue delay once draining
-    return drained;
-  }
-
-  /** The client went away: a queued request leaves at once; a running one finishes, unanswered. */
-  private withdraw(w: Waiter): void {
-    if (w.entry === undefined || !this.queue.remove(w.entry)) return;
-    this.reporter.dequeued();
-    this.answerEarly(w, cancelled());
-  }
-
-  /** A request leaving the queue without running: answered now, its place in the order freed. */
-  private answerEarly(w: Waiter, error: InferenceServerError): void {
-    w.request.signal.removeEventListener('abort', w.onAbort);
-    this.order.settle(w.place, () => undefined);
-    w.reject(error);
-    this.pump(); // the head may have changed, and with it the delay to wait for
-    this.checkDrained();
-  }
-
-  /** Sends batches while an instance is free and the planner says a batch is ready. */
-  private pump(): void {
-    let waitUntil: number | undefined;
-    while (this.runningBatches < this.target.capacity && this.queue.size > 0) {
-      const entries = this.queue.ordered();
-      const plan = planBatch(
-        entries.map((e) => e.value),
-        this.limits,
-        {
-          nowNs: this.clock.nowNs(),
-          idleInstances: this.target.capacity - this.runningBatches,
-          draining: this.drain.draining,
-        },
-      );
-      if (plan.kind === 'empty') break;
-      if (plan.kind === 'wait') {
-        waitUntil = plan.untilNs;
-        break;
-      }
-      this.dispatch(plan.take.map((i) => entries[i] as QueueEntry<Waiter>));
-    }
-    this.armDelay(waitUntil);
-  }
-
-  /** One timer for the queue delay, re-armed only when the deadline it waits for changes. */
-  private armDelay(atNs: number | undefined): void {
-    if (this.delayTimer !== undefined && this.delayTimer.atNs === atNs) return;
-    this.delayTimer?.handle.cancel();
-    this.delayTimer = undefined;
-    if (atNs === undefined) return;
-    const handle = this.clock.setTimer(Math.max(0, atNs - this.clock.nowNs()), () => {
-      this.delayTimer = undefined;
-      this.pump();
-    });
-    this.delayTimer = { atNs, handle };
-  }
-
-  private dispatch(entries: readonly QueueEntry<Waiter>[]): void {
-    this.queue.take(entries);
-    const members = entries.map((e) => e.value);
-    for (let i = 0; i < members.length; i++) this.reporter.dequeued();
-    this.runningBatches += 1;
-    this.runningRequests += members.length;
-    const dispatchNs = this.clock.nowNs();
-    let run: Promise<RunResponse>;
-    try {
-      const block = mergeInputs(
-        members.map((w) => ({ rows: w.rows, inputs: w.request.inputs })),
-        {
-          batched: this.settings.maxBatchSize > 0,
-          // Padding: each slot starts on a 64-byte boundary.
-          maxBytes: this.limits.maxBatchBytes + 64 * (members[0]?.request.inputs.length ?? 0),
-        },
-      );
-      run = this.target.run({ inputs: block.descriptors, outputs: outputUnion(members) });
-    } catch (e) {
-      run = Promise.resolve({ ok: false, error: wireOf(e) });
-    }
-    run.then(
-      (resp) => this.finish(members, dispatchNs, resp),
-      () =>
-        this.finish(members, dispatchNs, {
-          ok: false,
-          error: { code: 'WORKER_FAILED', message: 'model instance failed' },
-        }),
+    );
+    return this.target.run({ inputs: block.descriptors, outputs: outputUnion(members) }).then(
+      (resp) => split(members, resp),
+      (): RunOutcome => ({
+        ok: false,
+        error: { code: 'WORKER_FAILED', message: 'model instance failed' },
+      }),
     );
   }
+}
 
-  private finish(members: readonly Waiter[], dispatchNs: number, resp: RunResponse): void {
-    this.runningBatches -= 1;
-    this.runningRequests -= members.length;
-    let parts: ReturnType<typeof splitOutputs> | undefined;
-    let error: WireError | undefined;
-    if (!resp.ok) {
-      error = resp.error;
-    } else {
-      const t = resp.timing;
-      this.reporter.execution(
-        members.reduce((a, w) => a + w.rows, 0),
-        t.inputNs,
-        t.inferNs,
-        t.outputNs,
-      );
-      try {
-        parts = splitOutputs(
-          resp.outputs,
-          members.map((w) => w.rows),
-        );
-      } catch (e) {
-        error = wireOf(e);
-      }
-    }
-    members.forEach((w, i) => {
-      w.request.signal.removeEventListener('abort', w.onAbort);
-      this.order.settle(w.place, () => {
-        if (w.request.signal.aborted) return w.reject(cancelled()); // client gone: drop the result
-        if (error !== undefined || parts === undefined || !resp.ok) {
-          return w.reject(fromWire(error ?? { code: 'INTERNAL', message: 'internal error' }));
-        }
-        const mine = parts[i] ?? [];
-        const byName = new Map(mine.map((o) => [o.name, o]));
-        w.resolve({
-          outputs: w.request.outputs.flatMap((o) => byName.get(o.name) ?? []),
-          queueNs: dispatchNs - w.enqueuedNs,
-          inputNs: resp.timing.inputNs,
-          inferNs: resp.timing.inferNs,
-          outputNs: resp.timing.outputNs,
-        });
-      });
-    });
-    this.pump();
-    this.checkDrained();
+/** Each member's rows of the batch's outputs: views, no copy; only the outputs it asked for. */
+function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutcome {
+  if (!resp.ok) return resp;
+  let parts: ReturnType<typeof splitOutputs>;
+  try {
+    parts = splitOutputs(
+      resp.outputs,
+      members.map((r) => r.batchSize),
+    );
+  } catch (e) {
+    // The model ran (it counts as an execution), but its outputs do not split into the members.
+    return { ok: false, error: toServerError(e).toWire(), timing: resp.timing };
   }
-
-  private checkDrained(): void {
-    this.drain.settle(this.inflightCount() === 0);
+  if (members.length === 1) {
+    // The lone member's run fetched exactly its outputs, in its order: nothing to pick.
+    return { ok: true, timing: resp.timing, outputs: parts };
   }
+  return {
+    ok: true,
+    timing: resp.timing,
+    outputs: members.map((r, i) => {
+      const byName = new Map((parts[i] ?? []).map((o) => [o.name, o]));
+      return r.outputs.flatMap((o) => byName.get(o.name) ?? []);
+    }),
+  };
 }
 
 /** Every output some member asked for, in first-asked order: the batch runs them all once. */
-function outputUnion(members: readonly Waiter[]): string[] {
+function outputUnion(members: readonly ValidatedRequest[]): string[] {
+  if (members.length === 1) return (members[0] as ValidatedRequest).outputs.map((o) => o.name);
   const names = new Set<string>();
-  for (const w of members) for (const o of w.request.outputs) names.add(o.name);
+  for (const r of members) for (const o of r.outputs) names.add(o.name);
   return [...names];
-}
-
-function wireOf(e: unknown): WireError {
-  return e instanceof InferenceServerError
-    ? e.toWire()
-    : { code: 'INTERNAL', message: 'internal error' };
-}
-
-function cancelled(): InferenceServerError {
-  return fail('CANCELLED', 'the request was cancelled: the client went away');
 }

@@ -1,5 +1,5 @@
-// The time source a queueing scheduler reads and the timers it sets: injected, so unit tests drive
-// queue delays and request timeouts with a manual clock instead of sleeping on wall-clock time.
+// The one time source of scheduler/: the time the shell and its queue read and the timers they
+// set. Injected, so unit tests drive queue delays, timeouts and queue times with a manual clock.
 
 /** A timer that can be cancelled; cancelling one that already fired does nothing. */
 export interface TimerHandle {

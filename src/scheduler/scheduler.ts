@@ -1,5 +1,5 @@
-// The scheduler interface every strategy implements (direct now; dynamic batcher, sequence batcher
-// and ensemble later, one file each). Three operations, as in Triton's core scheduler.h.
+// The scheduler interface: three operations, as in Triton's core scheduler.h. `scheduler-shell.ts`
+// implements it once; strategies (scheduling-strategy.ts) plug into the shell.
 //
 // Ownership: `enqueue` takes the validated request; from then on the scheduler owns it until the
 // returned promise settles. The scheduler copies the request's tensors into shared memory when it

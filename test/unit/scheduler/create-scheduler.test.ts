@@ -1,39 +1,51 @@
-// The scheduler factory reads the frozen config: dynamic_batching picks the batcher with its
-// knobs resolved (from real config.pbtxt text through the config pipeline), otherwise the direct
-// strategy. Plus the real clock's promise: a timer never fires before its deadline.
+// The scheduler factory reads the frozen config: dynamic_batching gives the batcher its knobs
+// (from real config.pbtxt text through the config pipeline), otherwise batching is disabled (the
+// direct path, direct-path.test.ts). Plus the real clock's promise: a timer never fires early.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
-import type { ModelConfig } from '../../../src/config/model-config.js';
-import { normalizeModelConfig } from '../../../src/config/normalize.js';
-import { parseModelConfig } from '../../../src/config/parse-model-config.js';
-import { validateModelConfig } from '../../../src/config/validate.js';
-import { batcherSettings, createScheduler } from '../../../src/scheduler/create-scheduler.js';
-import { DirectScheduler } from '../../../src/scheduler/direct-scheduler.js';
-import { DynamicBatcher } from '../../../src/scheduler/dynamic-batcher.js';
+import {
+  batcherSettings,
+  createScheduler,
+  DIRECT_SETTINGS,
+} from '../../../src/scheduler/create-scheduler.js';
 import { levelOf, policyOf } from '../../../src/scheduler/queue-policy.js';
 import { SYSTEM_CLOCK } from '../../../src/scheduler/scheduler-clock.js';
-import { ManualTarget, reporter } from './fixtures.js';
+import {
+  flush,
+  ManualTarget,
+  modelConfig as config,
+  recorder,
+  reporter,
+  request,
+} from './fixtures.js';
+import { ManualClock } from './manual-clock.js';
 
 const IO =
   'input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }';
 
-function config(text: string): ModelConfig {
-  const raw = autocompleteCoreFields(parseModelConfig(text, 'config.pbtxt'), {
-    modelName: 'm',
-    versionHasOnnxModel: true,
-  });
-  const { config: c } = normalizeModelConfig(raw, { availableGpus: [] });
-  validateModelConfig(c, { modelName: 'm', availableGpus: [] });
-  return c;
-}
-
 void describe('createScheduler', () => {
-  void it('uses the direct strategy without dynamic_batching', () => {
+  void it('disables batching without dynamic_batching', async () => {
     const c = config(`platform: "onnxruntime_onnx" max_batch_size: 8 ${IO}`);
     assert.equal(batcherSettings(c), undefined);
-    assert.ok(createScheduler(c, new ManualTarget(1), reporter()) instanceof DirectScheduler);
+    assert.equal(DIRECT_SETTINGS.maxBatchSize, 0);
+    assert.equal(DIRECT_SETTINGS.maxQueueDelayUs, 0);
+    assert.equal(DIRECT_SETTINGS.priorities.levels, 0);
+    assert.deepEqual(policyOf(DIRECT_SETTINGS.priorities, 1), {
+      timeoutAction: 'REJECT',
+      defaultTimeoutUs: 0,
+      allowTimeoutOverride: false,
+      maxQueueSize: 0,
+    });
+    // Behind a busy instance, single-row requests that a batcher would merge run one by one.
+    const target = new ManualTarget(1);
+    const { send } = recorder(createScheduler(c, target, reporter()));
+    for (let seed = 0; seed < 3; seed++) send(request({ seed }));
+    for (let run = 0; run < 3; run++) {
+      target.complete(run);
+      await flush();
+    }
+    assert.deepEqual(target.batches, [1, 1, 1]);
   });
 
   void it('uses the batcher with the knobs as Triton spells them', () => {
@@ -62,7 +74,14 @@ void describe('createScheduler', () => {
     });
     assert.equal(policyOf(s.priorities, 1).maxQueueSize, 4);
     assert.equal(policyOf(s.priorities, 1).timeoutAction, 'REJECT');
-    assert.ok(createScheduler(c, new ManualTarget(1), reporter()) instanceof DynamicBatcher);
+    // The batcher's queue delay holds a lone request; the direct path would run it at once.
+    const clock = new ManualClock();
+    const target = new ManualTarget(1);
+    const { send } = recorder(createScheduler(c, target, reporter(), { clock }));
+    send(request());
+    assert.equal(target.runs.length, 0);
+    clock.advanceUs(500);
+    assert.equal(target.runs.length, 1);
   });
 
   void it('defaults an empty dynamic_batching {} to max_batch_size batches with no delay', () => {

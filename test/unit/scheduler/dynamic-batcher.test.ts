@@ -6,17 +6,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InferenceServerError } from '../../../src/errors.js';
 import type { ModelReporter } from '../../../src/metrics/model-reporter.js';
-import { DynamicBatcher, type BatcherSettings } from '../../../src/scheduler/dynamic-batcher.js';
+import { batchingScheduler } from '../../../src/scheduler/create-scheduler.js';
+import type { BatcherSettings } from '../../../src/scheduler/dynamic-batcher.js';
 import { priorityPlan } from '../../../src/scheduler/queue-policy.js';
 import type { DynamicBatchingConfig } from '../../../src/config/model-config.js';
-import type { SchedulerResult } from '../../../src/scheduler/scheduler.js';
-import { fp32, flush, floats, ManualTarget, reporter, request } from './fixtures.js';
+import {
+  errorCode,
+  fp32,
+  flush,
+  floats,
+  ManualTarget,
+  recorder,
+  reporter,
+  request,
+} from './fixtures.js';
 import { ManualClock } from './manual-clock.js';
-
-interface Outcome {
-  result?: SchedulerResult;
-  error?: InferenceServerError;
-}
 
 function setup(
   o: {
@@ -44,30 +48,11 @@ function setup(
     }),
     ...o.settings,
   };
-  const batcher = new DynamicBatcher(target, rep, settings, { clock });
-  const outcomes: Outcome[] = [];
-  const order: number[] = [];
-  const send = (req: ReturnType<typeof request>): Outcome => {
-    const out: Outcome = {};
-    const index = outcomes.length;
-    outcomes.push(out);
-    batcher.enqueue(req).then(
-      (r) => {
-        out.result = r;
-        order.push(index);
-      },
-      (e: InferenceServerError) => {
-        out.error = e;
-        order.push(index);
-      },
-    );
-    return out;
-  };
-  return { clock, target, rep, batcher, send, outcomes, order };
+  const batcher = batchingScheduler(target, rep, settings, { clock });
+  return { clock, target, rep, batcher, ...recorder(batcher) };
 }
 
 const pending = (r: ModelReporter) => r.pendingRequests;
-const errorCode = (o: Outcome) => o.error?.code;
 
 void describe('DynamicBatcher', () => {
   void it('dispatches a lone request at once when the queue is empty and the delay is 0', async () => {

@@ -1,12 +1,20 @@
-// Test doubles for the batcher's unit tests: validated requests built from typed arrays (counting
-// how often each input is copied), and an execution target that records each run and answers it
-// only when the test says so, computing OUT = 2 * IN from the batch's shared memory.
+// Test doubles for the scheduler's unit tests: frozen configs from pbtxt text, validated requests
+// built from typed arrays (counting how often each input is copied), an execution target that records each run and answers it only
+// when the test says so, computing OUT = 2 * IN from the batch's shared memory, and a recorder of
+// how and in which order each request was answered.
 
+import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
+import type { ModelConfig } from '../../../src/config/model-config.js';
+import { normalizeModelConfig } from '../../../src/config/normalize.js';
+import { parseModelConfig } from '../../../src/config/parse-model-config.js';
+import { validateModelConfig } from '../../../src/config/validate.js';
+import type { InferenceServerError } from '../../../src/errors.js';
 import type { Datatype } from '../../../src/tensor/datatypes.js';
 import type { RunRequest, RunResponse } from '../../../src/execution/messages.js';
 import { MetricsCatalog } from '../../../src/metrics/metrics-catalog.js';
 import { ModelReporter } from '../../../src/metrics/model-reporter.js';
 import type { ExecutionTarget } from '../../../src/scheduler/execution-target.js';
+import type { Scheduler, SchedulerResult } from '../../../src/scheduler/scheduler.js';
 import {
   brandValidated,
   type ValidatedInput,
@@ -14,6 +22,17 @@ import {
 } from '../../../src/scheduler/validated-request.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
+
+/** A frozen config from config.pbtxt text, through the real config pipeline. */
+export function modelConfig(text: string): ModelConfig {
+  const raw = autocompleteCoreFields(parseModelConfig(text, 'config.pbtxt'), {
+    modelName: 'm',
+    versionHasOnnxModel: true,
+  });
+  const { config: c } = normalizeModelConfig(raw, { availableGpus: [] });
+  validateModelConfig(c, { modelName: 'm', availableGpus: [] });
+  return c;
+}
 
 export interface InputSpec {
   readonly name: string;
@@ -150,3 +169,34 @@ export function reporter(): ModelReporter {
 export function flush(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** How one request was answered, once it has been. */
+export interface Outcome {
+  result?: SchedulerResult;
+  error?: InferenceServerError;
+}
+
+/** Enqueues requests on `scheduler`, recording each outcome and the order they were answered in. */
+export function recorder(scheduler: Scheduler) {
+  const outcomes: Outcome[] = [];
+  const order: number[] = [];
+  const send = (req: ValidatedRequest): Outcome => {
+    const out: Outcome = {};
+    const index = outcomes.length;
+    outcomes.push(out);
+    scheduler.enqueue(req).then(
+      (r) => {
+        out.result = r;
+        order.push(index);
+      },
+      (e: InferenceServerError) => {
+        out.error = e;
+        order.push(index);
+      },
+    );
+    return out;
+  };
+  return { send, outcomes, order };
+}
+
+export const errorCode = (o: Outcome) => o.error?.code;
