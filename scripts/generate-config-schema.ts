@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
-export const DEFAULT_PROTO = '/work/shared/spec/triton_model_config.proto';
+/** Triton's proto, vendored (BSD-3-Clause, header kept); relative to the repository root. */
+export const DEFAULT_PROTO = 'schemas/triton/model_config.proto';
 export const DEFAULT_OUT = 'src/config/generated/model-config-schema.ts';
 
 const SCALARS = new Set([

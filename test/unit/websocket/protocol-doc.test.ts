@@ -25,6 +25,17 @@ import {
 } from '../../../src/websocket/ws-protocol.js';
 import { DOC_EXAMPLES, docExample, WEBSOCKET_DOC as doc } from '../../helpers/websocket-doc.js';
 
+/** The default column of the flow-control table's row for `flag`. */
+function limitDefault(flag: string): string | undefined {
+  const row = doc
+    .split('\n')
+    .find((line) => line.startsWith('|') && line.includes(`(\`${flag}\`)`));
+  assert.ok(row !== undefined, `no row for ${flag}`);
+  return row.split('|')[2]?.trim();
+}
+
+const mib = (bytes: number): string => `${bytes / (1024 * 1024)} MiB`;
+
 void describe('docs/websocket-protocol.md', () => {
   void it('names the path, subprotocols, close codes, limits and id range', () => {
     assert.ok(doc.includes(WS_PATH));
@@ -32,9 +43,20 @@ void describe('docs/websocket-protocol.md', () => {
     for (const code of Object.values(CLOSE_CODES))
       assert.ok(doc.includes(`\`${code}\``), String(code));
     assert.ok(doc.includes(`deeper than ${MAX_FRAME_DEPTH} levels`));
+  });
+
+  void it('states each limit flag with its exact default', () => {
     assert.equal(DEFAULT_WS_LIMITS.maxFrameBytes, 64 * 1024 * 1024);
-    assert.ok(doc.includes('64 MiB'));
-    assert.ok(doc.includes(String(DEFAULT_WS_LIMITS.maxInflight)));
+    assert.equal(limitDefault('--ws-max-frame-size'), '64 MiB');
+    assert.equal(limitDefault('--ws-max-frame-size'), mib(DEFAULT_WS_LIMITS.maxFrameBytes));
+    assert.equal(limitDefault('--ws-max-inflight'), String(DEFAULT_WS_LIMITS.maxInflight));
+    assert.equal(limitDefault('--ws-max-queued-bytes'), mib(DEFAULT_WS_LIMITS.maxQueuedBytes));
+    assert.ok(
+      doc
+        .replace(/\s+/g, ' ')
+        .includes(`buffered amount is under ${mib(DEFAULT_WS_LIMITS.highWaterBytes)}`),
+      'the high-water mark',
+    );
     assert.ok(doc.includes(`1 to ${MAX_ID_BYTES} bytes`));
     assert.equal(MAX_INTEGER_ID, 2 ** 53 - 1);
     assert.ok(doc.includes(`2^53−1 (${MAX_INTEGER_ID}`));
