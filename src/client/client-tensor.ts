@@ -5,7 +5,7 @@
 // FP16 and BF16 travel as their 16-bit patterns in a Uint16Array, as in the server. Hosts are
 // assumed little-endian (every platform Node ships for is).
 
-import { DATATYPE_TABLE, type Datatype } from '../tensor/datatypes.js';
+import { DATATYPE_TABLE, type Datatype, type NumericArrayTypes } from '../tensor/datatypes.js';
 import { bytesElements, encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import {
   bf16BitsToNumber,
@@ -14,20 +14,8 @@ import {
   numberToHalfBits,
 } from '../tensor/half.js';
 
-export interface TypedArrayMap {
-  BOOL: Uint8Array;
-  UINT8: Uint8Array;
-  UINT16: Uint16Array;
-  UINT32: Uint32Array;
-  UINT64: BigUint64Array;
-  INT8: Int8Array;
-  INT16: Int16Array;
-  INT32: Int32Array;
-  INT64: BigInt64Array;
-  FP16: Uint16Array;
-  FP32: Float32Array;
-  FP64: Float64Array;
-  BF16: Uint16Array;
+/** What a client tensor's data is, per datatype: the datatype table's TypedArrays, and for BYTES a list. */
+export interface TypedArrayMap extends NumericArrayTypes {
   /** Elements as UTF-8 strings or raw bytes on the way in; raw bytes on the way out. */
   BYTES: (string | Uint8Array)[];
 }

@@ -64,7 +64,7 @@ export type NumericDatatype = Exclude<Datatype, 'BYTES'>;
  * `NUMERIC_ARRAYS` below is checked against it, so the compiler keeps the two in step. FP16 and
  * BF16 are raw 16-bit patterns; BOOL is one byte per element.
  */
-interface NumericArrayTypes {
+export interface NumericArrayTypes {
   BOOL: Uint8Array;
   UINT8: Uint8Array;
   UINT16: Uint16Array;
