@@ -154,8 +154,12 @@ function validateInput(
     t.reshape === undefined ? shape : reshape(shape, t.reshape, sig.maxBatchSize > 0);
   const data = input.data;
   if (data.kind === 'raw') {
-    checkRawTensor(data.bytes, t.datatype, count, label);
     const bytes = data.bytes;
+    // Fixed-size raw data is bounded by the shape check above; BYTES elements have no fixed size,
+    // so their total is checked here, before the walk (a WebSocket frame may be larger than
+    // --http-max-input-size).
+    if (info.byteSize === 0) checkInputLimit(input.name, bytes.byteLength, bytesLeft);
+    checkRawTensor(bytes, t.datatype, count, label);
     if (info.byteSize === 0) rejectNul(input.name, bytesElements(bytes, label));
     return {
       name: input.name,
@@ -169,13 +173,7 @@ function validateInput(
   const values = data.values;
   const byteLength = jsonTensorByteLength(values, t.datatype, count, label);
   if (info.byteSize === 0) rejectNul(input.name, jsonStrings(values));
-  if (byteLength > bytesLeft) {
-    throw fail(
-      'BAD_TENSOR_DATA',
-      `input '${input.name}' needs ${byteLength} bytes, more than the ${bytesLeft} left under ` +
-        `the input size limit (--http-max-input-size)`,
-    );
-  }
+  checkInputLimit(input.name, byteLength, bytesLeft);
   // Converted here, once, rather than by `write`: every element's kind and range is then checked
   // before the request is queued (a bad element found while the batcher copies a batch would fail
   // the requests batched with it), and `write` is one memcpy instead of a second walk over the
@@ -190,6 +188,16 @@ function validateInput(
     byteLength,
     write: (target) => target.set(bytes),
   };
+}
+
+function checkInputLimit(name: string, byteLength: number, bytesLeft: number): void {
+  if (byteLength > bytesLeft) {
+    throw fail(
+      'BAD_TENSOR_DATA',
+      `input '${name}' needs ${byteLength} bytes, more than the ${bytesLeft} left under ` +
+        `the input size limit (--http-max-input-size)`,
+    );
+  }
 }
 
 /** Checks each dim is an integer >= 0 and the shape matches the config (-1 matches any). */

@@ -173,22 +173,16 @@ void describe('validateRequest', () => {
     assert.deepEqual([...new Float32Array(target.buffer)], [1, 2]);
   });
 
-  // For JSON data (fixed-size and BYTES) and fixed-size raw data the total is checked against the
-  // input size limit; raw BYTES data is only checked for its element count. Over HTTP the body
-  // limit bounds it anyway; a WebSocket frame (--ws-max-frame-size) can be larger than
-  // --http-max-input-size, and the request then fails later, when its block is allocated.
-  void it(
-    'refuses raw BYTES data larger than the space left under the input size limit',
-    { todo: 'raw BYTES inputs are not checked against maxInputBytes' },
-    () => {
-      const big = Buffer.alloc(4 + 200, 0x61);
-      big.writeUInt32LE(200, 0);
-      throwsCode(
-        () =>
-          validateRequest(MODELS.strings, request([raw('s', 'BYTES', [1, 1], big)]), context(100)),
-        'BAD_TENSOR_DATA',
-        /more than the 100 left under the input size limit/,
-      );
-    },
-  );
+  // Over HTTP the body limit bounds raw BYTES data anyway; a WebSocket frame (--ws-max-frame-size)
+  // can be larger than --http-max-input-size, so validation checks it like every other input.
+  void it('refuses raw BYTES data larger than the space left under the input size limit', () => {
+    const big = Buffer.alloc(4 + 200, 0x61);
+    big.writeUInt32LE(200, 0);
+    throwsCode(
+      () =>
+        validateRequest(MODELS.strings, request([raw('s', 'BYTES', [1, 1], big)]), context(100)),
+      'BAD_TENSOR_DATA',
+      /more than the 100 left under the input size limit/,
+    );
+  });
 });

@@ -379,6 +379,27 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
+    what: 'raw BYTES data longer than the limit',
+    model: 'strings',
+    maxInputBytes: 100,
+    request: request([raw('s', 'BYTES', [1, 2], bytesLayout('x'.repeat(100), 'y'))]),
+    refused: {
+      code: 'BAD_TENSOR_DATA',
+      message:
+        "input 's' needs 109 bytes, more than the 100 left under the input size limit (--http-max-input-size)",
+    },
+  },
+  {
+    what: 'raw BYTES data that fills the limit exactly',
+    model: 'strings',
+    maxInputBytes: 9,
+    request: request([raw('s', 'BYTES', [1, 2], bytesLayout('x', ''))]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 2], bytes: hex(bytesLayout('x', '')) }],
+    },
+  },
+  {
     what: 'inputs that fill the limit exactly',
     model: 'simple',
     maxInputBytes: 1024,
