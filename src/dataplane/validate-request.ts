@@ -61,6 +61,10 @@ export function validateRequest(
   const priority = nonNegativeInt(params, 'priority');
   const timeoutUs = nonNegativeInt(params, 'timeout');
 
+  refuseDuplicates(
+    req.inputs.map((i) => i.name),
+    'inputs',
+  );
   const missing = sig.requiredInputs.filter((n) => !req.inputs.some((i) => i.name === n));
   if (missing.length > 0) {
     throw fail(
@@ -244,6 +248,10 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
   if (req.outputs === undefined || req.outputs.length === 0) {
     return sig.outputOrder.map((name) => ({ name, binary: binaryDefault }));
   }
+  refuseDuplicates(
+    req.outputs.map((o) => o.name),
+    'outputs',
+  );
   return req.outputs.map((o) => {
     if (!sig.outputs.has(o.name)) {
       throw fail(
@@ -259,6 +267,25 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
     }
     return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
   });
+}
+
+/**
+ * A ValidatedRequest must not carry one tensor twice (which copy would the model get?). The codecs
+ * refuse repeated names too; this check does not rely on every producer remembering to, and gives
+ * their code and message.
+ */
+function refuseDuplicates(names: readonly string[], what: 'inputs' | 'outputs'): void {
+  if (names.length < 2) return;
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) {
+      throw fail(
+        'DUPLICATE_TENSOR',
+        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
+      );
+    }
+    seen.add(name);
+  }
 }
 
 function nonNegativeInt(params: Parameters, key: string): number {

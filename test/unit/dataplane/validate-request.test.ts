@@ -102,30 +102,30 @@ void describe('validateRequest', () => {
   });
 
   // Every producer of a DecodedRequest today (json-request.ts, frame-fields.ts) refuses repeated
-  // names, so these cannot reach validation yet; validation still lets them through, and a
-  // ValidatedRequest would then carry the same input (or output) twice.
-  void it(
-    'refuses an input named twice',
-    { todo: 'validate-request relies on the codecs to refuse duplicate input names' },
-    () => {
-      const twice = request([json('x', 'FP32', [2, 1], [1, 2]), json('x', 'FP32', [2, 1], [3, 4])]);
-      throwsCode(() => validateRequest(MODELS.nobatch, twice, context()), 'DUPLICATE_TENSOR');
-    },
-  );
+  // names; validation refuses them too, with the same code and message, so a ValidatedRequest never
+  // carries one input (or output) twice whatever produced it.
+  void it('refuses an input named twice', () => {
+    const twice = request([json('x', 'FP32', [2, 1], [1, 2]), json('x', 'FP32', [2, 1], [3, 4])]);
+    throwsCode(
+      () => validateRequest(MODELS.nobatch, twice, context()),
+      'DUPLICATE_TENSOR',
+      "input 'x' appears more than once in 'inputs'",
+    );
+  });
 
-  void it(
-    'refuses an output named twice',
-    { todo: 'validate-request relies on the codecs to refuse duplicate output names' },
-    () => {
-      const twice = request([json('x', 'FP32', [2, 1], [1, 2])], {
-        outputs: [
-          { name: 'y', parameters: {} },
-          { name: 'y', parameters: {} },
-        ],
-      });
-      throwsCode(() => validateRequest(MODELS.nobatch, twice, context()), 'DUPLICATE_TENSOR');
-    },
-  );
+  void it('refuses an output named twice', () => {
+    const twice = request([json('x', 'FP32', [2, 1], [1, 2])], {
+      outputs: [
+        { name: 'y', parameters: {} },
+        { name: 'y', parameters: {} },
+      ],
+    });
+    throwsCode(
+      () => validateRequest(MODELS.nobatch, twice, context()),
+      'DUPLICATE_TENSOR',
+      "output 'y' appears more than once in 'outputs'",
+    );
+  });
 
   // The dynamic batcher copies every member of a batch in one mergeInputs call, so a bad element
   // found by that copy would fail every request batched with it, each with the other request's
