@@ -64,7 +64,9 @@ export async function loadRepository(options: LoaderOptions): Promise<ModelRegis
   const registry = new ModelRegistry();
   const sources: RepositoryEntry[] = [];
   for (const root of options.repositories) {
-    const scan = await scanRepository(root);
+    const scan = await scanRepository(root, (directory, reason) =>
+      logger.warn({ directory }, `skipped: ${reason}`),
+    );
     for (const s of scan.skipped) logger.warn({ directory: s }, 'skipped: not a valid model name');
     sources.push(...scan.models);
   }

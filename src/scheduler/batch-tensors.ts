@@ -5,7 +5,7 @@
 
 import { BytesWalker } from '../tensor/bytes-layout.js';
 import { datatypeInfo } from '../tensor/datatypes.js';
-import { fail } from '../errors.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { TensorBlock } from '../memory/tensor-block.js';
 import { elementCount } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
@@ -35,12 +35,54 @@ export function batchKey(inputs: readonly ValidatedInput[]): string {
 /**
  * One block with a slot per input (in the first member's input order): rows of member 0, then
  * member 1, and so on. `batched` false (max_batch_size 0) takes exactly one member, unchanged.
- * Members must share a batch key; a member whose inputs do not line up is an INTERNAL error.
+ * Members must share a batch key; a member whose inputs do not line up is an INTERNAL error. A
+ * member whose data fails to copy throws that error (see `mergeMembers` to fail only that member).
  */
-export function mergeInputs(
-  members: readonly BatchMember[],
-  options: { readonly batched: boolean; readonly maxBytes?: number },
-): TensorBlock {
+export function mergeInputs(members: readonly BatchMember[], options: MergeOptions): TensorBlock {
+  const merged = tryMerge(members, options);
+  if ('failed' in merged) throw merged.error;
+  return merged.block;
+}
+
+export interface MergeOptions {
+  readonly batched: boolean;
+  readonly maxBytes?: number;
+}
+
+/** A batch's block, built from the members whose data copied. */
+export interface MergedBatch {
+  /** The block of the members left in, in order; undefined when every member was refused. */
+  readonly block: TensorBlock | undefined;
+  /** Per member: the error its data failed to copy with (it is left out of the block). */
+  readonly refused: readonly (InferenceServerError | undefined)[];
+}
+
+/**
+ * `mergeInputs`, except that a member whose data fails to copy is refused alone and the block is
+ * rebuilt from the others: one client's data must never fail the requests batched with it.
+ * Validation checks every element before a request is queued, so this is a safety net; the
+ * rebuild (a second allocation and copy of the members left) costs only when it catches one.
+ */
+export function mergeMembers(members: readonly BatchMember[], options: MergeOptions): MergedBatch {
+  const refused: (InferenceServerError | undefined)[] = members.map(() => undefined);
+  let left = members.map((_, i) => i);
+  while (left.length > 0) {
+    const merged = tryMerge(
+      left.map((i) => members[i] as BatchMember),
+      options,
+    );
+    if (!('failed' in merged)) return { block: merged.block, refused };
+    refused[left[merged.failed] as number] = toServerError(merged.error);
+    left = left.filter((_, k) => k !== merged.failed);
+  }
+  return { block: undefined, refused };
+}
+
+type TryMerge =
+  { readonly block: TensorBlock } | { readonly failed: number; readonly error: unknown };
+
+/** Structural faults (members that do not line up, a block too big) throw; a copy fault returns. */
+function tryMerge(members: readonly BatchMember[], options: MergeOptions): TryMerge {
   const first = members[0];
   if (first === undefined) throw fail('INTERNAL', 'a batch needs at least one request');
   if (!options.batched && members.length !== 1) {
@@ -71,18 +113,22 @@ export function mergeInputs(
     })),
     options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes },
   );
-  first.inputs.forEach((_, k) => {
+  for (let k = 0; k < first.inputs.length; k++) {
     const slot = block.bytes(k);
     // Byte offsets rather than row offsets: the same walk serves fixed-size rows and BYTES, whose
     // per-request sizes vary. The single copy: network buffer -> this request's rows.
     let at = 0;
-    for (const inputs of aligned) {
-      const input = inputs[k] as ValidatedInput;
-      input.write(slot.subarray(at, at + input.byteLength));
+    for (let m = 0; m < aligned.length; m++) {
+      const input = (aligned[m] as ValidatedInput[])[k] as ValidatedInput;
+      try {
+        input.write(slot.subarray(at, at + input.byteLength));
+      } catch (e) {
+        return { failed: m, error: e };
+      }
       at += input.byteLength;
     }
-  });
-  return block;
+  }
+  return { block };
 }
 
 /**

@@ -4,11 +4,11 @@
 // (maxBatchSize 0) each request runs alone, as it came: that is also the direct path, for models
 // without `dynamic_batching`, as in Triton. The queue, aborts and drain are the shell's.
 
-import { toServerError } from '../errors.js';
+import { toServerError, type InferenceServerError, type WireError } from '../errors.js';
 import type { RunResponse } from '../execution/messages.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
-import { batchKey, mergeInputs, splitOutputs } from './batch-tensors.js';
+import { batchKey, mergeMembers, splitOutputs } from './batch-tensors.js';
 import type { ExecutionTarget } from './execution-target.js';
 import type { PriorityPlan } from './queue-policy.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
@@ -59,7 +59,7 @@ export class DynamicBatcher implements SchedulingStrategy {
   }
 
   execute(members: readonly ValidatedRequest[]): Promise<RunOutcome> {
-    const block = mergeInputs(
+    const { block, refused } = mergeMembers(
       members.map((r) => ({ rows: r.batchSize, inputs: r.inputs })),
       {
         batched: this.batched,
@@ -67,14 +67,37 @@ export class DynamicBatcher implements SchedulingStrategy {
         maxBytes: this.limits.maxBatchBytes + 64 * (members[0]?.inputs.length ?? 0),
       },
     );
-    return this.target.run({ inputs: block.descriptors, outputs: outputUnion(members) }).then(
-      (resp) => split(members, resp),
+    if (block === undefined) {
+      const wire = refused.map((e) => e?.toWire());
+      return Promise.resolve({ ok: false, error: wire[0] as WireError, refused: wire });
+    }
+    const ran = refused.every((e) => e === undefined)
+      ? members
+      : members.filter((_, i) => refused[i] === undefined);
+    const outcome = this.target.run({ inputs: block.descriptors, outputs: outputUnion(ran) }).then(
+      (resp) => split(ran, resp),
       (): RunOutcome => ({
         ok: false,
         error: { code: 'WORKER_FAILED', message: 'model instance failed' },
       }),
     );
+    return ran === members ? outcome : outcome.then((o) => withRefused(o, refused));
   }
+}
+
+/**
+ * Puts the members refused before the run back into `outcome`, which covers only the members that
+ * ran: outputs are re-indexed to every member's place and the refused ones carry their own error.
+ */
+function withRefused(
+  outcome: RunOutcome,
+  refused: readonly (InferenceServerError | undefined)[],
+): RunOutcome {
+  const wire = refused.map((e) => e?.toWire());
+  if (!outcome.ok) return { ...outcome, refused: wire };
+  let next = 0;
+  const outputs = refused.map((e) => (e === undefined ? (outcome.outputs[next++] ?? []) : []));
+  return { ...outcome, outputs, refused: wire };
 }
 
 /** Each member's rows of the batch's outputs: views, no copy; only the outputs it asked for. */

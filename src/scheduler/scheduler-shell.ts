@@ -186,9 +186,10 @@ export class SchedulerShell implements Scheduler {
     this.runningRuns -= 1;
     this.runningRequests -= members.length;
     const t = outcome.timing;
+    const refused = outcome.refused;
     if (t !== undefined) {
       this.reporter.execution(
-        members.reduce((a, w) => a + w.rows, 0),
+        members.reduce((a, w, i) => (refused?.[i] === undefined ? a + w.rows : a), 0),
         t.inputNs,
         t.inferNs,
         t.outputNs,
@@ -196,8 +197,10 @@ export class SchedulerShell implements Scheduler {
     }
     members.forEach((w, i) => {
       w.request.signal.removeEventListener('abort', w.onAbort);
+      const own = refused?.[i];
       this.order.settle(w.place, () => {
         if (w.request.signal.aborted) return w.reject(cancelled()); // client gone: drop the result
+        if (own !== undefined) return w.reject(fromWire(own));
         if (!outcome.ok) return w.reject(fromWire(outcome.error));
         w.resolve({
           outputs: outcome.outputs[i] ?? [],

@@ -13,7 +13,7 @@ export interface QueuedRequest extends BatchCandidate {
   readonly request: ValidatedRequest;
 }
 
-export type RunOutcome =
+export type RunOutcome = (
   | {
       readonly ok: true;
       readonly timing: RunTiming;
@@ -22,11 +22,18 @@ export type RunOutcome =
     }
   | {
       readonly ok: false;
-      /** Every member is answered with this error. */
+      /** Every member not `refused` is answered with this error. */
       readonly error: WireError;
       /** Set when the model did run (the execution counts in the stats) but the run is unusable. */
       readonly timing?: RunTiming;
-    };
+    }
+) & {
+  /**
+   * Per member, in the order given to `execute`: set for a member left out of the run (its data
+   * failed to copy into the batch). It is answered with its own error; its rows did not run.
+   */
+  readonly refused?: readonly (WireError | undefined)[];
+};
 
 export interface SchedulingStrategy {
   /** Runs that may execute at once: the shell starts one only while fewer are running. */

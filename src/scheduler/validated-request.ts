@@ -15,7 +15,11 @@ export interface ValidatedInput {
   readonly requestShape: readonly number[];
   /** Bytes this tensor occupies in shared memory (BYTES: the length-prefixed layout). */
   readonly byteLength: number;
-  /** Copies the tensor's bytes, once, from the network buffer into `target` (exactly byteLength). */
+  /**
+   * Copies the tensor's bytes into `target` (exactly byteLength): raw data straight from the
+   * network buffer, JSON data from the bytes validation converted it into. Cannot fail on the data:
+   * every element was checked during validation.
+   */
   write(target: Uint8Array): void;
 }
 

@@ -160,13 +160,8 @@ function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean):
     // Out-of-range dims become -1 so validation refuses them with its usual message.
     shape.push(v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1);
   }
+  checkDataVector(t, name, frame);
   const data = t.dataArray() ?? new Uint8Array(0);
-  // dataArray() builds a view from the offset and length the frame claims, over the whole
-  // underlying ArrayBuffer: make sure it lies inside this frame.
-  const start = data.byteOffset - frame.byteOffset;
-  if (data.byteLength > 0 && (start < 0 || start + data.byteLength > frame.byteLength)) {
-    throw fail('BAD_TENSOR_DATA', `input '${name}' data lies outside the frame`);
-  }
   checkCount(t.parametersLength(), 4, frame, `input '${name}' parameters`);
   const params = readParameterTables(t.parametersLength(), (k) => t.parameters(k), `input ${name}`);
   return {
@@ -176,6 +171,32 @@ function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean):
     parameters: readParameters(params, { where: `input ${name}`, reserveTritonPrefix: false }),
     data: { kind: 'raw', bytes: keepPayload(data, volatile) },
   };
+}
+
+/** Tensor.data is field 3: vtable slot 4 + 2 * 3, the offset the generated dataArray() reads. */
+const TENSOR_DATA_FIELD = 10;
+
+/**
+ * Checks the `data` vector's start and length against the frame, reading them through the
+ * ByteBuffer exactly as the generated dataArray() does, before it is called: dataArray() builds a
+ * Uint8Array over the underlying ArrayBuffer from whatever the frame claims, so a cut or damaged
+ * frame would throw a RangeError there (answered INTERNAL) or, inside a larger buffer, view bytes
+ * that are not this frame's. Refused as the msgpack codec refuses a truncated frame.
+ */
+function checkDataVector(t: Tensor, name: string, frame: Uint8Array): void {
+  const bb = t.bb as ByteBuffer; // set by the accessor that returned `t`
+  const field = bb.__offset(t.bb_pos, TENSOR_DATA_FIELD);
+  if (field === 0) return; // no data vector
+  const lengthAt = t.bb_pos + field + bb.readInt32(t.bb_pos + field); // its length prefix
+  const start = lengthAt + 4;
+  const length = bb.readInt32(lengthAt); // reads past the end are 0, never a throw
+  if (lengthAt < 0 || length < 0 || start + length > frame.byteLength) {
+    throw fail(
+      'BAD_REQUEST',
+      `undecodable frame: input '${name}' data lies outside the frame (${length} bytes at byte ` +
+        `${start} of a ${frame.byteLength}-byte frame)`,
+    );
+  }
 }
 
 /** A vector of `count` entries of `size` bytes cannot be longer than the frame. */

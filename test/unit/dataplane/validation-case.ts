@@ -45,11 +45,6 @@ export interface ValidationCase {
   /** Refused by validateRequest itself. */
   readonly refused?: Refused;
   readonly accepted?: Accepted;
-  /**
-   * Accepted by validateRequest, refused when the input is copied into shared memory: JSON element
-   * kinds and ranges are checked by the copy, not before (see the todo in validate-request.test.ts).
-   */
-  readonly refusedAtCopy?: Refused;
 }
 
 // --- Building decoded requests the way the codecs do ---------------------------------------------

@@ -275,7 +275,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: UINT8 300',
     model: 'types',
     request: request([json('u8', 'UINT8', [2], [1, 300])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message: 'input u8: element 1 is 300, expected an integer in [0, 255] for UINT8',
     },
@@ -284,7 +284,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: INT8 -129',
     model: 'types',
     request: request([json('i8', 'INT8', [1], [-129])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message: 'input i8: element 0 is -129, expected an integer in [-128, 127] for INT8',
     },
@@ -293,7 +293,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: a fraction for INT32',
     model: 'types',
     request: request([json('i32', 'INT32', [1], [0.5])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message:
         'input i32: element 0 is 0.5, expected an integer in [-2147483648, 2147483647] for INT32',
@@ -303,7 +303,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: INT64 past 2^53',
     model: 'types',
     request: request([json('i64', 'INT64', [1], [2 ** 53])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message:
         'input i64: element 0 is 9007199254740992, expected a safe integer in ' +
@@ -314,7 +314,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: UINT64 -1',
     model: 'types',
     request: request([json('u64', 'UINT64', [1], [-1])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message:
         'input u64: element 0 is -1, expected a safe integer in [0, 9007199254740991] for UINT64',
@@ -324,7 +324,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: 1 for BOOL',
     model: 'types',
     request: request([json('bool', 'BOOL', [1], [1])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message: 'input bool: element 0 is 1, expected true or false for BOOL',
     },
@@ -333,7 +333,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     what: 'JSON: a string for FP32',
     model: 'types',
     request: request([json('f32', 'FP32', [2], [1, '2'])]),
-    refusedAtCopy: {
+    refused: {
       code: 'BAD_TENSOR_DATA',
       message: 'input f32: element 1 is the string "2", expected a number for FP32',
     },
@@ -376,6 +376,27 @@ export const DATA_CASES: readonly ValidationCase[] = [
       code: 'BAD_TENSOR_DATA',
       message:
         "input 's' needs 109 bytes, more than the 100 left under the input size limit (--http-max-input-size)",
+    },
+  },
+  {
+    what: 'raw BYTES data longer than the limit',
+    model: 'strings',
+    maxInputBytes: 100,
+    request: request([raw('s', 'BYTES', [1, 2], bytesLayout('x'.repeat(100), 'y'))]),
+    refused: {
+      code: 'BAD_TENSOR_DATA',
+      message:
+        "input 's' needs 109 bytes, more than the 100 left under the input size limit (--http-max-input-size)",
+    },
+  },
+  {
+    what: 'raw BYTES data that fills the limit exactly',
+    model: 'strings',
+    maxInputBytes: 9,
+    request: request([raw('s', 'BYTES', [1, 2], bytesLayout('x', ''))]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 2], bytes: hex(bytesLayout('x', '')) }],
     },
   },
   {

@@ -79,25 +79,51 @@ void describe('scanRepository', () => {
   });
 
   // Triton's local filesystem stats each entry (stat follows symlinks), so a model directory that is
-  // a symlink is served; readdir's Dirent.isDirectory() is false for a symlink, so scanRepository
-  // drops it without a word, not even in `skipped`.
-  void it(
-    'follows a symlinked model directory, as Triton does',
-    { todo: 'scanRepository uses Dirent.isDirectory(), which is false for symlinks' },
-    async () => {
-      const repo = path.join(root, 'links');
-      await tree(repo, ['real/1/']);
-      await symlink(path.join(repo, 'real'), path.join(repo, 'linked'), 'dir');
-      const scan = await scanRepository(repo);
-      assert.deepEqual(
-        scan.models.map((m) => [m.name, m.versions]),
-        [
-          ['linked', [1]],
-          ['real', [1]],
-        ],
-      );
-    },
-  );
+  // a symlink is served, and so is a version directory that is one.
+  void it('follows symlinked model and version directories, as Triton does', async () => {
+    const repo = path.join(root, 'links');
+    const elsewhere = path.join(root, 'elsewhere');
+    await tree(repo, ['real/1/', 'real/README.md']);
+    await tree(elsewhere, ['v2/', 'shared/3/']);
+    await symlink(path.join(repo, 'real'), path.join(repo, 'linked'), 'dir');
+    await symlink(path.join(elsewhere, 'v2'), path.join(repo, 'real', '2'), 'dir');
+    await symlink(path.join(elsewhere, 'shared'), path.join(repo, 'outside'), 'dir');
+    // A symlink to a file is no more a model than a file is.
+    await symlink(path.join(repo, 'real', 'README.md'), path.join(repo, 'notes'));
+    const scan = await scanRepository(repo);
+    assert.deepEqual(
+      scan.models.map((m) => [m.name, m.versions]),
+      [
+        ['linked', [1, 2]],
+        ['outside', [3]],
+        ['real', [1, 2]],
+      ],
+    );
+    assert.equal(scan.models[0]?.dir, path.join(repo, 'linked'));
+    assert.deepEqual(scan.skipped, []);
+  });
+
+  void it('skips a dangling or looping symlink and says why, without failing the scan', async () => {
+    const repo = path.join(root, 'dangling');
+    await tree(repo, ['good/1/']);
+    await symlink(path.join(repo, 'nowhere'), path.join(repo, 'gone'), 'dir');
+    await symlink(path.join(repo, 'loop'), path.join(repo, 'loop'), 'dir');
+    await symlink(path.join(repo, 'nowhere'), path.join(repo, 'good', '2'), 'dir');
+    // The whitelist still runs first: an illegal name is skipped as such, never followed.
+    await symlink(path.join(repo, 'nowhere'), path.join(repo, 'bad name'), 'dir');
+    const heard: [string, string][] = [];
+    const scan = await scanRepository(repo, (name, reason) => heard.push([name, reason]));
+    assert.deepEqual(
+      scan.models.map((m) => [m.name, m.versions]),
+      [['good', [1]]],
+    );
+    assert.deepEqual(scan.skipped, ['bad name']);
+    assert.deepEqual(heard, [
+      ['gone', 'symlink cannot be followed (ENOENT)'],
+      ['good/2', 'symlink cannot be followed (ENOENT)'],
+      ['loop', 'symlink cannot be followed (ELOOP)'],
+    ]);
+  });
 });
 
 void describe('listVersions', () => {

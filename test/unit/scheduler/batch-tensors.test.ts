@@ -3,9 +3,15 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InferenceServerError } from '../../../src/errors.js';
+import { fail, InferenceServerError } from '../../../src/errors.js';
 import { encodeBytesTensor, bytesElements } from '../../../src/tensor/bytes-tensor.js';
-import { batchKey, mergeInputs, splitOutputs } from '../../../src/scheduler/batch-tensors.js';
+import {
+  batchKey,
+  mergeInputs,
+  mergeMembers,
+  splitOutputs,
+} from '../../../src/scheduler/batch-tensors.js';
+import type { ValidatedInput } from '../../../src/scheduler/validated-request.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
 import { floats, fp32, input } from './fixtures.js';
@@ -96,6 +102,80 @@ void describe('mergeInputs', () => {
       code('INTERNAL'),
     );
     assert.throws(() => mergeInputs([], { batched: true }), code('INTERNAL'));
+  });
+});
+
+/** An FP32 input of `rows` x 2 whose copy fails with BAD_TENSOR_DATA `message`. */
+function failingInput(rows: number, message: string): ValidatedInput {
+  return {
+    name: 'X',
+    datatype: 'FP32',
+    shape: [rows, 2],
+    requestShape: [rows, 2],
+    byteLength: rows * 8,
+    write: () => {
+      throw fail('BAD_TENSOR_DATA', message);
+    },
+  };
+}
+
+void describe('mergeMembers', () => {
+  void it('leaves out only a member whose data fails to copy, with its own error', () => {
+    const a = fp32('X', 1, [1, 2]);
+    const c = fp32('X', 2, [5, 6, 7, 8]);
+    const merged = mergeMembers(
+      [
+        { rows: 1, inputs: [a] },
+        { rows: 1, inputs: [failingInput(1, 'bad element in b')] },
+        { rows: 2, inputs: [c] },
+      ],
+      { batched: true },
+    );
+    assert.ok(merged.block !== undefined);
+    assert.deepEqual(merged.block.descriptor(0).shape, [3, 2]);
+    assert.deepEqual(
+      [...(typedView(merged.block.descriptor(0)) as Float32Array)],
+      [1, 2, 5, 6, 7, 8],
+    );
+    assert.deepEqual(
+      merged.refused.map((e) => e && [e.code, e.message]),
+      [undefined, ['BAD_TENSOR_DATA', 'bad element in b'], undefined],
+    );
+  });
+
+  void it('refuses every member when none copies, and answers a plain Error as INTERNAL', () => {
+    const broken: ValidatedInput = {
+      ...failingInput(1, ''),
+      write: () => {
+        throw new RangeError('offset is out of bounds');
+      },
+    };
+    const merged = mergeMembers(
+      [
+        { rows: 1, inputs: [failingInput(1, 'first')] },
+        { rows: 1, inputs: [broken] },
+      ],
+      { batched: true },
+    );
+    assert.equal(merged.block, undefined);
+    assert.deepEqual(
+      merged.refused.map((e) => e?.code),
+      ['BAD_TENSOR_DATA', 'INTERNAL'],
+    );
+  });
+
+  void it("still throws for members that do not line up: that is no one member's fault", () => {
+    assert.throws(
+      () =>
+        mergeMembers(
+          [
+            { rows: 1, inputs: [fp32('X', 1, [1, 2])] },
+            { rows: 1, inputs: [fp32('Z', 1, [1, 2])] },
+          ],
+          { batched: true },
+        ),
+      code('INTERNAL'),
+    );
   });
 });
 

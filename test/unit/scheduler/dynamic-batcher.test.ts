@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InferenceServerError } from '../../../src/errors.js';
+import { fail, type InferenceServerError } from '../../../src/errors.js';
 import type { ModelReporter } from '../../../src/metrics/model-reporter.js';
 import { batchingScheduler } from '../../../src/scheduler/create-scheduler.js';
 import type { BatcherSettings } from '../../../src/scheduler/dynamic-batcher.js';
@@ -104,6 +104,57 @@ void describe('DynamicBatcher', () => {
       inputs.map((i) => i.writes),
       [1, 1],
     );
+  });
+
+  void it('a member whose data fails to copy fails alone: the others run and get their rows', async () => {
+    const { target, send, rep } = setup();
+    send(request({ seed: 0 }));
+    const good1 = send(request({ seed: 1 }));
+    const bad = send(
+      request({
+        inputs: [
+          {
+            ...fp32('IN', 1, [0, 0]),
+            write: () => {
+              throw fail('BAD_TENSOR_DATA', 'input IN: element 1 is 300');
+            },
+          },
+        ],
+      }),
+    );
+    const good2 = send(request({ seed: 2 }));
+    target.complete(0);
+    await flush();
+    assert.deepEqual(target.batches, [1, 2]); // the bad member's row never ran
+    target.complete(1);
+    await flush();
+    assert.deepEqual(floats(good1.result!.outputs[0]!.data), [200, 202]);
+    assert.deepEqual(floats(good2.result!.outputs[0]!.data), [400, 402]);
+    assert.equal(errorCode(bad), 'BAD_TENSOR_DATA');
+    assert.equal(bad.error?.message, 'input IN: element 1 is 300');
+    assert.equal(rep.stats.inferenceCount, 3);
+  });
+
+  void it('a batch whose every member fails to copy answers each with its own error', async () => {
+    const { target, send } = setup();
+    send(request({ seed: 0 }));
+    const failing = (message: string) =>
+      request({
+        inputs: [
+          {
+            ...fp32('IN', 1, [0, 0]),
+            write: () => {
+              throw fail('BAD_TENSOR_DATA', message);
+            },
+          },
+        ],
+      });
+    const a = send(failing('a is bad'));
+    const b = send(failing('b is bad'));
+    target.complete(0);
+    await flush();
+    assert.deepEqual(target.batches, [1]);
+    assert.deepEqual([a.error?.message, b.error?.message], ['a is bad', 'b is bad']);
   });
 
   void it('keeps both instances busy: a second request goes to the idle instance at once', () => {

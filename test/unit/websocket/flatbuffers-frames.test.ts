@@ -169,6 +169,32 @@ void describe('FlatBuffers frames', () => {
     }
   });
 
+  void it('refuses a data vector cut by the end of the frame as an undecodable frame', () => {
+    const frame = flatbuffersClientCodec.encodeRequest(
+      1,
+      'm',
+      [tensor('A', 'UINT8', [4], Uint8Array.of(1, 2, 3, 4))],
+      {},
+    );
+    const at = Buffer.from(frame).indexOf(Buffer.from([4, 0, 0, 0, 1, 2, 3, 4]));
+    assert.ok(at > 0);
+    // Inflate the length past the frame's end, in a frame that is its buffer's whole length: the
+    // generated dataArray() would throw a RangeError here.
+    const hostile = Uint8Array.from(frame);
+    hostile[at] = 0xff;
+    hostile[at + 1] = 0xff;
+    const r = decodeFlatbuffersFrame(hostile, true);
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.error.code, 'BAD_REQUEST');
+      assert.equal(
+        r.error.message,
+        `undecodable frame: input 'A' data lies outside the frame (65535 bytes at byte ${at + 4} ` +
+          `of a ${hostile.length}-byte frame)`,
+      );
+    }
+  });
+
   void it('never throws on arbitrary or damaged bytes (fuzzed)', () => {
     const valid = flatbuffersClientCodec.encodeRequest(
       1,

@@ -115,14 +115,4 @@ runFrameCodecConformance({
       'the FlatBuffers runtime reads past the end of a buffer as zeros, so a cut frame can still ' +
       'parse; only vectors are checked against the frame bounds',
   },
-  todo: {
-    // Tensor.dataArray() builds its Uint8Array view before readTensor checks the vector against
-    // the frame, so a data vector reaching past the buffer throws a RangeError there.
-    'hostile.truncated':
-      "a cut data vector throws a RangeError in Tensor.dataArray(): answered INTERNAL 'internal " +
-      "error' instead of a client error",
-    'hostile.damaged':
-      'a damaged data vector offset or length throws a RangeError in Tensor.dataArray(): ' +
-      "answered INTERNAL 'internal error' instead of a client error",
-  },
 });
