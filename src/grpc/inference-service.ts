@@ -4,6 +4,7 @@
 import {
   status,
   type sendUnaryData,
+  type ServerDuplexStream,
   type ServerUnaryCall,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -17,6 +18,7 @@ import {
   type ModelInferRequest,
 } from './infer-codec.js';
 import { toServiceError } from './grpc-status.js';
+import { serveModelStream, type ModelStreamInferResponse } from './model-stream.js';
 import type { Restriction } from './restricted-protocol.js';
 
 export interface ServiceOptions {
@@ -25,6 +27,12 @@ export interface ServiceOptions {
   /** Called with 5xx-class errors other than UNAVAILABLE, for the log. */
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
 }
+
+/**
+ * Requests one ModelStreamInfer stream holds before it stops reading: the WebSocket default
+ * (--ws-max-inflight), enough for a client's whole pipeline and a bound on the stream's memory.
+ */
+export const STREAM_MAX_INFLIGHT = 1024;
 
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -110,6 +118,25 @@ export function inferenceService(
     implementation[rpc] = (call: ServerUnaryCall<unknown, unknown>, done: sendUnaryData<unknown>) =>
       void answer(rpc, call, handler, options, done);
   }
+  implementation['ModelStreamInfer'] = (
+    call: ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>,
+  ) => {
+    try {
+      checkRestriction(
+        'ModelStreamInfer',
+        call.metadata.get.bind(call.metadata),
+        options.restricted,
+      );
+    } catch (e) {
+      const refused = e as CallRefused;
+      call.emit('error', { code: refused.code, details: refused.message });
+      return;
+    }
+    serveModelStream(plane, call, {
+      maxInflight: STREAM_MAX_INFLIGHT,
+      ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+    });
+  };
   return implementation;
 }
 
