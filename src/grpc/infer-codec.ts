@@ -73,6 +73,9 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
         `${inputs.length} and ${outputs.length}`,
     );
   }
+  // Validation relies on the codecs for this (as in the HTTP and WebSocket codecs).
+  uniqueNames(inputs, 'inputs');
+  uniqueNames(outputs, 'outputs');
   const raw = msg.raw_input_contents;
   if (raw.length > 0 && raw.length !== inputs.length) {
     throw fail(
@@ -113,6 +116,19 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
         }
       : {}),
   };
+}
+
+function uniqueNames(list: readonly { readonly name: string }[], what: 'inputs' | 'outputs'): void {
+  const seen = new Set<string>();
+  for (const { name } of list) {
+    if (seen.has(name)) {
+      throw fail(
+        'DUPLICATE_TENSOR',
+        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
+      );
+    }
+    seen.add(name);
+  }
 }
 
 function hasContents(c: TensorContents): boolean {

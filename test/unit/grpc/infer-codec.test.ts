@@ -84,6 +84,19 @@ void describe('gRPC infer codec', () => {
     );
   });
 
+  void it('refuses a tensor name given twice, as the other codecs do', () => {
+    const input = { name: 'I', datatype: 'INT32', shape: [1], contents: { int_contents: [1] } };
+    assert.throws(
+      () => decodeInferRequest(request({ inputs: [input, input] })),
+      refusedWith('DUPLICATE_TENSOR', /input 'I' appears more than once in 'inputs'/),
+    );
+    assert.throws(
+      () =>
+        decodeInferRequest(request({ inputs: [input], outputs: [{ name: 'O' }, { name: 'O' }] })),
+      refusedWith('DUPLICATE_TENSOR', /output 'O' appears more than once in 'outputs'/),
+    );
+  });
+
   void it('maps parameters both ways and refuses an unsafe int64', () => {
     const p = decodeParameters({
       a: { parameter_choice: 'bool_param', bool_param: true },
