@@ -6,6 +6,12 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { status } from '@grpc/grpc-js';
+import {
+  InferenceClient,
+  InferenceClientError,
+  output,
+  tensor,
+} from '../../src/client/inference-client.js';
 import { DATATYPE_CASES } from '../helpers/datatype-cases.js';
 import { grpcClient, type GrpcTestClient } from '../helpers/grpc-client.js';
 import { SLOW_WIDTH } from '../../scripts/onnx/fixture-models.js';
@@ -244,6 +250,30 @@ void describe('gRPC: metadata, health, errors and the queue', () => {
     );
   });
 
+  void it("InferenceClient's grpc transport runs simple and reports status codes", async () => {
+    const client = new InferenceClient({ url: t.grpcTarget, protocol: 'grpc', timeoutMs: 10_000 });
+    try {
+      const a = Int32Array.from({ length: 16 }, (_, i) => i);
+      const r = await client.infer(
+        'simple',
+        [tensor('INPUT0', 'INT32', [1, 16], a), tensor('INPUT1', 'INT32', [1, 16], a)],
+        { outputs: ['OUTPUT0'] },
+      );
+      assert.equal(r.modelVersion, '1');
+      assert.deepEqual(output(r, 'OUTPUT0').shape, [1, 16]);
+      assert.deepEqual(
+        [...(output(r, 'OUTPUT0').data as Int32Array)],
+        [...a].map((x) => 2 * x),
+      );
+      await assert.rejects(
+        client.infer('nope', []),
+        (e: unknown) => e instanceof InferenceClientError && e.code === 'GRPC_NOT_FOUND',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   void it('bad requests get the catalog status code and message', async () => {
     const input = (over: object) => ({
       name: 'INPUT0',
@@ -357,6 +387,7 @@ void describe('gRPC: --grpc-restricted-protocol', () => {
       strictReadiness: false,
       grpcRestrictedProtocols: [
         { protocols: ['metadata', 'health'], header: 'triton-grpc-protocol-admin', value: 'yes' },
+        { protocols: ['inference'], header: 'triton-grpc-protocol-infer-key', value: 'k' },
       ],
     });
     c = grpcClient(t.grpcTarget);
@@ -377,6 +408,9 @@ void describe('gRPC: --grpc-restricted-protocol', () => {
     await assert.rejects(c.check(), rejection(status.UNAVAILABLE, /restricted/));
     const meta = await c.call('ServerMetadata', {}, { 'triton-grpc-protocol-admin': 'yes' });
     assert.equal(meta.name, 'infernode');
+    const stream = c.stub.ModelStreamInfer();
+    const refused = await new Promise<any>((resolve) => stream.on('error', resolve));
+    rejection(status.UNAVAILABLE, /expecting header 'triton-grpc-protocol-infer-key'/)(refused);
     // Unrestricted protocols need nothing.
     assert.ok(await c.call('ModelStatistics', { name: '' }));
   });
