@@ -14,7 +14,7 @@ const LAYERS = [
   ['repository'],
   ['dataplane'],
   ['http'],
-  ['websocket'],
+  ['websocket', 'grpc'],
   ['cli'],
 ];
 

@@ -1,10 +1,11 @@
-// Composes the server: model repository -> registry -> data plane -> HTTP front end, plus the
+// Composes the server: model repository -> registry -> data plane -> HTTP and gRPC front ends, plus the
 // metrics endpoint; and owns the shutdown sequence (not ready -> stop accepting -> drain ->
 // unload -> close). `cli.ts` wires signals to `shutdown`; tests start servers in-process with it.
 
 import { parseBackendConfig } from './config/backend-config.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { RegistryDataPlane } from './dataplane/data-plane.js';
+import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
 import type { Logger } from './logger.js';
@@ -18,6 +19,8 @@ import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 export interface RunningServer {
   readonly httpPort: number;
   readonly metricsPort: number | undefined;
+  /** The gRPC port (absent with --allow-grpc=false). */
+  readonly grpcPort: number | undefined;
   readonly frontEnd: string;
   readonly registry: ModelRegistry;
   readonly dataPlane: RegistryDataPlane;
@@ -83,6 +86,19 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
     }),
   );
+  let grpc: GrpcFrontEnd | undefined;
+  if (options.allowGrpc) {
+    grpc = await startGrpcServer(dataPlane, {
+      address: options.grpcAddress,
+      port: options.grpcPort,
+      compressionLevel: options.grpcInferResponseCompressionLevel,
+      keepaliveTimeMs: options.grpcKeepaliveTimeMs,
+      keepaliveTimeoutMs: options.grpcKeepaliveTimeoutMs,
+      maxReceiveBytes: options.grpcMaxInputSize,
+      restrictions: options.grpcRestrictedProtocols,
+      onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
+    });
+  }
   let metricsServer: MetricsServer | undefined;
   if (options.allowMetrics) {
     metricsServer = await startMetricsServer(
@@ -92,8 +108,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     );
   }
   logger.info(
-    { frontEnd: frontEnd.kind, httpPort, metricsPort: metricsServer?.port },
+    { frontEnd: frontEnd.kind, httpPort, grpcPort: grpc?.port, metricsPort: metricsServer?.port },
     `serving HTTP on ${options.httpAddress}:${httpPort} with ${frontEnd.kind}` +
+      (grpc ? `, gRPC on ${options.grpcAddress}:${grpc.port}` : '') +
       (metricsServer ? `, metrics on ${options.metricsAddress}:${metricsServer.port}` : ''),
   );
 
@@ -103,6 +120,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       logger.info({ timeoutMs }, 'drain started: not ready, refusing new connections');
       dataPlane.beginShutdown();
       await frontEnd.stopAccepting();
+      await grpc?.stopAccepting();
       const drained = await withTimeout(
         Promise.all(
           registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler.stop())),
@@ -118,6 +136,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         logger.warn('drain timed out: exiting with requests still in flight');
       }
       await frontEnd.close();
+      grpc?.close();
       await metricsServer?.close();
       return drained;
     })();
@@ -127,6 +146,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   return {
     httpPort,
     metricsPort: metricsServer?.port,
+    grpcPort: grpc?.port,
     frontEnd: frontEnd.kind,
     registry,
     dataPlane,

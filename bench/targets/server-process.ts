@@ -93,6 +93,8 @@ export function startInfernode(
     '--http-address=127.0.0.1',
     '--http-port=0',
     '--metrics-port=0',
+    '--grpc-address=127.0.0.1',
+    '--grpc-port=0',
     ...extraArgs,
   ]);
 }

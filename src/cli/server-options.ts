@@ -2,6 +2,8 @@
 // frozen. Nothing downstream reads argv or process.env.
 
 import { fail } from '../errors.js';
+import type { CompressionLevel } from '../grpc/grpc-server.js';
+import { parseRestriction, type Restriction } from '../grpc/restricted-protocol.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 
@@ -31,6 +33,16 @@ export interface ServerOptions {
   readonly wsMaxInflight: number;
   /** Unread response bytes one WebSocket may hold; a slower client is closed with 1008. */
   readonly wsMaxQueuedBytes: number;
+  /** Serve Triton's GRPCInferenceService and grpc.health.v1.Health. */
+  readonly allowGrpc: boolean;
+  readonly grpcAddress: string;
+  readonly grpcPort: number;
+  readonly grpcInferResponseCompressionLevel: CompressionLevel;
+  readonly grpcKeepaliveTimeMs: number;
+  readonly grpcKeepaliveTimeoutMs: number;
+  /** Largest gRPC request message in bytes. */
+  readonly grpcMaxInputSize: number;
+  readonly grpcRestrictedProtocols: readonly Restriction[];
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -53,6 +65,15 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   wsMaxFrameSize: DEFAULT_WS_LIMITS.maxFrameBytes,
   wsMaxInflight: DEFAULT_WS_LIMITS.maxInflight,
   wsMaxQueuedBytes: DEFAULT_WS_LIMITS.maxQueuedBytes,
+  allowGrpc: true,
+  grpcAddress: '0.0.0.0',
+  grpcPort: 8001,
+  grpcInferResponseCompressionLevel: 'none',
+  // Triton's defaults (grpc_server.h KeepAliveOptions).
+  grpcKeepaliveTimeMs: 7_200_000,
+  grpcKeepaliveTimeoutMs: 20_000,
+  grpcMaxInputSize: 64 * 1024 * 1024,
+  grpcRestrictedProtocols: [],
 });
 
 /** Flags infernode accepts, each with its kind; `help` appears in --help. */
@@ -119,6 +140,30 @@ export const FLAGS = {
   'ws-max-queued-bytes': {
     kind: 'uint',
     help: 'Unread response bytes per WebSocket before it is closed with 1008 (268435456)',
+  },
+  'allow-grpc': {
+    kind: 'bool',
+    help: "Serve Triton's GRPCInferenceService and grpc.health.v1.Health (true)",
+  },
+  'grpc-address': { kind: 'string', help: 'Address gRPC listens on (0.0.0.0)' },
+  'grpc-port': { kind: 'port', help: 'gRPC port (8001)' },
+  'grpc-infer-response-compression-level': {
+    kind: 'string',
+    help: 'none | low | med | high: gzip inference responses unless none (none)',
+  },
+  'grpc-keepalive-time': { kind: 'uint', help: 'Milliseconds between keepalive pings (7200000)' },
+  'grpc-keepalive-timeout': {
+    kind: 'uint',
+    help: 'Milliseconds to wait for a keepalive ping answer (20000)',
+  },
+  'grpc-max-input-size': {
+    kind: 'uint',
+    help: 'Largest gRPC request message in bytes; larger get RESOURCE_EXHAUSTED (67108864)',
+  },
+  'grpc-restricted-protocol': {
+    kind: 'string',
+    repeat: true,
+    help: '<protocol>[,<protocol>...]:<key>=<value>: require header triton-grpc-protocol-<key>',
   },
   help: { kind: 'flag', help: 'Print this help' },
   version: { kind: 'flag', help: 'Print the version' },
@@ -219,6 +264,22 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       'ws-max-queued-bytes',
       uint('ws-max-queued-bytes', DEFAULT_OPTIONS.wsMaxQueuedBytes),
     ),
+    allowGrpc: bool('allow-grpc', true),
+    grpcAddress: last('grpc-address') ?? DEFAULT_OPTIONS.grpcAddress,
+    grpcPort: uint('grpc-port', DEFAULT_OPTIONS.grpcPort, 65535),
+    grpcInferResponseCompressionLevel: compressionLevel(
+      last('grpc-infer-response-compression-level') ?? 'none',
+    ),
+    grpcKeepaliveTimeMs: uint('grpc-keepalive-time', DEFAULT_OPTIONS.grpcKeepaliveTimeMs),
+    grpcKeepaliveTimeoutMs: uint('grpc-keepalive-timeout', DEFAULT_OPTIONS.grpcKeepaliveTimeoutMs),
+    // grpc-js takes the limit as a signed 32-bit length.
+    grpcMaxInputSize: positive(
+      'grpc-max-input-size',
+      uint('grpc-max-input-size', DEFAULT_OPTIONS.grpcMaxInputSize, 0x7fffffff),
+    ),
+    grpcRestrictedProtocols: Object.freeze(
+      (values.get('grpc-restricted-protocol') ?? []).map(parseRestriction),
+    ),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');
@@ -229,6 +290,14 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 function positive(name: string, value: number): number {
   if (value === 0) throw fail('BAD_REQUEST', `--${name}: expected an integer >= 1, got 0`);
   return value;
+}
+
+function compressionLevel(v: string): CompressionLevel {
+  if (v === 'none' || v === 'low' || v === 'med' || v === 'high') return v;
+  throw fail(
+    'BAD_REQUEST',
+    `--grpc-infer-response-compression-level: expected none, low, med or high, got '${v}'`,
+  );
 }
 
 function isBool(v: string | undefined): v is string {

@@ -32,8 +32,9 @@ export function output(result: InferResult, name: string): Tensor {
 }
 
 /**
- * A failed request. `code` is the server's catalog code (WebSocket) or `HTTP_<status>` (HTTP, whose
- * error bodies carry only a message), or TIMEOUT / CONNECTION / PROTOCOL for client-side failures.
+ * A failed request. `code` is the server's catalog code (WebSocket), `GRPC_<status name>` (gRPC),
+ * `HTTP_<status>` (HTTP, whose error bodies carry only a message), or TIMEOUT / CONNECTION /
+ * PROTOCOL for client-side failures.
  */
 export class InferenceClientError extends Error {
   readonly code: string;

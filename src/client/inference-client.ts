@@ -1,6 +1,6 @@
 // InferenceClient: one typed client for infernode (and any KServe v2 server over HTTP). Pick the
 // protocol once: HTTP with JSON bodies, HTTP with the binary tensor extension, or the streaming
-// WebSocket protocol (msgpack by default, FlatBuffers on request).
+// WebSocket protocol (msgpack by default, FlatBuffers on request), or Triton's gRPC service.
 //
 //   const client = new InferenceClient({ url: 'http://localhost:8000', protocol: 'ws' });
 //   const result = await client.infer('simple', [tensor('INPUT0', 'INT32', [1, 16], a), ...]);
@@ -11,13 +11,17 @@ import { WS_PATH } from '../websocket/ws-protocol.js';
 import { flatbuffersClientCodec, msgpackClientCodec } from './client-codecs.js';
 import type { Tensor } from './client-tensor.js';
 import type { InferOptions, InferResult, Transport } from './client-types.js';
+import { GrpcTransport } from './grpc-transport.js';
 import { HttpTransport } from './http-transport.js';
 import { WsTransport } from './ws-transport.js';
 
-export type ClientProtocol = 'http-json' | 'http-binary' | 'ws' | 'ws-flatbuffers';
+export type ClientProtocol = 'http-json' | 'http-binary' | 'ws' | 'ws-flatbuffers' | 'grpc';
 
 export interface InferenceClientOptions {
-  /** The server's HTTP base URL, e.g. http://localhost:8000 (the WebSocket URL is derived). */
+  /**
+   * The server's HTTP base URL, e.g. http://localhost:8000 (the WebSocket URL is derived); for
+   * 'grpc', the gRPC front end's host:port, e.g. localhost:8001.
+   */
   readonly url: string;
   /** Default 'http-binary'. */
   readonly protocol?: ClientProtocol;
@@ -45,6 +49,9 @@ export class InferenceClient {
         break;
       case 'ws-flatbuffers':
         this.#transport = new WsTransport(wsUrl, flatbuffersClientCodec, options.timeoutMs);
+        break;
+      case 'grpc':
+        this.#transport = new GrpcTransport(options.url, options.timeoutMs);
         break;
     }
   }

@@ -44,7 +44,14 @@ export async function spawnServer(
   args: readonly string[],
   timeoutMs = 30_000,
 ): Promise<SpawnedServer> {
-  const run = runCli(['--http-address=127.0.0.1', '--http-port=0', '--metrics-port=0', ...args]);
+  const run = runCli([
+    '--http-address=127.0.0.1',
+    '--http-port=0',
+    '--metrics-port=0',
+    '--grpc-address=127.0.0.1',
+    '--grpc-port=0',
+    ...args,
+  ]);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = run.lines.find((l) => l.includes('"httpPort"'));

@@ -10,6 +10,8 @@ export interface TestServer {
   readonly server: RunningServer;
   readonly base: string;
   readonly metricsBase: string;
+  /** host:port of the gRPC front end (with --allow-grpc, the default). */
+  readonly grpcTarget: string;
   readonly logs: string[];
   close(): Promise<void>;
 }
@@ -33,6 +35,8 @@ export async function startTestServer(overrides: Partial<ServerOptions>): Promis
     metricsAddress: '127.0.0.1',
     httpPort: 0,
     metricsPort: 0,
+    grpcAddress: '127.0.0.1',
+    grpcPort: 0,
     exitOnError: false,
     ...overrides,
   });
@@ -41,6 +45,7 @@ export async function startTestServer(overrides: Partial<ServerOptions>): Promis
     server,
     base: `http://127.0.0.1:${server.httpPort}`,
     metricsBase: `http://127.0.0.1:${server.metricsPort ?? 0}`,
+    grpcTarget: `127.0.0.1:${server.grpcPort ?? 0}`,
     logs,
     close: async () => {
       await server.shutdown(10_000);

@@ -109,7 +109,12 @@ void describe('infernode command', () => {
   });
 
   void it('exits non-zero when a model fails to load and --exit-on-error is on (default)', async () => {
-    const run = runCli([`--model-repository=${badRepo}`, '--http-port=0', '--metrics-port=0']);
+    const run = runCli([
+      `--model-repository=${badRepo}`,
+      '--http-port=0',
+      '--metrics-port=0',
+      '--grpc-port=0',
+    ]);
     assert.equal(await run.exited, 1);
     assert.ok(run.lines.some((l) => l.includes('bad_truncated')));
   });

@@ -1,0 +1,81 @@
+// The gRPC front end: a grpc-js server carrying GRPCInferenceService and grpc.health.v1.Health on
+// --grpc-address:--grpc-port, with Triton's keepalive, compression and message-size settings.
+// `server.ts` starts it beside the HTTP front end and stops it with it on shutdown.
+
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
+import type { InferenceServerError } from '../errors.js';
+import { healthService, inferenceService } from './inference-service.js';
+import { tritonServices } from './grpc-protos.js';
+import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
+
+/** --grpc-infer-response-compression-level; grpc-js has one gzip level, so low/med/high share it. */
+export type CompressionLevel = 'none' | 'low' | 'med' | 'high';
+
+export interface GrpcServerOptions {
+  readonly address: string;
+  readonly port: number;
+  readonly compressionLevel: CompressionLevel;
+  readonly keepaliveTimeMs: number;
+  readonly keepaliveTimeoutMs: number;
+  /** Largest request message in bytes; larger ones fail with RESOURCE_EXHAUSTED. */
+  readonly maxReceiveBytes: number;
+  readonly restrictions: readonly Restriction[];
+  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+}
+
+export interface GrpcFrontEnd {
+  readonly port: number;
+  /** Refuses new calls; calls under way continue (the data plane drains them). */
+  stopAccepting(): Promise<void>;
+  /** Ends every call still open and closes the listener. */
+  close(): void;
+}
+
+const GZIP = 2; // grpc-js compression algorithm ids: 0 identity, 1 deflate, 2 gzip
+
+export async function startGrpcServer(
+  plane: DataPlane,
+  options: GrpcServerOptions,
+): Promise<GrpcFrontEnd> {
+  const channelOptions: ChannelOptions = {
+    'grpc.keepalive_time_ms': options.keepaliveTimeMs,
+    'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
+    'grpc.max_receive_message_length': options.maxReceiveBytes,
+    'grpc.max_send_message_length': -1,
+    ...(options.compressionLevel !== 'none' ? { 'grpc.default_compression_algorithm': GZIP } : {}),
+  };
+  const server = new Server(channelOptions);
+  const services = tritonServices();
+  const restricted = restrictionsByRpc(options.restrictions);
+  server.addService(
+    services.inference,
+    inferenceService(plane, {
+      restricted,
+      ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+    }),
+  );
+  server.addService(services.health, healthService(plane, restricted));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      `${hostPart(options.address)}:${options.port}`,
+      ServerCredentials.createInsecure(),
+      (err, bound) => (err === null ? resolve(bound) : reject(err)),
+    );
+  });
+  return {
+    port,
+    // tryShutdown closes the listener and sends GOAWAY at once; calls under way continue. Its
+    // callback (every call finished) is not awaited: the data plane's drain bounds the wait.
+    stopAccepting: () => {
+      server.tryShutdown(() => undefined);
+      return Promise.resolve();
+    },
+    close: () => server.forceShutdown(),
+  };
+}
+
+/** IPv6 literals go in brackets in a grpc-js address. */
+function hostPart(address: string): string {
+  return address.includes(':') && !address.startsWith('[') ? `[${address}]` : address;
+}

@@ -1,0 +1,24 @@
+// The error catalog -> gRPC status codes, following Triton's mapping of its error classes
+// (grpc_utils.cc), with one refinement the catalog allows: a full queue is RESOURCE_EXHAUSTED.
+
+import { status, type ServiceError, Metadata } from '@grpc/grpc-js';
+import type { ErrorClass, InferenceServerError } from '../errors.js';
+
+const BY_CLASS: Readonly<Record<ErrorClass, status>> = {
+  INVALID_ARG: status.INVALID_ARGUMENT,
+  NOT_FOUND: status.NOT_FOUND,
+  UNAVAILABLE: status.UNAVAILABLE,
+  UNSUPPORTED: status.UNIMPLEMENTED,
+  INTERNAL: status.INTERNAL,
+  CANCELLED: status.CANCELLED,
+};
+
+export function grpcStatusOf(err: InferenceServerError): status {
+  if (err.code === 'QUEUE_FULL') return status.RESOURCE_EXHAUSTED;
+  return BY_CLASS[err.errorClass];
+}
+
+/** The error a handler passes to grpc-js: the status code and the catalog's message. */
+export function toServiceError(err: InferenceServerError): Partial<ServiceError> {
+  return { code: grpcStatusOf(err), details: err.message, metadata: new Metadata() };
+}

@@ -1,0 +1,200 @@
+// The gRPC inference codec: a `ModelInferRequest` (as proto-loader decodes it) -> the transport-free
+// `DecodedRequest`, and an `InferenceResponse` -> a `ModelInferResponse`. Inputs keep Triton's two
+// spellings (typed `contents` or `raw_input_contents`); outputs always go raw, as Triton sends them.
+
+import { Buffer } from 'node:buffer';
+import { fail } from '../errors.js';
+import {
+  MAX_TENSORS,
+  type DecodedInput,
+  type DecodedRequest,
+  type InferenceResponse,
+  type ParameterValue,
+  type Parameters,
+} from '../protocol/inference-request.js';
+import { contentsToRaw, type TensorContents } from './tensor-contents.js';
+
+/** `InferParameter`, with proto-loader's `oneofs` naming the member that is set. */
+export interface InferParameter {
+  readonly parameter_choice?: string;
+  readonly bool_param?: boolean;
+  readonly int64_param?: string | number;
+  readonly string_param?: string;
+  readonly double_param?: number;
+  readonly uint64_param?: string | number;
+}
+
+export interface InferInputTensor {
+  readonly name: string;
+  readonly datatype: string;
+  readonly shape: readonly (string | number)[];
+  readonly parameters?: Readonly<Record<string, InferParameter>>;
+  readonly contents?: TensorContents | null;
+}
+
+export interface ModelInferRequest {
+  readonly model_name: string;
+  readonly model_version: string;
+  readonly id: string;
+  readonly parameters?: Readonly<Record<string, InferParameter>>;
+  readonly inputs: readonly InferInputTensor[];
+  readonly outputs: readonly {
+    readonly name: string;
+    readonly parameters?: Readonly<Record<string, InferParameter>>;
+  }[];
+  readonly raw_input_contents: readonly Uint8Array[];
+}
+
+export interface ModelInferResponse {
+  readonly model_name: string;
+  readonly model_version: string;
+  readonly id: string;
+  readonly parameters: Record<string, InferParameter>;
+  readonly outputs: {
+    readonly name: string;
+    readonly datatype: string;
+    readonly shape: readonly number[];
+    readonly parameters: Record<string, InferParameter>;
+  }[];
+  readonly raw_output_contents: Uint8Array[];
+}
+
+/** The version the data plane resolves: '' (the field's default) is the latest. */
+export function versionOf(version: string): string | undefined {
+  return version === '' ? undefined : version;
+}
+
+export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
+  const { inputs, outputs } = msg;
+  if (inputs.length > MAX_TENSORS || outputs.length > MAX_TENSORS) {
+    throw fail(
+      'TOO_MANY_TENSORS',
+      `a request may name at most ${MAX_TENSORS} inputs and ${MAX_TENSORS} outputs, got ` +
+        `${inputs.length} and ${outputs.length}`,
+    );
+  }
+  // Validation relies on the codecs for this (as in the HTTP and WebSocket codecs).
+  uniqueNames(inputs, 'inputs');
+  uniqueNames(outputs, 'outputs');
+  const raw = msg.raw_input_contents;
+  if (raw.length > 0 && raw.length !== inputs.length) {
+    throw fail(
+      'BAD_REQUEST',
+      `raw_input_contents has ${raw.length} entries for ${inputs.length} inputs: it must hold ` +
+        'one per input, in the order of inputs',
+    );
+  }
+  const decoded = inputs.map((t, i): DecodedInput => {
+    const typed = t.contents ?? undefined;
+    if (raw.length > 0 && typed !== undefined && hasContents(typed)) {
+      throw fail(
+        'BAD_REQUEST',
+        `input '${t.name}': contents must not be set when raw_input_contents is used`,
+      );
+    }
+    const bytes =
+      raw.length > 0 ? (raw[i] as Uint8Array) : contentsToRaw(t.name, t.datatype, typed ?? {});
+    return {
+      name: t.name,
+      datatype: t.datatype,
+      // int64 dimensions arrive as decimal strings; validation checks each is a safe integer >= 0.
+      shape: t.shape.map(Number),
+      parameters: decodeParameters(t.parameters),
+      data: { kind: 'raw', bytes },
+    };
+  });
+  return {
+    ...(msg.id !== '' ? { id: msg.id } : {}),
+    parameters: decodeParameters(msg.parameters),
+    inputs: decoded,
+    ...(outputs.length > 0
+      ? {
+          outputs: outputs.map((o) => ({
+            name: o.name,
+            parameters: decodeParameters(o.parameters),
+          })),
+        }
+      : {}),
+  };
+}
+
+function uniqueNames(list: readonly { readonly name: string }[], what: 'inputs' | 'outputs'): void {
+  const seen = new Set<string>();
+  for (const { name } of list) {
+    if (seen.has(name)) {
+      throw fail(
+        'DUPLICATE_TENSOR',
+        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
+      );
+    }
+    seen.add(name);
+  }
+}
+
+function hasContents(c: TensorContents): boolean {
+  return Object.values(c).some((v) => Array.isArray(v) && v.length > 0);
+}
+
+export function decodeParameters(
+  p: Readonly<Record<string, InferParameter>> | undefined,
+): Parameters {
+  const out: Record<string, ParameterValue> = Object.create(null) as Record<string, ParameterValue>;
+  if (p === undefined) return out;
+  for (const [key, v] of Object.entries(p)) {
+    switch (v.parameter_choice) {
+      case 'bool_param':
+        out[key] = v.bool_param === true;
+        break;
+      case 'string_param':
+        out[key] = v.string_param ?? '';
+        break;
+      case 'double_param':
+        out[key] = v.double_param ?? 0;
+        break;
+      case 'int64_param':
+      case 'uint64_param': {
+        const n = Number(v[v.parameter_choice] ?? 0);
+        if (!Number.isSafeInteger(n)) {
+          throw fail('BAD_PARAMETER', `parameter '${key}': ${n} is not a safe integer`);
+        }
+        out[key] = n;
+        break;
+      }
+      default:
+        throw fail('BAD_PARAMETER', `parameter '${key}' has no value`);
+    }
+  }
+  return out;
+}
+
+export function encodeParameters(p: Parameters | undefined): Record<string, InferParameter> {
+  const out: Record<string, InferParameter> = {};
+  if (p === undefined) return out;
+  for (const [key, v] of Object.entries(p)) {
+    if (typeof v === 'boolean') out[key] = { bool_param: v };
+    else if (typeof v === 'string') out[key] = { string_param: v };
+    else if (Number.isSafeInteger(v)) out[key] = { int64_param: v };
+    else out[key] = { double_param: v };
+  }
+  return out;
+}
+
+/**
+ * The response message. Output bytes are views of shared memory that the scheduler reuses once this
+ * returns, so each is copied here (once) into the buffer protobuf serializes from.
+ */
+export function encodeInferResponse(r: InferenceResponse): ModelInferResponse {
+  return {
+    model_name: r.model_name,
+    model_version: r.model_version,
+    id: r.id ?? '',
+    parameters: encodeParameters(r.parameters),
+    outputs: r.outputs.map((o) => ({
+      name: o.name,
+      datatype: o.datatype,
+      shape: o.shape,
+      parameters: encodeParameters(o.parameters),
+    })),
+    raw_output_contents: r.outputs.map((o) => Buffer.from(o.data)),
+  };
+}

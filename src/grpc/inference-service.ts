@@ -1,0 +1,215 @@
+// The handlers of `inference.GRPCInferenceService` and `grpc.health.v1.Health`: each decodes its
+// message, calls the data plane and encodes the answer. Nothing here validates or schedules.
+
+import {
+  status,
+  type sendUnaryData,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
+import { toServerError, type InferenceServerError } from '../errors.js';
+import { assertValidModelName } from '../repository/model-name.js';
+import {
+  decodeInferRequest,
+  encodeInferResponse,
+  versionOf,
+  type ModelInferRequest,
+} from './infer-codec.js';
+import { toServiceError } from './grpc-status.js';
+import { serveModelStream, type ModelStreamInferResponse } from './model-stream.js';
+import type { Restriction } from './restricted-protocol.js';
+
+export interface ServiceOptions {
+  /** RPC name -> the header it requires (`--grpc-restricted-protocol`). */
+  readonly restricted: ReadonlyMap<string, Restriction>;
+  /** Called with 5xx-class errors other than UNAVAILABLE, for the log. */
+  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+}
+
+/**
+ * Requests one ModelStreamInfer stream holds before it stops reading: the WebSocket default
+ * (--ws-max-inflight), enough for a client's whole pipeline and a bound on the stream's memory.
+ */
+export const STREAM_MAX_INFLIGHT = 1024;
+
+type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+interface ModelRef {
+  readonly name: string;
+  readonly version: string;
+}
+
+const SHARED_MEMORY_RPCS = [
+  'SystemSharedMemoryStatus',
+  'SystemSharedMemoryRegister',
+  'SystemSharedMemoryUnregister',
+  'CudaSharedMemoryStatus',
+  'CudaSharedMemoryRegister',
+  'CudaSharedMemoryUnregister',
+] as const;
+
+/** A transport-level refusal, not an inference error: it never reaches the catalog. */
+class CallRefused extends Error {
+  constructor(
+    readonly code: status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function model(req: ModelRef): [string, string | undefined] {
+  assertValidModelName(req.name);
+  return [req.name, versionOf(req.version)];
+}
+
+export function inferenceService(
+  plane: DataPlane,
+  options: ServiceOptions,
+): UntypedServiceImplementation {
+  const unary: Record<string, Unary> = {
+    ServerLive: () => ({ live: plane.live() }),
+    ServerReady: () => ({ ready: plane.ready() }),
+    ModelReady: (call) => ({ ready: plane.modelReady(...model(call.request as ModelRef)) }),
+    ServerMetadata: () => plane.serverMetadata(),
+    ModelMetadata: (call) => plane.modelMetadata(...model(call.request as ModelRef)),
+    ModelConfig: (call) => ({ config: plane.modelConfig(...model(call.request as ModelRef)) }),
+    ModelStatistics: (call) => {
+      const req = call.request as ModelRef;
+      if (req.name === '') return plane.modelStats(undefined, undefined);
+      return plane.modelStats(...model(req));
+    },
+    RepositoryIndex: (call) => {
+      const ready = (call.request as { ready: boolean }).ready;
+      const models = plane.repositoryIndex().filter((m) => !ready || m.state === 'READY');
+      return { models };
+    },
+    RepositoryModelLoad: () => controlModeNone('load'),
+    RepositoryModelUnload: () => controlModeNone('unload'),
+    ModelInfer: async (call) => {
+      const arrivalNs = Number(process.hrtime.bigint());
+      const msg = call.request as ModelInferRequest;
+      const request = decodeInferRequest(msg);
+      const controller = new AbortController();
+      call.on('cancelled', () => controller.abort());
+      const [name, version] = model({ name: msg.model_name, version: msg.model_version });
+      const response = await plane.infer(name, version, request, {
+        signal: controller.signal,
+        arrivalNs,
+      });
+      return encodeInferResponse(response);
+    },
+    TraceSetting: () => unimplemented('TraceSetting', 'request tracing is not implemented'),
+    LogSettings: () =>
+      unimplemented('LogSettings', 'log settings are fixed at start-up (--log-verbose)'),
+  };
+  for (const rpc of SHARED_MEMORY_RPCS) {
+    unary[rpc] = () =>
+      unimplemented(
+        rpc,
+        'shared-memory tensors are not supported: send tensor data in the request',
+      );
+  }
+
+  const implementation: UntypedServiceImplementation = {};
+  for (const [rpc, handler] of Object.entries(unary)) {
+    implementation[rpc] = (call: ServerUnaryCall<unknown, unknown>, done: sendUnaryData<unknown>) =>
+      void answer(rpc, call, handler, options, done);
+  }
+  implementation['ModelStreamInfer'] = (
+    call: ServerDuplexStream<ModelInferRequest, ModelStreamInferResponse>,
+  ) => {
+    try {
+      checkRestriction(
+        'ModelStreamInfer',
+        call.metadata.get.bind(call.metadata),
+        options.restricted,
+      );
+    } catch (e) {
+      const refused = e as CallRefused;
+      call.emit('error', { code: refused.code, details: refused.message });
+      return;
+    }
+    serveModelStream(plane, call, {
+      maxInflight: STREAM_MAX_INFLIGHT,
+      ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+    });
+  };
+  return implementation;
+}
+
+async function answer(
+  rpc: string,
+  call: ServerUnaryCall<unknown, unknown>,
+  handler: Unary,
+  options: ServiceOptions,
+  done: sendUnaryData<unknown>,
+): Promise<void> {
+  try {
+    checkRestriction(rpc, call.metadata.get.bind(call.metadata), options.restricted);
+    done(null, await handler(call));
+  } catch (e) {
+    if (e instanceof CallRefused) {
+      done({ code: e.code, details: e.message });
+      return;
+    }
+    const err = toServerError(e);
+    if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, rpc);
+    done(toServiceError(err));
+  }
+}
+
+/** Triton's refusal of a restricted RPC called without its header (grpc_server.cc). */
+export function checkRestriction(
+  rpc: string,
+  header: (name: string) => readonly (string | Buffer)[],
+  restricted: ReadonlyMap<string, Restriction>,
+): void {
+  const r = restricted.get(rpc);
+  if (r === undefined) return;
+  if (!header(r.header).some((v) => String(v) === r.value)) {
+    throw new CallRefused(
+      status.UNAVAILABLE,
+      `This protocol is restricted, expecting header '${r.header}'`,
+    );
+  }
+}
+
+function unimplemented(rpc: string, why: string): never {
+  throw new CallRefused(status.UNIMPLEMENTED, `${rpc} is not implemented by infernode: ${why}`);
+}
+
+/** As over HTTP: models load at start-up only (--model-control-mode=none). */
+function controlModeNone(what: 'load' | 'unload'): never {
+  throw new CallRefused(
+    status.UNAVAILABLE,
+    `explicit model ${what} is not allowed: the model control mode is none ` +
+      '(every model loads at start-up)',
+  );
+}
+
+/** `grpc.health.v1.Health`: SERVING while the server is ready, for Kubernetes gRPC probes. */
+export function healthService(
+  plane: DataPlane,
+  restricted: ReadonlyMap<string, Restriction>,
+): UntypedServiceImplementation {
+  return {
+    Check: (call: ServerUnaryCall<{ service: string }, unknown>, done: sendUnaryData<unknown>) => {
+      try {
+        checkRestriction('Check', call.metadata.get.bind(call.metadata), restricted);
+      } catch (e) {
+        const refused = e as CallRefused;
+        done({ code: refused.code, details: refused.message });
+        return;
+      }
+      const service = call.request.service;
+      if (service !== '' && service !== 'inference.GRPCInferenceService') {
+        done({ code: status.NOT_FOUND, details: `unknown service '${service.slice(0, 100)}'` });
+        return;
+      }
+      done(null, { status: plane.ready() ? 'SERVING' : 'NOT_SERVING' });
+    },
+  };
+}
