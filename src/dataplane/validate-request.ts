@@ -28,6 +28,7 @@ import {
   type TensorSignature,
 } from '../repository/model-signature.js';
 import { rawBinaryRequest } from './raw-binary-request.js';
+import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 
 export interface ValidationContext {
   readonly signal: AbortSignal;
@@ -61,7 +62,7 @@ export function validateRequest(
   const priority = nonNegativeInt(params, 'priority');
   const timeoutUs = nonNegativeInt(params, 'timeout');
 
-  refuseDuplicates(
+  refuseRepeatedNames(
     req.inputs.map((i) => i.name),
     'inputs',
   );
@@ -248,7 +249,7 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
   if (req.outputs === undefined || req.outputs.length === 0) {
     return sig.outputOrder.map((name) => ({ name, binary: binaryDefault }));
   }
-  refuseDuplicates(
+  refuseRepeatedNames(
     req.outputs.map((o) => o.name),
     'outputs',
   );
@@ -267,25 +268,6 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
     }
     return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
   });
-}
-
-/**
- * A ValidatedRequest must not carry one tensor twice (which copy would the model get?). The codecs
- * refuse repeated names too; this check does not rely on every producer remembering to, and gives
- * their code and message.
- */
-function refuseDuplicates(names: readonly string[], what: 'inputs' | 'outputs'): void {
-  if (names.length < 2) return;
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) {
-      throw fail(
-        'DUPLICATE_TENSOR',
-        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
-      );
-    }
-    seen.add(name);
-  }
 }
 
 function nonNegativeInt(params: Parameters, key: string): number {

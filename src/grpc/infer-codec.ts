@@ -13,6 +13,7 @@ import {
   type Parameters,
 } from '../protocol/inference-request.js';
 import { contentsToRaw, type TensorContents } from './tensor-contents.js';
+import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 
 /** `InferParameter`, with proto-loader's `oneofs` naming the member that is set. */
 export interface InferParameter {
@@ -74,8 +75,14 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
     );
   }
   // Validation relies on the codecs for this (as in the HTTP and WebSocket codecs).
-  uniqueNames(inputs, 'inputs');
-  uniqueNames(outputs, 'outputs');
+  refuseRepeatedNames(
+    inputs.map((t) => t.name),
+    'inputs',
+  );
+  refuseRepeatedNames(
+    outputs.map((t) => t.name),
+    'outputs',
+  );
   const raw = msg.raw_input_contents;
   if (raw.length > 0 && raw.length !== inputs.length) {
     throw fail(
@@ -116,19 +123,6 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
         }
       : {}),
   };
-}
-
-function uniqueNames(list: readonly { readonly name: string }[], what: 'inputs' | 'outputs'): void {
-  const seen = new Set<string>();
-  for (const { name } of list) {
-    if (seen.has(name)) {
-      throw fail(
-        'DUPLICATE_TENSOR',
-        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
-      );
-    }
-    seen.add(name);
-  }
 }
 
 function hasContents(c: TensorContents): boolean {

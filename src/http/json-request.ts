@@ -13,6 +13,7 @@ import {
 } from '../protocol/inference-request.js';
 import { parseJsonBytes } from './json-text.js';
 import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
+import { repeatedNameError } from '../protocol/tensor-names.js';
 
 function tensorList(
   doc: Record<string, unknown>,
@@ -47,12 +48,7 @@ function tensorName(entry: unknown, key: 'inputs' | 'outputs', index: number): s
 }
 
 function checkUnique(seen: Set<string>, name: string, key: 'inputs' | 'outputs'): void {
-  if (seen.has(name)) {
-    throw fail(
-      'DUPLICATE_TENSOR',
-      `${key === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${key}'`,
-    );
-  }
+  if (seen.has(name)) throw repeatedNameError(name, key);
   seen.add(name);
 }
 

@@ -21,17 +21,12 @@ import {
   ServerFrame,
   Tensor,
 } from '../../schemas/generated/infernode-ws_generated.js';
-import {
-  checkTensorCount,
-  checkUniqueNames,
-  keepPayload,
-  optionalVersion,
-  requireModel,
-} from './frame-fields.js';
+import { checkTensorCount, keepPayload, optionalVersion, requireModel } from './frame-fields.js';
 import { ABSENT_ID, badIdError, readStringId, type FrameId, type IdReading } from './frame-id.js';
 import { readParameterTables } from './flatbuffers-parameters.js';
 import type { ClientFrame as WsClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { FLATBUFFERS_PROTOCOL } from './ws-protocol.js';
+import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 
 /** Tensor payloads start at a multiple of this from the frame start (typed-array views need 8). */
 export const PAYLOAD_ALIGNMENT = 16;
@@ -101,7 +96,7 @@ function readInferRequest(
     if (t === null) throw fail('BAD_REQUEST', `inputs[${i}] is missing`);
     inputs.push(readTensor(t, i, frame, volatile));
   }
-  checkUniqueNames(
+  refuseRepeatedNames(
     inputs.map((t) => t.name),
     'inputs',
   );
@@ -127,7 +122,7 @@ function readInferRequest(
         parameters: readParameters(raw, { where: `output ${name}`, reserveTritonPrefix: false }),
       });
     }
-    checkUniqueNames(
+    refuseRepeatedNames(
       outputs.map((o) => o.name),
       'outputs',
     );

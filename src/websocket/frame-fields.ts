@@ -65,17 +65,3 @@ export function keepPayload(bytes: Uint8Array, volatile: boolean): Uint8Array {
   copy.set(bytes);
   return new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
 }
-
-/** Refuses a tensor name that appears twice in one list, as the HTTP codec does. */
-export function checkUniqueNames(names: readonly string[], what: 'inputs' | 'outputs'): void {
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) {
-      throw fail(
-        'DUPLICATE_TENSOR',
-        `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
-      );
-    }
-    seen.add(name);
-  }
-}

@@ -14,7 +14,6 @@ import type { DecodedInput, DecodedOutput, DecodedRequest } from '../protocol/in
 import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
 import {
   checkTensorCount,
-  checkUniqueNames,
   keepPayload,
   kindOf,
   optionalVersion,
@@ -26,6 +25,7 @@ import { scanMsgpack } from './msgpack-scan.js';
 import { writeErrorFrame, writeResponseFrame } from './msgpack-writer.js';
 import type { ClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { MSGPACK_PROTOCOL } from './ws-protocol.js';
+import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 
 // useRecords: false — msgpackr's record extension would otherwise be accepted, and no other
 // msgpack library writes it. mapsAsObjects: maps become plain objects; msgpackr renames a
@@ -128,7 +128,7 @@ function readInputs(v: unknown, volatile: boolean): DecodedInput[] {
       data: { kind: 'raw', bytes: readData(own(entry, 'data'), name, datatype, volatile) },
     };
   });
-  checkUniqueNames(
+  refuseRepeatedNames(
     inputs.map((i) => i.name),
     'inputs',
   );
@@ -172,7 +172,7 @@ function optionalOutputs(v: unknown): { outputs?: DecodedOutput[] } {
     const name = requireString(own(entry, 'name'), `outputs[${i}].name`);
     return { name, parameters: readParameters(own(entry, 'parameters'), noPrefix(name)) };
   });
-  checkUniqueNames(
+  refuseRepeatedNames(
     outputs.map((o) => o.name),
     'outputs',
   );
