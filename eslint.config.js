@@ -27,7 +27,7 @@ function refuse(who, folders, allowServer = false, why = 'it is a layer above') 
   if (!allowServer) {
     patterns.push({
       group: ['**/server.js'],
-      message: `${who} may not import server.ts: it composes the layers, and only cli/ imports it.`,
+      message: `${who} may not import server.ts: it composes the layers, and only cli/ and src/index.ts import it.`,
     });
   }
   return { 'no-restricted-imports': ['error', { patterns }] };
