@@ -19,7 +19,7 @@ import {
 } from './infer-codec.js';
 import { toServiceError } from './grpc-status.js';
 import { serveModelStream, type ModelStreamInferResponse } from './model-stream.js';
-import type { Restriction } from './restricted-protocol.js';
+import { PROTOCOL_RPCS, type Restriction } from './restricted-protocol.js';
 
 export interface ServiceOptions {
   /** RPC name -> the header it requires (`--grpc-restricted-protocol`). */
@@ -40,15 +40,6 @@ interface ModelRef {
   readonly name: string;
   readonly version: string;
 }
-
-const SHARED_MEMORY_RPCS = [
-  'SystemSharedMemoryStatus',
-  'SystemSharedMemoryRegister',
-  'SystemSharedMemoryUnregister',
-  'CudaSharedMemoryStatus',
-  'CudaSharedMemoryRegister',
-  'CudaSharedMemoryUnregister',
-] as const;
 
 /** A transport-level refusal, not an inference error: it never reaches the catalog. */
 class CallRefused extends Error {
@@ -105,7 +96,7 @@ export function inferenceService(
     LogSettings: () =>
       unimplemented('LogSettings', 'log settings are fixed at start-up (--log-verbose)'),
   };
-  for (const rpc of SHARED_MEMORY_RPCS) {
+  for (const rpc of PROTOCOL_RPCS['shared-memory']) {
     unary[rpc] = () =>
       unimplemented(
         rpc,
