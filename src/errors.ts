@@ -69,6 +69,13 @@ export const ERROR_CATALOG = Object.freeze({
   MODEL_LOAD_FAILED: entry('INTERNAL', 'the model failed to load'),
   PROVIDER_UNAVAILABLE: entry('UNAVAILABLE', 'the execution provider is not installed'),
   UNSUPPORTED: entry('UNSUPPORTED', 'not supported by infernode'),
+  // Model management (the repository API)
+  MODEL_CONTROL_DISABLED: entry(
+    'UNAVAILABLE',
+    'load and unload need --model-control-mode=explicit',
+  ),
+  BAD_MODEL_FILE: entry('INVALID_ARG', 'a load file override names a path outside the model'),
+  RESTRICTED_API: entry('UNAVAILABLE', 'the API needs a header the request did not carry', 403),
   // Execution
   INFER_FAILED: entry('INTERNAL', 'ONNX Runtime failed to run the model'),
   WORKER_FAILED: entry('INTERNAL', 'the model instance worker failed'),

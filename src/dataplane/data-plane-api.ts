@@ -52,18 +52,42 @@ export interface ModelStatisticsResponse {
   readonly model_stats: readonly ModelStatistics[];
 }
 
-/** `POST /v2/repository/index`: one row per model version (one per model that has none). */
+/**
+ * `POST /v2/repository/index`: one row per model version (one per model that has none). A model in
+ * the repository that was never loaded has a name only, as in Triton.
+ */
 export interface RepositoryIndexEntry {
   readonly name: string;
-  /** Absent for a model without a loaded version. */
+  /** Absent for a model without a known version. */
   readonly version?: string;
-  readonly state: ModelState;
-  /** Why the model is UNAVAILABLE; '' otherwise. */
-  readonly reason: string;
+  /** Absent for a model that was never loaded. */
+  readonly state?: ModelState;
+  /** Why the model or version is UNAVAILABLE (`unloaded` after an unload); '' otherwise. */
+  readonly reason?: string;
 }
 
 /**
- * Health, metadata, config, statistics, the repository index and inference, with no knowledge of
+ * `POST /v2/repository/models/{m}/load`: Triton's load parameters, decoded by the transport. Loading
+ * a model that is loaded reloads it.
+ */
+export interface ModelLoadRequest {
+  /** `parameters.config`: the JSON text of a ModelConfig, used instead of config.pbtxt. */
+  readonly config?: string;
+  /**
+   * `parameters."file:<version>/<name>"`: model files (already base64-decoded), keyed by the path
+   * after `file:`, e.g. `1/model.onnx`. Written to a private directory; needs `config`.
+   */
+  readonly files: ReadonlyMap<string, Uint8Array>;
+}
+
+/** `POST /v2/repository/models/{m}/unload`. */
+export interface ModelUnloadRequest {
+  /** Also unload the models that depend on this one (ensembles). */
+  readonly unloadDependents: boolean;
+}
+
+/**
+ * Health, metadata, config, statistics, the repository API and inference, with no knowledge of
  * HTTP or WebSocket. Unknown models and versions throw catalogued errors (MODEL_NOT_FOUND, ...).
  */
 export interface DataPlane {
@@ -76,7 +100,15 @@ export interface DataPlane {
   modelConfig(name: string, version: string | undefined): ModelConfigJson;
   /** All models (`name` undefined), one model, or one version. */
   modelStats(name: string | undefined, version: string | undefined): ModelStatisticsResponse;
-  repositoryIndex(): RepositoryIndexEntry[];
+  /** Every model the repositories hold or the server has loaded; `readyOnly` keeps READY rows. */
+  repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]>;
+  /**
+   * Loads or reloads a model; resolves once it is READY, rejects with the reason it is not
+   * (MODEL_CONTROL_DISABLED outside --model-control-mode=explicit).
+   */
+  loadModel(name: string, request: ModelLoadRequest): Promise<void>;
+  /** Unloads a model: new requests are refused at once, accepted ones finish; resolves after. */
+  unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
   /** Validates, schedules and runs one request; a raw binary request is resolved by validation. */
   infer(
     name: string,

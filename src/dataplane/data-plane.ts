@@ -19,7 +19,9 @@ import type {
   DataPlane,
   InferContext,
   ModelConfigJson,
+  ModelLoadRequest,
   ModelMetadata,
+  ModelUnloadRequest,
   ModelStatisticsResponse,
   RepositoryIndexEntry,
   ServerMetadata,
@@ -124,8 +126,8 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   /** Triton's repository index: every model with its state and reason. */
-  repositoryIndex(): RepositoryIndexEntry[] {
-    return this.registry.all().flatMap((e): RepositoryIndexEntry[] => {
+  async repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
+    const rows = this.registry.all().flatMap((e): RepositoryIndexEntry[] => {
       if (e.versions.size === 0) return [{ name: e.name, state: e.state, reason: e.reason }];
       return [...e.versions.keys()].map((v) => ({
         name: e.name,
@@ -134,6 +136,15 @@ export class RegistryDataPlane implements DataPlane {
         reason: e.reason,
       }));
     });
+    return Promise.resolve(readyOnly ? rows.filter((r) => r.state === 'READY') : rows);
+  }
+
+  loadModel(_name: string, _request: ModelLoadRequest): Promise<void> {
+    return Promise.reject(controlDisabled());
+  }
+
+  unloadModel(_name: string, _request: ModelUnloadRequest): Promise<void> {
+    return Promise.reject(controlDisabled());
   }
 
   async infer(
@@ -212,6 +223,14 @@ function failureReason(code: ErrorCode): FailureReason {
     default:
       return 'OTHER';
   }
+}
+
+/** Triton's answer to load and unload outside explicit mode (model_repository_manager.cc). */
+function controlDisabled(): Error {
+  return fail(
+    'MODEL_CONTROL_DISABLED',
+    'explicit model load / unload is not allowed if polling is enabled',
+  );
 }
 
 function hrNow(): number {

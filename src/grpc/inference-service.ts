@@ -72,13 +72,20 @@ export function inferenceService(
       if (req.name === '') return plane.modelStats(undefined, undefined);
       return plane.modelStats(...model(req));
     },
-    RepositoryIndex: (call) => {
+    RepositoryIndex: async (call) => {
       const ready = (call.request as { ready: boolean }).ready;
-      const models = plane.repositoryIndex().filter((m) => !ready || m.state === 'READY');
-      return { models };
+      return { models: await plane.repositoryIndex(ready) };
     },
-    RepositoryModelLoad: () => controlModeNone('load'),
-    RepositoryModelUnload: () => controlModeNone('unload'),
+    RepositoryModelLoad: async (call) => {
+      const req = call.request as { model_name: string };
+      await plane.loadModel(req.model_name, { files: new Map() });
+      return {};
+    },
+    RepositoryModelUnload: async (call) => {
+      const req = call.request as { model_name: string };
+      await plane.unloadModel(req.model_name, { unloadDependents: false });
+      return {};
+    },
     ModelInfer: async (call) => {
       const arrivalNs = Number(process.hrtime.bigint());
       const msg = call.request as ModelInferRequest;
@@ -173,14 +180,6 @@ function unimplemented(rpc: string, why: string): never {
 }
 
 /** As over HTTP: models load at start-up only (--model-control-mode=none). */
-function controlModeNone(what: 'load' | 'unload'): never {
-  throw new CallRefused(
-    status.UNAVAILABLE,
-    `explicit model ${what} is not allowed: the model control mode is none ` +
-      '(every model loads at start-up)',
-  );
-}
-
 /** `grpc.health.v1.Health`: SERVING while the server is ready, for Kubernetes gRPC probes. */
 export function healthService(
   plane: DataPlane,

@@ -64,7 +64,7 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
   }
   if (path === '/v2/repository/index') {
     requireMethod(call, 'POST');
-    return json(200, plane.repositoryIndex());
+    return json(200, await plane.repositoryIndex(false));
   }
   const m = MODEL_ROUTE.exec(path);
   if (m === null) throw fail('NOT_FOUND', 'Not Found');

@@ -338,7 +338,7 @@ void describe('gRPC: metadata, health, errors and the queue', () => {
     );
     await assert.rejects(
       c.call('RepositoryModelLoad', { model_name: 'simple' }),
-      rejection(status.UNAVAILABLE, /model control mode is none/),
+      rejection(status.UNAVAILABLE, /explicit model load \/ unload is not allowed/),
     );
   });
 

@@ -6,7 +6,9 @@ import type {
   DataPlane,
   InferContext,
   ModelConfigJson,
+  ModelLoadRequest,
   ModelMetadata,
+  ModelUnloadRequest,
   ModelStatisticsResponse,
   RepositoryIndexEntry,
   ServerMetadata,
@@ -80,6 +82,8 @@ export class FakeDataPlane implements DataPlane {
   /** When set, `infer` throws this after validation, as a failed model run would. */
   runFailure: unknown;
   readonly inferCalls: RecordedInfer[] = [];
+  readonly loadCalls: string[] = [];
+  readonly unloadCalls: Array<{ name: string; unloadDependents: boolean }> = [];
   readonly maxInputBytes: number;
   readonly #stats = new Map([...SIGNATURES.keys()].map((n) => [n, new ModelStats(n, 1)]));
 
@@ -127,8 +131,8 @@ export class FakeDataPlane implements DataPlane {
     return { model_stats: names.map((n) => (this.#stats.get(n) as ModelStats).toJson()) };
   }
 
-  repositoryIndex(): RepositoryIndexEntry[] {
-    return [
+  async repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
+    const rows: RepositoryIndexEntry[] = [
       ...[...SIGNATURES.keys()].map((name) => ({
         name,
         version: '1',
@@ -137,6 +141,17 @@ export class FakeDataPlane implements DataPlane {
       })),
       { name: 'broken', state: 'UNAVAILABLE', reason: 'config.pbtxt: no such file' },
     ];
+    return Promise.resolve(readyOnly ? rows.filter((r) => r.state === 'READY') : rows);
+  }
+
+  loadModel(name: string, _request: ModelLoadRequest): Promise<void> {
+    this.loadCalls.push(name);
+    return Promise.resolve();
+  }
+
+  unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
+    this.unloadCalls.push({ name, unloadDependents: request.unloadDependents });
+    return Promise.resolve();
   }
 
   // async like the real plane: a failure is a rejection, never a synchronous throw.
