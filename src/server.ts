@@ -11,7 +11,7 @@ import { kserveRoutes } from './http/kserve-routes.js';
 import type { Logger } from './logger.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
-import { loadRepository } from './repository/model-loader.js';
+import { ModelManager } from './repository/model-manager.js';
 import type { ModelRegistry } from './repository/model-registry.js';
 import { VERSION } from './version.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
@@ -23,6 +23,8 @@ export interface RunningServer {
   readonly grpcPort: number | undefined;
   readonly frontEnd: string;
   readonly registry: ModelRegistry;
+  /** Loads, reloads and unloads models (the repository API and poll mode act through it). */
+  readonly models: ModelManager;
   readonly dataPlane: RegistryDataPlane;
   readonly metrics: MetricsCatalog;
   /** The WebSocket endpoint (absent with --allow-websocket=false). */
@@ -38,8 +40,11 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions, logger: Logger): Promise<RunningServer> {
   const backend = parseBackendConfig(options.backendConfig);
   const metrics = new MetricsCatalog();
-  const registry = await loadRepository({
+  const models = new ModelManager({
+    mode: options.modelControlMode,
     repositories: options.modelRepositories,
+    startupModels: options.loadModels,
+    pollSecs: options.repositoryPollSecs,
     backend,
     disableAutoComplete: options.disableAutoCompleteConfig,
     sabTensors: options.disableSabTensors ? false : 'auto',
@@ -47,15 +52,17 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     catalog: metrics,
     logger,
   });
+  const registry = models.registry;
+  await models.start();
   const failed = registry.all().filter((e) => e.state !== 'READY');
   if (failed.length > 0 && options.exitOnError) {
-    await unloadAll(registry);
+    await models.close();
     throw new Error(
       `failed to load ${failed.map((e) => `'${e.name}'`).join(', ')}; exiting (--exit-on-error=true)`,
     );
   }
 
-  const dataPlane = new RegistryDataPlane(registry, {
+  const dataPlane = new RegistryDataPlane(registry, models, {
     version: VERSION,
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
@@ -119,6 +126,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     shutdownPromise ??= (async () => {
       logger.info({ timeoutMs }, 'drain started: not ready, refusing new connections');
       dataPlane.beginShutdown();
+      models.stopPolling();
       await frontEnd.stopAccepting();
       await grpc?.stopAccepting();
       const drained = await withTimeout(
@@ -128,7 +136,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         timeoutMs,
       );
       if (drained) {
-        await unloadAll(registry);
+        await models.close();
         logger.info('drain finished: every in-flight request completed');
       } else {
         // Runs still inside ORT cannot be stopped safely (terminating their threads aborts the
@@ -149,15 +157,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     grpcPort: grpc?.port,
     frontEnd: frontEnd.kind,
     registry,
+    models,
     dataPlane,
     metrics,
     websocket,
     shutdown,
   };
-}
-
-async function unloadAll(registry: ModelRegistry): Promise<void> {
-  await Promise.all(registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.unload())));
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {

@@ -5,10 +5,18 @@ import { fail } from '../errors.js';
 import type { CompressionLevel } from '../grpc/grpc-server.js';
 import { parseRestriction, type Restriction } from '../grpc/restricted-protocol.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
+import { isValidModelName } from '../repository/model-name.js';
+import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-manager.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 
 export interface ServerOptions {
   readonly modelRepositories: readonly string[];
+  /** `--model-control-mode`: none (load all at start), explicit (the repository API), poll. */
+  readonly modelControlMode: ModelControlMode;
+  /** `--load-model` names, explicit mode only; `*` loads every model. */
+  readonly loadModels: readonly string[];
+  /** `--repository-poll-secs`: seconds between repository scans in poll mode. */
+  readonly repositoryPollSecs: number;
   readonly httpAddress: string;
   readonly httpPort: number;
   readonly allowMetrics: boolean;
@@ -47,6 +55,9 @@ export interface ServerOptions {
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   modelRepositories: [],
+  modelControlMode: 'none',
+  loadModels: [],
+  repositoryPollSecs: 15,
   httpAddress: '0.0.0.0',
   httpPort: 8000,
   allowMetrics: true,
@@ -118,7 +129,16 @@ export const FLAGS = {
   },
   'model-control-mode': {
     kind: 'string',
-    help: 'Only "none" (load every model at start) is supported',
+    help: 'none | explicit | poll: load every model at start; load with the API; rescan (none)',
+  },
+  'repository-poll-secs': {
+    kind: 'uint',
+    help: 'Seconds between repository scans in poll mode (15)',
+  },
+  'load-model': {
+    kind: 'string',
+    repeat: true,
+    help: 'Model to load at start in explicit mode (repeatable; * loads every model)',
   },
   'http-front-end': { kind: 'string', help: 'auto | uws | node: which HTTP server to use (auto)' },
   'disable-sab-tensors': {
@@ -221,8 +241,31 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   };
 
   const mode = last('model-control-mode') ?? 'none';
-  if (mode !== 'none') {
-    throw fail('UNSUPPORTED', `--model-control-mode=${mode} is not supported yet; only "none"`);
+  if (!(MODEL_CONTROL_MODES as readonly string[]).includes(mode)) {
+    throw fail(
+      'BAD_REQUEST',
+      `--model-control-mode: expected none, explicit or poll, got '${mode.slice(0, 64)}'`,
+    );
+  }
+  const loadModels = values.get('load-model') ?? [];
+  for (const name of loadModels) {
+    if (name !== '*' && !isValidModelName(name)) {
+      throw fail(
+        'BAD_REQUEST',
+        `--load-model: '${name.slice(0, 200)}' is not a model name ([A-Za-z0-9_.-], 1-128 characters)`,
+      );
+    }
+  }
+  if (loadModels.includes('*') && loadModels.length > 1) {
+    throw fail('BAD_REQUEST', '--load-model=* loads every model and must be the only --load-model');
+  }
+  if (loadModels.length > 0 && mode !== 'explicit') {
+    warnings.push(
+      `--load-model is ignored with --model-control-mode=${mode}: every model loads at start`,
+    );
+  }
+  if (values.has('repository-poll-secs') && mode !== 'poll') {
+    warnings.push(`--repository-poll-secs is ignored with --model-control-mode=${mode}`);
   }
   let disableAutoComplete = bool('disable-auto-complete-config', false);
   if (values.has('strict-model-config')) {
@@ -236,6 +279,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       ...(values.get('model-repository') ?? []),
       ...(values.get('model-store') ?? []),
     ]),
+    modelControlMode: mode as ModelControlMode,
+    loadModels: Object.freeze([...loadModels]),
+    repositoryPollSecs: positive(
+      'repository-poll-secs',
+      uint('repository-poll-secs', DEFAULT_OPTIONS.repositoryPollSecs, 86_400),
+    ),
     httpAddress,
     httpPort: uint('http-port', DEFAULT_OPTIONS.httpPort, 65535),
     allowMetrics: bool('allow-metrics', true),

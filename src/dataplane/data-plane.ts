@@ -11,6 +11,7 @@ import type {
   InferenceResponse,
   RawBinaryRequest,
 } from '../protocol/inference-request.js';
+import type { LoadOverride } from '../repository/model-manager.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
 import { fullDims } from '../repository/model-signature.js';
@@ -48,11 +49,19 @@ export interface DataPlaneOptions {
   readonly maxInputBytes: number;
 }
 
+/** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
+export interface ModelControl {
+  index(readyOnly: boolean): Promise<RepositoryIndexEntry[]>;
+  load(name: string, override: LoadOverride): Promise<void>;
+  unload(name: string): Promise<void>;
+}
+
 export class RegistryDataPlane implements DataPlane {
   private shuttingDown = false;
 
   constructor(
     private readonly registry: ModelRegistry,
+    private readonly models: ModelControl,
     private readonly options: DataPlaneOptions,
   ) {}
 
@@ -126,25 +135,24 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   /** Triton's repository index: every model with its state and reason. */
-  async repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
-    const rows = this.registry.all().flatMap((e): RepositoryIndexEntry[] => {
-      if (e.versions.size === 0) return [{ name: e.name, state: e.state, reason: e.reason }];
-      return [...e.versions.keys()].map((v) => ({
-        name: e.name,
-        version: String(v),
-        state: e.state,
-        reason: e.reason,
-      }));
+  repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
+    return this.models.index(readyOnly);
+  }
+
+  loadModel(name: string, request: ModelLoadRequest): Promise<void> {
+    if (this.shuttingDown)
+      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
+    return this.models.load(name, {
+      files: request.files,
+      ...(request.config !== undefined ? { configJson: request.config } : {}),
     });
-    return Promise.resolve(readyOnly ? rows.filter((r) => r.state === 'READY') : rows);
   }
 
-  loadModel(_name: string, _request: ModelLoadRequest): Promise<void> {
-    return Promise.reject(controlDisabled());
-  }
-
-  unloadModel(_name: string, _request: ModelUnloadRequest): Promise<void> {
-    return Promise.reject(controlDisabled());
+  /** `unloadDependents` has nothing to act on until ensembles exist: no model depends on another. */
+  unloadModel(name: string, _request: ModelUnloadRequest): Promise<void> {
+    if (this.shuttingDown)
+      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
+    return this.models.unload(name);
   }
 
   async infer(
@@ -223,14 +231,6 @@ function failureReason(code: ErrorCode): FailureReason {
     default:
       return 'OTHER';
   }
-}
-
-/** Triton's answer to load and unload outside explicit mode (model_repository_manager.cc). */
-function controlDisabled(): Error {
-  return fail(
-    'MODEL_CONTROL_DISABLED',
-    'explicit model load / unload is not allowed if polling is enabled',
-  );
 }
 
 function hrNow(): number {

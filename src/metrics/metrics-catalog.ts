@@ -99,6 +99,36 @@ export class MetricsCatalog {
     registers: [this.registry],
   });
 
+  /**
+   * Drops every series of a model version that no longer serves (unloaded, or not selected by a
+   * reload), as Triton removes an unloaded model's metrics. A version that is reloaded in place
+   * keeps its series: its counters continue.
+   */
+  forgetModelVersion(model: string, version: number): void {
+    const labels = { model, version: String(version) };
+    for (const reason of ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER']) {
+      this.requestFailure.remove({ ...labels, reason });
+    }
+    for (const family of [
+      this.requestSuccess,
+      this.inferenceCount,
+      this.execCount,
+      this.pendingRequests,
+      this.requestDurationUs,
+      this.queueDurationUs,
+      this.computeInputDurationUs,
+      this.computeInferDurationUs,
+      this.computeOutputDurationUs,
+      this.loadDurationSecs,
+      this.requestLatency,
+      this.queueLatency,
+      this.computeLatency,
+      this.batchSize,
+    ]) {
+      family.remove(labels);
+    }
+  }
+
   private counter(name: string, help: string): Counter<ModelLabel> {
     return new Counter<ModelLabel>({
       name,

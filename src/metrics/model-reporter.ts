@@ -58,7 +58,9 @@ export class ModelReporter {
     this.inferences = catalog.inferenceCount.labels(labels);
     this.executions = catalog.execCount.labels(labels);
     this.pending = catalog.pendingRequests.labels(labels);
-    this.pending.set(0);
+    // inc/dec, never set: during a reload the old and the new instance of a version report to the
+    // same series at once. inc(0) makes the series exist from the start.
+    this.pending.inc(0);
     this.requestUs = catalog.requestDurationUs.labels(labels);
     this.queueUs = catalog.queueDurationUs.labels(labels);
     this.inputUs = catalog.computeInputDurationUs.labels(labels);
@@ -77,13 +79,13 @@ export class ModelReporter {
 
   enqueued(): void {
     this.pendingCount += 1;
-    this.pending.set(this.pendingCount);
+    this.pending.inc();
   }
 
   /** The request left the queue: dispatched to an instance, rejected, timed out or cancelled. */
   dequeued(): void {
     this.pendingCount -= 1;
-    this.pending.set(this.pendingCount);
+    this.pending.dec();
   }
 
   execution(batchSize: number, inputNs: number, inferNs: number, outputNs: number): void {

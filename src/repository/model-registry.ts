@@ -1,6 +1,6 @@
-// The registry of models the server knows: one entry per repository model directory, with its state
-// and its ready versions. Lookup resolves a (name, version) the way Triton does: no version means
-// the highest ready version.
+// The registry of models the server knows: one entry per model ever loaded (or tried), with its
+// state and its serving versions. Lookup resolves a (name, version) the way Triton does: no version
+// means the highest serving version. The model manager is the only writer.
 
 import { fail } from '../errors.js';
 import type { ModelEntry, ModelVersion } from './model-version.js';
@@ -10,9 +10,14 @@ export class ModelRegistry {
 
   add(entry: ModelEntry): void {
     if (this.entries.has(entry.name)) {
-      throw new Error(`model '${entry.name}' registered twice`); // a loader bug, not user input
+      throw new Error(`model '${entry.name}' registered twice`); // a manager bug, not user input
     }
     this.entries.set(entry.name, entry);
+  }
+
+  /** Forgets a model (poll mode, after its directory left the repository and it unloaded). */
+  remove(name: string): void {
+    this.entries.delete(name);
   }
 
   all(): ModelEntry[] {
@@ -25,7 +30,7 @@ export class ModelRegistry {
 
   /**
    * The version that serves `name` / `version`. Throws MODEL_NOT_FOUND for an unknown model or
-   * version, MODEL_NOT_READY when the model exists but has no ready version.
+   * version, MODEL_NOT_READY when the model exists but no version serves (unloaded, failed).
    */
   resolve(name: string, version: string | undefined): ModelVersion {
     const entry = this.entries.get(name);
@@ -55,9 +60,12 @@ export class ModelRegistry {
     return v;
   }
 
-  /** Ready means every model the repository holds has a ready version (strict readiness). */
+  /**
+   * Strict readiness: every model the server is meant to serve has a serving version. A model
+   * unloaded on request is not counted; one whose load failed is.
+   */
   allReady(): boolean {
-    for (const e of this.entries.values()) if (e.state !== 'READY') return false;
+    for (const e of this.entries.values()) if (e.wanted && e.state !== 'READY') return false;
     return true;
   }
 }

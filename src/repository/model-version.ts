@@ -1,5 +1,6 @@
-// One served model version: its frozen config and signature, its statistics reporter, and the
-// scheduler in front of its instances. Created by the model loader, owned by the registry.
+// One served model version (its frozen config and signature, its statistics reporter, the scheduler
+// in front of its instances) and the registry's entry for a model: the versions serving now, and
+// the states of versions that are loading, unloading or unavailable, as the repository index shows.
 
 import type { ModelConfig } from '../config/model-config.js';
 import type { ModelSignature } from './model-signature.js';
@@ -15,20 +16,53 @@ export interface ModelVersion {
   readonly scheduler: Scheduler;
   /** False while an instance is being replaced after a worker died (or failed to come back). */
   ready(): boolean;
-  /** Stops the scheduler (drain) and then the instances. */
+  /** Stops the scheduler (queued and running requests finish) and then the instances. */
   unload(): Promise<void>;
 }
 
 /** Triton's model states, as the repository index reports them. */
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 
+/** A version the index shows that is not serving: being loaded or unloaded, or unavailable. */
+export interface VersionStatus {
+  readonly state: ModelState;
+  readonly reason: string;
+}
+
+/** The reason Triton gives for a model or version that was unloaded on request. */
+export const UNLOADED = 'unloaded';
+
 export interface ModelEntry {
   readonly name: string;
+  /** READY while any version serves; LOADING before the first load ends; UNLOADING; UNAVAILABLE. */
   state: ModelState;
-  /** Why the model is UNAVAILABLE; '' otherwise. */
+  /** Why the model is UNAVAILABLE, or why its last load failed while older versions serve. */
   reason: string;
-  /** The completed config, when the config pipeline got that far. */
+  /** The completed config of the serving versions (or of the last attempt, when none serves). */
   config: ModelConfig | undefined;
-  /** Ready versions, ascending. */
-  readonly versions: Map<number, ModelVersion>;
+  /**
+   * The serving versions. A load or unload replaces the whole map in one assignment, so a request
+   * resolves either the old set or the new one, never a mix.
+   */
+  versions: ReadonlyMap<number, ModelVersion>;
+  /** Index rows for versions that are not serving. A version both serving and here shows READY. */
+  readonly statuses: Map<number, VersionStatus>;
+  /**
+   * The server is meant to serve this model: set by every load, cleared by an unload. Strict
+   * readiness counts only wanted models, so an explicit unload does not make the server unready.
+   */
+  wanted: boolean;
+}
+
+/** A fresh entry for a model about to load for the first time. */
+export function newModelEntry(name: string): ModelEntry {
+  return {
+    name,
+    state: 'LOADING',
+    reason: '',
+    config: undefined,
+    versions: new Map(),
+    statuses: new Map(),
+    wanted: true,
+  };
 }

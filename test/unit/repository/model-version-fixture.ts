@@ -73,5 +73,7 @@ export function modelEntry(
     reason,
     config: versions[0]?.config,
     versions: new Map(versions.map((v) => [v.version, v])),
+    statuses: new Map(),
+    wanted: true,
   };
 }

@@ -6,12 +6,15 @@
 import { Packr } from 'msgpackr';
 import { msgpackClientCodec, type ServerReply } from '../../../src/client/client-codecs.js';
 import { tensor } from '../../../src/client/client-tensor.js';
-import { RegistryDataPlane as DataPlane } from '../../../src/dataplane/data-plane.js';
+import {
+  RegistryDataPlane as DataPlane,
+  type ModelControl,
+} from '../../../src/dataplane/data-plane.js';
 import { ModelRegistry } from '../../../src/repository/model-registry.js';
 import { streamingRoute, type StreamingRoute } from '../../../src/websocket/ws-route.js';
 import { MSGPACK_PROTOCOL, type WebSocketLimits } from '../../../src/websocket/ws-protocol.js';
 import { WsSession } from '../../../src/websocket/ws-session.js';
-import type { InferenceServerError } from '../../../src/errors.js';
+import { fail, type InferenceServerError } from '../../../src/errors.js';
 import type { ModelVersion } from '../../../src/repository/model-version.js';
 import {
   configFromText,
@@ -101,12 +104,19 @@ export function inferFrame(id: number | string, model = 'm'): Uint8Array {
   });
 }
 
+/** The session never calls the repository API: a control that refuses it, as mode none does. */
+const NO_MODEL_CONTROL: ModelControl = {
+  index: () => Promise.resolve([]),
+  load: () => Promise.reject(fail('MODEL_CONTROL_DISABLED', 'not in this harness')),
+  unload: () => Promise.reject(fail('MODEL_CONTROL_DISABLED', 'not in this harness')),
+};
+
 export function harness(o: HarnessOptions = {}): Harness {
   const target = new ManualTarget(o.capacity ?? 16);
   const version = servedVersion(configFromText(TWICE_CONFIG, 'm'), 1, target);
   const registry = new ModelRegistry();
   registry.add(modelEntry('m', [version]));
-  const plane = new DataPlane(registry, {
+  const plane = new DataPlane(registry, NO_MODEL_CONTROL, {
     version: 'test',
     strictReadiness: true,
     maxInputBytes: 1 << 20,

@@ -1,0 +1,121 @@
+// One model's load plan: its directory run through the config pipeline, and the version files its
+// version_policy selects, each with the identity (size, modification time) a reload compares.
+// Reasons never carry absolute paths: they reach clients through the index and load answers.
+
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { BackendConfig } from '../config/backend-config.js';
+import { loadModelConfig } from '../config/load-model-config.js';
+import type { ModelConfig } from '../config/model-config.js';
+import type { OrtParameters } from '../config/ort-parameters.js';
+import { fail } from '../errors.js';
+import { selectVersions } from './version-policy.js';
+
+/** Where a model is loaded from: a repository directory, or a load call's private directory. */
+export interface ModelSource {
+  readonly name: string;
+  /** The model directory (its base name is the model name). */
+  readonly dir: string;
+  /** Numeric version directories present, ascending. */
+  readonly versions: readonly number[];
+}
+
+/** A version's model file and what identifies its content for a reload. */
+export interface VersionFile {
+  /** Absolute path of the model file (never shown to clients). */
+  readonly path: string;
+  /** Size and modification time: a reload restarts a version only when these changed. */
+  readonly identity: string;
+}
+
+export interface ConfiguredModel {
+  readonly source: ModelSource;
+  readonly config: ModelConfig;
+  readonly ort: OrtParameters;
+  /** Things to log at WARN (autofilled values, ignored fields). */
+  readonly warnings: readonly string[];
+  /** The versions to serve (present and selected by version_policy), ascending. */
+  readonly files: ReadonlyMap<number, VersionFile>;
+}
+
+export interface ConfigureOptions {
+  readonly backend: BackendConfig;
+  readonly disableAutoComplete: boolean;
+  readonly availableGpus: readonly number[] | undefined;
+  /** A load call's `config` parameter: ModelConfig JSON used instead of config.pbtxt. */
+  readonly configJson?: string;
+}
+
+export async function configureModel(
+  source: ModelSource,
+  options: ConfigureOptions,
+): Promise<ConfiguredModel> {
+  if (options.configJson !== undefined) {
+    throw fail('UNSUPPORTED', 'the load parameter "config" is not read yet'); // lands with cfgjson
+  }
+  const { config, ort, warnings } = await loadModelConfig(source.dir, {
+    defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
+    disableAutoComplete: options.disableAutoComplete,
+    ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
+  });
+  const files = await versionFiles(source, config);
+  if (files.size === 0) {
+    throw fail(
+      'MODEL_LOAD_FAILED',
+      `no version of model '${source.name}' holds ${config.default_model_filename} under its version policy`,
+    );
+  }
+  return { source, config, ort, warnings, files };
+}
+
+/** The served versions and their model files: present on disk and selected by version_policy. */
+async function versionFiles(
+  source: ModelSource,
+  config: ModelConfig,
+): Promise<Map<number, VersionFile>> {
+  const present: number[] = [];
+  const files = new Map<number, VersionFile>();
+  for (const v of source.versions) {
+    const file = await modelFile(path.join(source.dir, String(v)), config.default_model_filename);
+    if (file !== undefined) {
+      present.push(v);
+      files.set(v, file);
+    }
+  }
+  const selected = new Set(selectVersions(config.version_policy, present));
+  const ascending = new Map<number, VersionFile>();
+  for (const v of [...files.keys()].sort((a, b) => a - b)) {
+    const file = files.get(v);
+    if (file !== undefined && selected.has(v)) ascending.set(v, file);
+  }
+  return ascending;
+}
+
+/** `<versionDir>/<filename>`, or `<versionDir>/<filename>/model.onnx` when it is a directory. */
+async function modelFile(versionDir: string, filename: string): Promise<VersionFile | undefined> {
+  const p = path.join(versionDir, filename);
+  try {
+    let s = await stat(p);
+    let file = p;
+    if (s.isDirectory()) {
+      file = path.join(p, 'model.onnx');
+      s = await stat(file);
+    }
+    if (!s.isFile()) return undefined;
+    return { path: file, identity: `${s.size}:${s.mtimeMs}:${s.ino}` };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error's message with the repository roots (and private directories) made relative. */
+export function scrubReason(e: unknown, roots: readonly string[]): string {
+  let reason = e instanceof Error ? e.message : String(e);
+  for (const root of roots)
+    reason = reason
+      .split(root + path.sep)
+      .join('')
+      .split(root)
+      .join('.');
+  return reason;
+}

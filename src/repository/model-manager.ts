@@ -1,0 +1,629 @@
+// The model manager: Triton's model control modes (none, explicit, poll) over the registry. It loads,
+// reloads and unloads models one operation at a time per model, and keeps the registry truthful
+// while it does. A reload never fails a request: the new versions start (sessions, warmup) while
+// the old ones serve, the registry switches in one assignment, and the old versions then drain
+// their queued and running requests before their workers exit. A failed load leaves what served
+// before serving, and says why in the index and the log.
+
+import os from 'node:os';
+import path from 'node:path';
+import type { BackendConfig } from '../config/backend-config.js';
+import type { InferenceServerError} from '../errors.js';
+import { fail, toServerError } from '../errors.js';
+import { availableGpuIds } from '../execution/gpu-devices.js';
+import {
+  planThreadBudget,
+  type ModelThreadDemand,
+  type ThreadBudget,
+} from '../execution/thread-budget.js';
+import { buildWarmupRuns } from '../execution/warmup-runs.js';
+import type { Logger } from '../logger.js';
+import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
+import {
+  configureModel,
+  scrubReason,
+  type ConfiguredModel,
+  type ModelSource,
+} from './configure-model.js';
+import { modelFingerprint } from './model-fingerprint.js';
+import { assertValidModelName } from './model-name.js';
+import { ModelRegistry } from './model-registry.js';
+import { newModelEntry, UNLOADED, type ModelEntry, type ModelVersion } from './model-version.js';
+import { writeOverrideDirectory, type OverrideDirectory } from './override-directory.js';
+import { listVersions, scanRepository } from './scan-repository.js';
+import { startVersion } from './start-version.js';
+
+/** `--model-control-mode`. */
+export type ModelControlMode = 'none' | 'poll' | 'explicit';
+
+export const MODEL_CONTROL_MODES: readonly ModelControlMode[] = ['none', 'poll', 'explicit'];
+
+export interface ModelManagerOptions {
+  readonly mode: ModelControlMode;
+  readonly repositories: readonly string[];
+  /** `--load-model` names for explicit mode; `*` loads every model. */
+  readonly startupModels: readonly string[];
+  /** `--repository-poll-secs`. */
+  readonly pollSecs: number;
+  readonly backend: BackendConfig;
+  readonly disableAutoComplete: boolean;
+  /** 'auto' probes ORT; false forces the worker copy path. */
+  readonly sabTensors: boolean | 'auto';
+  /** Cap on one request's shared-memory input block. */
+  readonly maxInputBytes: number;
+  readonly catalog: MetricsCatalog;
+  readonly logger: Logger;
+  /** Cores the thread budget divides (default os.availableParallelism()). */
+  readonly cores?: number;
+}
+
+/** What a load call may replace: the config (JSON text) and the model files. */
+export interface LoadOverride {
+  readonly configJson?: string;
+  readonly files: ReadonlyMap<string, Uint8Array>;
+}
+
+/** One row of the repository index (Triton's RepositoryIndexResponse.ModelIndex). */
+export interface IndexRow {
+  readonly name: string;
+  readonly version?: string;
+  readonly state?: ModelEntry['state'];
+  readonly reason?: string;
+}
+
+/** Where a serving model came from, and what its versions were started from. */
+interface Served {
+  readonly dir: string;
+  /** The config as JSON: a reload with an equal config keeps unchanged versions running. */
+  readonly configKey: string;
+  /** Version -> the model file identity it was started from. */
+  readonly files: ReadonlyMap<number, string>;
+  readonly demands: readonly ModelThreadDemand[];
+  /** The load call's private directory, removed once nothing runs from it. */
+  readonly override: OverrideDirectory | undefined;
+}
+
+/** A load worked out up to the point of starting workers. */
+interface LoadPlan {
+  readonly entry: ModelEntry;
+  readonly configured: ConfiguredModel;
+  readonly override: OverrideDirectory | undefined;
+  readonly keep: ReadonlyMap<number, ModelVersion>;
+  readonly start: readonly number[];
+  readonly retire: readonly ModelVersion[];
+  readonly demands: readonly ModelThreadDemand[];
+}
+
+export class ModelManager {
+  readonly registry = new ModelRegistry();
+  private readonly served = new Map<string, Served>();
+  /** Per model: the tail of its operations; each waits for the one before it. */
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Poll mode: the fingerprint each model directory had when it was last loaded (or tried). */
+  private readonly fingerprints = new Map<string, string>();
+  private readonly roots: readonly string[];
+  private readonly gpus = availableGpuIds();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private closing = false;
+
+  constructor(private readonly options: ModelManagerOptions) {
+    this.roots = options.repositories.map((r) => path.resolve(r));
+  }
+
+  get mode(): ModelControlMode {
+    return this.options.mode;
+  }
+
+  /**
+   * Loads what the mode loads at start-up (none and poll: every model; explicit: `--load-model`),
+   * all planned under one thread budget; poll mode then starts polling. Resolves when every load
+   * has ended; failures are in the registry.
+   */
+  async start(): Promise<void> {
+    const { logger } = this.options;
+    const sources = await this.scanAll();
+    let names: string[];
+    if (this.options.mode !== 'explicit' || this.options.startupModels.includes('*')) {
+      names = [...sources.keys()];
+    } else {
+      names = [...new Set(this.options.startupModels)];
+    }
+    const plans: LoadPlan[] = [];
+    for (const name of names) assertValidModelName(name);
+    for (const name of names) {
+      const entry = this.entryFor(name);
+      try {
+        const source = sources.get(name);
+        if (source === undefined) throw notInRepository(name);
+        if (source instanceof Error) throw source;
+        if (this.options.mode === 'poll') {
+          this.fingerprints.set(name, await modelFingerprint(source.dir));
+        }
+        const plan = await this.plan(entry, source, undefined);
+        if (plan !== undefined) plans.push(plan);
+      } catch (e) {
+        this.markFailed(entry, e);
+      }
+    }
+    let budget: ThreadBudget;
+    try {
+      budget = this.budget(plans);
+    } catch (e) {
+      for (const p of plans) this.markFailed(p.entry, e);
+      return;
+    }
+    for (const line of budget.log) logger.info(line);
+    for (const w of budget.warnings) logger.warn(w);
+    await Promise.all(
+      plans.map((p) => this.commit(p, budget).catch(() => undefined /* in the registry */)),
+    );
+    if (this.options.mode === 'poll') this.schedulePoll();
+  }
+
+  /**
+   * The load API: loads or reloads `name` (from the repository, or from `override`). Resolves once
+   * the new versions serve. Only in explicit mode, as in Triton.
+   */
+  async load(name: string, override: LoadOverride | undefined): Promise<void> {
+    this.assertControl();
+    assertValidModelName(name);
+    return this.serialize(name, (defer) => this.loadNow(name, override, defer));
+  }
+
+  /**
+   * The unload API: new requests are refused at once (no serving version); queued and running ones
+   * finish; resolves when the workers have exited. Unloading a model that does not serve succeeds.
+   */
+  async unload(name: string): Promise<void> {
+    this.assertControl();
+    assertValidModelName(name);
+    return this.serialize(name, async () => {
+      const entry = this.registry.entry(name);
+      if (entry === undefined) {
+        const sources = await this.scanAll();
+        if (!sources.has(name)) {
+          throw fail('MODEL_NOT_FOUND', `failed to unload '${name}': model not found`);
+        }
+        return;
+      }
+      await this.unloadNow(entry);
+    });
+  }
+
+  /** Every model the repositories hold or the registry knows, per version where it has any. */
+  async index(readyOnly: boolean): Promise<IndexRow[]> {
+    const onDisk = await this.scanAll();
+    const rows: IndexRow[] = [];
+    const names = [
+      ...new Set([...onDisk.keys(), ...this.registry.all().map((e) => e.name)]),
+    ].sort();
+    for (const name of names) {
+      const entry = this.registry.entry(name);
+      if (entry === undefined) {
+        if (!readyOnly) rows.push({ name });
+        continue;
+      }
+      const versions = new Map<number, IndexRow>();
+      for (const [v, s] of entry.statuses) {
+        versions.set(v, { name, version: String(v), state: s.state, reason: s.reason });
+      }
+      // A serving version carries the reason of a reload that failed while it kept serving.
+      for (const v of entry.versions.keys()) {
+        versions.set(v, { name, version: String(v), state: 'READY', reason: entry.reason });
+      }
+      if (versions.size === 0) {
+        rows.push({ name, state: entry.state, reason: entry.reason });
+        continue;
+      }
+      for (const v of [...versions.keys()].sort((a, b) => a - b))
+        rows.push(versions.get(v) as IndexRow);
+    }
+    return readyOnly ? rows.filter((r) => r.state === 'READY') : rows;
+  }
+
+  /** Stops polling; loads and unloads already running finish. */
+  stopPolling(): void {
+    this.closing = true;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+
+  /**
+   * Waits for running operations and the poll in progress, then unloads every model (each drains
+   * first). New load and unload calls are refused from the start.
+   */
+  async close(): Promise<void> {
+    this.stopPolling();
+    await this.polling;
+    await Promise.all([...this.chains.values()]);
+    await Promise.all(
+      this.registry.all().map((e) => this.serialize(e.name, () => this.unloadNow(e))),
+    );
+  }
+
+  // ---- operations (each runs inside its model's chain) ----
+
+  private async loadNow(
+    name: string,
+    override: LoadOverride | undefined,
+    defer: (p: Promise<void>) => void,
+  ): Promise<void> {
+    // A name the repositories do not hold, or a refused override, is answered without an entry.
+    const source = await this.sourceFor(name, override);
+    const entry = this.entryFor(name);
+    let plan: LoadPlan | undefined;
+    try {
+      plan = await this.plan(entry, source.source, source.override, override?.configJson);
+    } catch (e) {
+      this.markFailed(entry, e);
+      throw toServerError(e);
+    }
+    if (plan === undefined) return; // nothing changed: Triton's load of a loaded model is a no-op
+    const budget = this.budget([plan]);
+    defer((await this.commit(plan, budget)).retired);
+  }
+
+  private async unloadNow(entry: ModelEntry): Promise<void> {
+    entry.wanted = false;
+    const old = [...entry.versions.values()];
+    if (old.length === 0) {
+      if (entry.state !== 'LOADING') {
+        entry.state = 'UNAVAILABLE';
+        entry.reason = UNLOADED;
+      }
+      return;
+    }
+    entry.versions = new Map(); // from here on, new requests get "no available versions"
+    entry.state = 'UNLOADING';
+    entry.reason = '';
+    for (const v of old) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
+    const served = this.served.get(entry.name);
+    this.served.delete(entry.name);
+    await Promise.all(old.map((v) => v.unload()));
+    for (const v of old) {
+      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
+      this.options.catalog.forgetModelVersion(entry.name, v.version);
+    }
+    entry.state = 'UNAVAILABLE';
+    entry.reason = UNLOADED;
+    await served?.override?.remove();
+    this.options.logger.info({ model: entry.name }, 'model unloaded');
+  }
+
+  // ---- load steps ----
+
+  /**
+   * Works a load out without touching what serves: the config pipeline, then which versions keep
+   * running (same config, same file), start, or retire. Undefined when nothing would change.
+   */
+  private async plan(
+    entry: ModelEntry,
+    source: ModelSource,
+    override: OverrideDirectory | undefined,
+    configJson?: string,
+  ): Promise<LoadPlan | undefined> {
+    let configured: ConfiguredModel;
+    try {
+      configured = await configureModel(source, {
+        backend: this.options.backend,
+        disableAutoComplete: this.options.disableAutoComplete,
+        availableGpus: this.gpus,
+        ...(configJson !== undefined ? { configJson } : {}),
+      });
+    } catch (e) {
+      await override?.remove();
+      throw e;
+    }
+    const log = this.options.logger.child({ model: entry.name });
+    for (const w of configured.warnings) log.warn(w);
+    entry.config ??= configured.config;
+
+    const served = this.served.get(entry.name);
+    const configKey = JSON.stringify(configured.config);
+    const sameModel =
+      served !== undefined &&
+      entry.versions.size > 0 &&
+      served.dir === source.dir &&
+      served.configKey === configKey;
+    const keep = new Map<number, ModelVersion>();
+    const start: number[] = [];
+    for (const [v, file] of configured.files) {
+      const running = entry.versions.get(v);
+      if (sameModel && running !== undefined && served.files.get(v) === file.identity) {
+        keep.set(v, running);
+      } else {
+        start.push(v);
+      }
+    }
+    const retire = [...entry.versions.values()].filter((v) => !keep.has(v.version));
+    if (start.length === 0 && retire.length === 0 && entry.state === 'READY') {
+      entry.wanted = true;
+      return undefined;
+    }
+    const demands = [...configured.files.keys()].map((version): ModelThreadDemand => ({
+      model: configured.config.name,
+      version,
+      groups: configured.config.instance_group,
+      params: configured.ort,
+    }));
+    return { entry, configured, override, keep, start, retire, demands };
+  }
+
+  /** The thread budget over every serving model plus the plans (which replace their own model). */
+  private budget(plans: readonly LoadPlan[]): ThreadBudget {
+    const planned = new Set(plans.map((p) => p.entry.name));
+    const demands: ModelThreadDemand[] = [];
+    for (const [name, s] of this.served) if (!planned.has(name)) demands.push(...s.demands);
+    for (const p of plans) demands.push(...p.demands);
+    const onnx = this.options.backend.onnxruntime;
+    return planThreadBudget(
+      demands,
+      {
+        globalThreadPool: onnx.enableGlobalThreadpool,
+        intraOpThreadCount: onnx.intraOpThreadCount ?? 0,
+        interOpThreadCount: onnx.interOpThreadCount ?? 0,
+      },
+      this.options.cores ?? os.availableParallelism(),
+    );
+  }
+
+  /**
+   * Starts the plan's new versions while the old ones serve, then switches the registry in one
+   * step. Resolves, after the switch, with the retirement of the replaced versions (they drain,
+   * then their workers exit), which the model's next operation waits for. A version that fails to
+   * start fails the load: the ones started are stopped, and what served keeps serving.
+   */
+  private async commit(
+    plan: LoadPlan,
+    budget: ThreadBudget,
+  ): Promise<{ readonly retired: Promise<void> }> {
+    const { entry, configured } = plan;
+    const { logger } = this.options;
+    entry.wanted = true;
+    for (const v of plan.start) entry.statuses.set(v, { state: 'LOADING', reason: '' });
+    const warmup = buildWarmupRuns(configured.config);
+    for (const w of warmup.skipped) logger.warn({ model: entry.name }, w);
+    const results = await Promise.allSettled(
+      plan.start.map((v) => startVersion(configured, v, budget, warmup.runs, this.options)),
+    );
+    const started: ModelVersion[] = [];
+    let failure: unknown;
+    for (const r of results) {
+      if (r.status === 'fulfilled') started.push(r.value);
+      else failure ??= r.reason;
+    }
+    if (failure !== undefined) {
+      // The model fails as a whole, as in Triton: stop what started; what served keeps serving.
+      await Promise.all(started.map((v) => v.unload()));
+      await plan.override?.remove();
+      const reason = this.reason(failure);
+      for (const v of plan.start) entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
+      this.markFailed(entry, failure);
+      throw toServerError(failure);
+    }
+
+    const next = new Map<number, ModelVersion>();
+    for (const v of [...plan.keep.values(), ...started].sort((a, b) => a.version - b.version)) {
+      next.set(v.version, v);
+    }
+    const previous = this.served.get(entry.name);
+    entry.versions = next; // the switch: requests from here on resolve the new versions
+    entry.config = configured.config;
+    entry.state = 'READY';
+    entry.reason = '';
+    for (const v of next.keys()) entry.statuses.delete(v);
+    for (const v of plan.retire) {
+      if (!next.has(v.version)) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
+    }
+    this.served.set(entry.name, {
+      dir: configured.source.dir,
+      configKey: JSON.stringify(configured.config),
+      files: new Map([...configured.files].map(([v, f]) => [v, f.identity])),
+      demands: plan.demands,
+      override: plan.override,
+    });
+    if (plan.retire.length > 0 || previous !== undefined) {
+      logger.info(
+        {
+          model: entry.name,
+          started: plan.start,
+          kept: [...plan.keep.keys()],
+          retiring: plan.retire.map((v) => v.version),
+        },
+        'model switched to its new versions',
+      );
+    }
+    return { retired: this.retire(entry, plan.retire, previous?.override, plan.override) };
+  }
+
+  /** Drains and stops replaced versions; forgets the metrics of version numbers no longer served. */
+  private async retire(
+    entry: ModelEntry,
+    old: readonly ModelVersion[],
+    oldOverride: OverrideDirectory | undefined,
+    newOverride: OverrideDirectory | undefined,
+  ): Promise<void> {
+    await Promise.all(old.map((v) => v.unload()));
+    for (const v of old) {
+      if (entry.versions.has(v.version)) continue;
+      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
+      this.options.catalog.forgetModelVersion(entry.name, v.version);
+    }
+    if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
+  }
+
+  // ---- poll mode ----
+
+  private schedulePoll(): void {
+    if (this.closing) return;
+    this.pollTimer = setTimeout(() => {
+      this.polling = this.pollOnce()
+        .catch((e: unknown) => {
+          this.options.logger.error({ err: this.reason(e) }, 'repository poll failed');
+        })
+        .finally(() => {
+          this.polling = undefined;
+          this.schedulePoll();
+        });
+    }, this.options.pollSecs * 1000);
+    this.pollTimer.unref();
+  }
+
+  /**
+   * One poll: loads every model whose directory changed since it was last loaded (or tried), and
+   * unloads and forgets models whose directory is gone. Models are handled one at a time.
+   */
+  async pollOnce(): Promise<void> {
+    const sources = await this.scanAll();
+    for (const [name, source] of sources) {
+      if (this.closing) return;
+      if (source instanceof Error) {
+        const entry = this.entryFor(name);
+        if (entry.reason !== this.reason(source)) this.markFailed(entry, source);
+        continue;
+      }
+      const fingerprint = await modelFingerprint(source.dir);
+      if (this.fingerprints.get(name) === fingerprint) continue;
+      this.fingerprints.set(name, fingerprint);
+      this.options.logger.info({ model: name }, 'model directory changed: loading');
+      await this.serialize(name, (defer) => this.loadNow(name, undefined, defer)).catch(
+        () => undefined, // the reason is in the registry and the log; the old versions serve
+      );
+    }
+    for (const entry of this.registry.all()) {
+      if (this.closing) return;
+      if (sources.has(entry.name)) continue;
+      this.fingerprints.delete(entry.name);
+      this.options.logger.info({ model: entry.name }, 'model directory removed: unloading');
+      await this.serialize(entry.name, async () => {
+        await this.unloadNow(entry);
+        this.registry.remove(entry.name);
+      });
+    }
+  }
+
+  // ---- helpers ----
+
+  /**
+   * Runs `op` after every earlier operation on `name`. `op` may hand over work that finishes after
+   * it answers (draining replaced versions): the next operation waits for that too.
+   */
+  private serialize(
+    name: string,
+    op: (defer: (p: Promise<void>) => void) => Promise<void>,
+  ): Promise<void> {
+    const previous = this.chains.get(name) ?? Promise.resolve();
+    const deferred: Array<Promise<void>> = [];
+    const run = previous.then(() => op((p) => deferred.push(p)));
+    const settle = (): Promise<void> =>
+      Promise.all(deferred).then(
+        () => undefined,
+        (e: unknown) => {
+          this.options.logger.error(
+            { model: name, err: this.reason(e) },
+            'retiring replaced versions failed',
+          );
+        },
+      );
+    const tail = run.then(settle, settle);
+    this.chains.set(name, tail);
+    void tail.then(() => {
+      if (this.chains.get(name) === tail) this.chains.delete(name);
+    });
+    return run;
+  }
+
+  private assertControl(): void {
+    if (this.options.mode !== 'explicit') {
+      throw fail(
+        'MODEL_CONTROL_DISABLED',
+        'explicit model load / unload is not allowed if polling is enabled',
+      );
+    }
+    if (this.closing) throw fail('SHUTTING_DOWN', 'the server is shutting down');
+  }
+
+  private entryFor(name: string): ModelEntry {
+    let entry = this.registry.entry(name);
+    if (entry === undefined) {
+      entry = newModelEntry(name);
+      this.registry.add(entry);
+    }
+    return entry;
+  }
+
+  /** The model directory for a load: the load call's private one, or the repository's. */
+  private async sourceFor(
+    name: string,
+    override: LoadOverride | undefined,
+  ): Promise<{ source: ModelSource; override: OverrideDirectory | undefined }> {
+    if (override !== undefined && override.files.size > 0) {
+      if (override.configJson === undefined) {
+        throw fail(
+          'BAD_PARAMETER',
+          `failed to load '${name}': file overrides need the "config" parameter as well`,
+        );
+      }
+      const dir = await writeOverrideDirectory(name, override.files);
+      return {
+        source: { name, dir: dir.modelDir, versions: await listVersions(dir.modelDir) },
+        override: dir,
+      };
+    }
+    const sources = await this.scanAll();
+    const source = sources.get(name);
+    if (source === undefined) throw notInRepository(name);
+    if (source instanceof Error) throw source;
+    return { source, override: undefined };
+  }
+
+  /** Every model directory of every repository; a name in two repositories maps to an error. */
+  private async scanAll(): Promise<Map<string, ModelSource | InferenceServerError>> {
+    const { logger } = this.options;
+    const found = new Map<string, ModelSource | InferenceServerError>();
+    for (const root of this.options.repositories) {
+      const scan = await scanRepository(root, (directory, reason) =>
+        logger.debug({ directory }, `skipped: ${reason}`),
+      );
+      for (const m of scan.models) {
+        if (found.has(m.name)) {
+          found.set(
+            m.name,
+            fail('CONFIG_INVALID', `model '${m.name}' appears in more than one model repository`),
+          );
+        } else {
+          found.set(m.name, m);
+        }
+      }
+    }
+    return found;
+  }
+
+  private reason(e: unknown): string {
+    return scrubReason(e, [...this.roots, os.tmpdir()]);
+  }
+
+  /**
+   * Records a failed load: the reason goes to the entry (and the log); the model is UNAVAILABLE
+   * unless older versions still serve.
+   */
+  private markFailed(entry: ModelEntry, e: unknown): void {
+    const reason = this.reason(e);
+    entry.reason = reason;
+    if (entry.versions.size === 0) entry.state = 'UNAVAILABLE';
+    this.options.logger.error(
+      { model: entry.name, code: toServerError(e).code, reason },
+      entry.versions.size === 0
+        ? 'model failed to load'
+        : 'model failed to load; its previous versions keep serving',
+    );
+  }
+}
+
+function notInRepository(name: string): InferenceServerError {
+  return fail(
+    'MODEL_NOT_FOUND',
+    `failed to load '${name}': model not found in any model repository`,
+  );
+}

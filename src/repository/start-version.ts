@@ -1,0 +1,87 @@
+// Starts one configured model version: its instances (sessions and warmup, in worker threads), the
+// check that the config describes the model ORT opened, its reporter and its scheduler. The result
+// serves as soon as the registry holds it.
+
+import type { ThreadBudget } from '../execution/thread-budget.js';
+import { checkModelAgainstConfig } from '../config/check-model-io.js';
+import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
+import { unappliedOptionWarnings } from '../execution/execution-providers.js';
+import { InstancePool } from '../execution/instance-pool.js';
+import type { WarmupRun } from '../execution/messages.js';
+import type { Logger } from '../logger.js';
+import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
+import { ModelReporter } from '../metrics/model-reporter.js';
+import { createScheduler } from '../scheduler/create-scheduler.js';
+import type { ConfiguredModel } from './configure-model.js';
+import { modelSignature } from './model-signature.js';
+import type { ModelVersion } from './model-version.js';
+
+export interface StartVersionDeps {
+  /** 'auto' probes ORT; false forces the worker copy path. */
+  readonly sabTensors: boolean | 'auto';
+  /** Cap on one request's shared-memory input block. */
+  readonly maxInputBytes: number;
+  readonly catalog: MetricsCatalog;
+  readonly logger: Logger;
+}
+
+export async function startVersion(
+  c: ConfiguredModel,
+  version: number,
+  budget: ThreadBudget,
+  warmup: readonly WarmupRun[],
+  deps: StartVersionDeps,
+): Promise<ModelVersion> {
+  const { config } = c;
+  const file = c.files.get(version);
+  if (file === undefined) throw new Error(`version ${version} is not in the load plan`); // a bug
+  const log = deps.logger.child({ model: config.name });
+  const t0 = process.hrtime.bigint();
+  const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
+  for (const g of groups)
+    for (const w of unappliedOptionWarnings(g.plan.executionProviders)) log.warn(w);
+  const pool = await InstancePool.start({
+    model: config.name,
+    version,
+    modelPath: file.path,
+    groups,
+    sabTensors: deps.sabTensors,
+    warmup,
+    logger: {
+      info: (m) => log.info(m),
+      warn: (m) => log.warn(m),
+      error: (m) => log.error(m),
+    },
+  });
+  try {
+    // As Triton's ORT backend does per instance: the config must describe the model that was
+    // actually opened (autocomplete only checked it when it had to open the model).
+    checkModelAgainstConfig(config, pool.modelIO);
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
+  const reporter = new ModelReporter(deps.catalog, config.name, version);
+  // The dynamic batcher when the config has dynamic_batching, else the direct strategy.
+  const scheduler = createScheduler(config, pool, reporter, {
+    maxBlockBytes: deps.maxInputBytes,
+  });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  deps.catalog.loadDurationSecs
+    .labels({ model: config.name, version: String(version) })
+    .set(seconds);
+  log.info({ version, seconds: Number(seconds.toFixed(3)) }, 'model version ready');
+  return {
+    name: config.name,
+    version,
+    config,
+    signature: modelSignature(config, version),
+    reporter,
+    scheduler,
+    ready: () => pool.ready,
+    unload: async () => {
+      await scheduler.stop();
+      await pool.close();
+    },
+  };
+}
