@@ -31,8 +31,8 @@ function addSub(name: string, elem: ElemType, width: number): Uint8Array {
 }
 
 /** 784 -> 512 -> ReLU -> 512 -> ReLU -> 10, one Gemm per layer (bias folded into Gemm's C). */
-export function mlpModel(): Uint8Array {
-  const layers = mlpWeights();
+export function mlpModel(seed?: number): Uint8Array {
+  const layers = mlpWeights(seed);
   const first = layers[0];
   const final = layers[layers.length - 1];
   if (first === undefined || final === undefined) throw new Error('mlp has no layers');

@@ -5,7 +5,8 @@ import { DATATYPE_TABLE } from '../../src/tensor/datatypes.js';
 import type { Datatype } from '../../src/tensor/datatypes.js';
 import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
 import type { ElemType } from './graph-builder.js';
-import { identityModel, simpleModel } from './bundled-models.js';
+import { identityModel, mlpModel, simpleModel } from './bundled-models.js';
+import { MLP_RESEEDED_SEED } from './mlp-weights.js';
 import type { GeneratedModel } from './generated-model.js';
 import { mulberry32, uniformFloats } from './seeded-random.js';
 
@@ -193,6 +194,20 @@ export function fixtureModels(): GeneratedModel[] {
   ];
   return [
     ...IDENTITY_DATATYPES.map(identityFixture),
+    {
+      // Other weights, same signature as the bundled mlp: the reload tests' second version.
+      name: 'mlp_reseeded',
+      version: 1,
+      bytes: mlpModel(MLP_RESEEDED_SEED),
+      config: renderConfig({
+        name: 'mlp_reseeded',
+        maxBatchSize: 128,
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', dims: [784] }],
+        outputs: [{ name: 'OUTPUT0', datatype: 'FP32', dims: [10] }],
+        instanceCount: 1,
+        parameters: { intra_op_thread_count: '1' },
+      }),
+    },
     {
       name: 'slow_fp32',
       version: 1,

@@ -9,6 +9,12 @@ export const MLP_WIDTHS = [784, 512, 512, 10] as const;
 /** Fixed seed: changing it changes every bundled mlp weight (and so the committed model's answers). */
 export const MLP_SEED = 0x1f2e3d4c;
 
+/**
+ * The seed of the fixture `mlp_reseeded`: the same network with other weights, which the reload
+ * tests serve as a second version of `mlp` so that an answer shows which version computed it.
+ */
+export const MLP_RESEEDED_SEED = 0x5eed0002;
+
 export interface DenseLayer {
   readonly inFeatures: number;
   readonly outFeatures: number;
@@ -23,8 +29,8 @@ export interface DenseLayer {
  * default), which keeps activations O(1) through three layers: outputs are finite and non-trivial.
  * A fresh array set per call, so callers may not mutate what the generator later writes.
  */
-export function mlpWeights(): DenseLayer[] {
-  const next = mulberry32(MLP_SEED);
+export function mlpWeights(seed: number = MLP_SEED): DenseLayer[] {
+  const next = mulberry32(seed);
   const layers: DenseLayer[] = [];
   for (let l = 0; l + 1 < MLP_WIDTHS.length; l++) {
     const inFeatures = MLP_WIDTHS[l] as number;

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
-import type { InferenceServerError} from '../errors.js';
+import type { InferenceServerError } from '../errors.js';
 import { fail, toServerError } from '../errors.js';
 import { availableGpuIds } from '../execution/gpu-devices.js';
 import {
@@ -339,6 +339,7 @@ export class ModelManager {
     const retire = [...entry.versions.values()].filter((v) => !keep.has(v.version));
     if (start.length === 0 && retire.length === 0 && entry.state === 'READY') {
       entry.wanted = true;
+      succeeded(entry);
       return undefined;
     }
     const demands = [...configured.files.keys()].map((version): ModelThreadDemand => ({
@@ -410,8 +411,7 @@ export class ModelManager {
     const previous = this.served.get(entry.name);
     entry.versions = next; // the switch: requests from here on resolve the new versions
     entry.config = configured.config;
-    entry.state = 'READY';
-    entry.reason = '';
+    succeeded(entry);
     for (const v of next.keys()) entry.statuses.delete(v);
     for (const v of plan.retire) {
       if (!next.has(v.version)) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
@@ -618,6 +618,15 @@ export class ModelManager {
         ? 'model failed to load'
         : 'model failed to load; its previous versions keep serving',
     );
+  }
+}
+
+/** A load succeeded: earlier failures are superseded (their rows and reason go; `unloaded` stays). */
+function succeeded(entry: ModelEntry): void {
+  entry.state = 'READY';
+  entry.reason = '';
+  for (const [v, s] of entry.statuses) {
+    if (s.state === 'UNAVAILABLE' && s.reason !== UNLOADED) entry.statuses.delete(v);
   }
 }
 

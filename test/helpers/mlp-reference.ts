@@ -4,9 +4,9 @@
 import { mlpWeights } from '../../scripts/onnx/mlp-weights.js';
 
 /** One row: 784 inputs -> 10 outputs. */
-export function mlpReference(x: Float32Array): Float32Array {
+export function mlpReference(x: Float32Array, seed?: number): Float32Array {
   let h: Float32Array = x;
-  const layers = mlpWeights();
+  const layers = mlpWeights(seed);
   layers.forEach((layer, li) => {
     const out = new Float32Array(layer.outFeatures);
     for (let o = 0; o < layer.outFeatures; o++) {
