@@ -117,7 +117,7 @@ export function harness(o: HarnessOptions = {}): Harness {
     onServerError: (e) => serverErrors.push(e),
   });
   const socket = new FakeSocket();
-  const session = route.open(socket, o.protocol ?? MSGPACK_PROTOCOL);
+  const session = route.open(socket, o.protocol ?? MSGPACK_PROTOCOL, new Map());
   if (!(session instanceof WsSession)) throw new Error('streamingRoute opened something else');
   return {
     session,
