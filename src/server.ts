@@ -64,6 +64,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   const restricted = new RestrictedApis(options.httpRestrictedApis);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {
+        restricted,
         limits: {
           maxFrameBytes: options.wsMaxFrameSize,
           maxInflight: options.wsMaxInflight,

@@ -1,15 +1,19 @@
 // --http-restricted-api end to end, on each front end (uWS where its binary loads, and node:http +
 // ws everywhere): a restricted endpoint answers 403 with Triton's body unless the request carries
-// its category's header, each header opens only its own categories, and unrestricted endpoints and
-// unknown paths behave as before.
+// its category's header, each header opens only its own categories, unrestricted endpoints and
+// unknown paths behave as before, and WebSocket frames are checked against the upgrade's headers.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { msgpackClientCodec, type ServerReply } from '../../src/client/client-codecs.js';
+import { tensor } from '../../src/client/client-tensor.js';
 import { loadUws } from '../../src/http/uws/uws-loader.js';
 import { parseApiRestrictions } from '../../src/http/restricted-apis.js';
+import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
 import { grpcClient } from '../helpers/grpc-client.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { RawSocket } from './websocket-raw-socket.js';
 
 const FRONT_ENDS = [
   { name: 'uws', choice: 'uws', skip: loadUws().ok ? false : 'uWS binary not available here' },
@@ -36,9 +40,31 @@ const SIMPLE_BODY = JSON.stringify({
   ],
 });
 
+function simpleFrame(id: number): Uint8Array {
+  return msgpackClientCodec.encodeRequest(
+    id,
+    'simple',
+    [
+      tensor(
+        'INPUT0',
+        'INT32',
+        [1, 16],
+        Int32Array.from({ length: 16 }, (_, i) => i),
+      ),
+      tensor('INPUT1', 'INT32', [1, 16], new Int32Array(16).fill(1)),
+    ],
+    { outputs: ['OUTPUT0'] },
+  );
+}
+
+async function reply(raw: RawSocket): Promise<ServerReply> {
+  return msgpackClientCodec.decodeReply(await raw.nextFrame());
+}
+
 for (const fe of FRONT_ENDS) {
   void describe(`--http-restricted-api on ${fe.name}`, { skip: fe.skip }, () => {
     let t: TestServer;
+    let wsUrl: string;
 
     /** Status and parsed body (or undefined when empty) of one request. */
     const request = async (
@@ -67,6 +93,7 @@ for (const fe of FRONT_ENDS) {
           'health,metadata:Admin-Token=adm=in:1',
         ]),
       });
+      wsUrl = `${t.base.replace('http', 'ws')}${WS_PATH}`;
     });
     after(async () => {
       await t.close();
@@ -159,6 +186,53 @@ for (const fe of FRONT_ENDS) {
         assert.equal((await c.call('ServerMetadata', {})).name, 'infernode');
       } finally {
         c.close();
+      }
+    });
+
+    void it('WebSocket: an infer frame without the header gets RESTRICTED_API, and the socket stays usable', async () => {
+      for (const headers of [{}, { 'X-Infer-Key': 'wrong' }, ADMIN] as HeaderMap[]) {
+        const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL, headers);
+        try {
+          for (const id of [1, 2]) {
+            raw.send(simpleFrame(id));
+            const r = await reply(raw);
+            assert.deepEqual(r, {
+              id,
+              error: {
+                code: 'RESTRICTED_API',
+                message: "This API is restricted, expecting header 'x-infer-key'",
+              },
+            });
+          }
+          raw.send(msgpackClientCodec.encodeCancel(2));
+          const cancel = await reply(raw);
+          assert.ok('error' in cancel && cancel.error.code === 'RESTRICTED_API');
+          // Still open: a frame that is no request at all is still answered under its id.
+          raw.send(new Uint8Array([0x81, 0xa2, 0x69, 0x64, 0x05]));
+          const odd = await reply(raw);
+          assert.equal(odd.id, 5);
+          assert.ok('error' in odd && odd.error.code !== 'RESTRICTED_API', JSON.stringify(odd));
+        } finally {
+          raw.close();
+        }
+      }
+    });
+
+    void it('WebSocket: with the header on the upgrade, infer frames are answered', async () => {
+      const raw = await RawSocket.open(wsUrl, MSGPACK_PROTOCOL, { 'x-infer-KEY': 's3cret' });
+      try {
+        raw.send(simpleFrame(9));
+        const r = await reply(raw);
+        assert.ok('result' in r, JSON.stringify(r));
+        assert.equal(r.id, 9);
+        const [out] = r.result.outputs;
+        assert.equal(out?.name, 'OUTPUT0');
+        assert.deepEqual(
+          Array.from(out.data as Int32Array),
+          Array.from({ length: 16 }, (_, i) => i + 1),
+        );
+      } finally {
+        raw.close();
       }
     });
   });
