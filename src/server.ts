@@ -8,6 +8,7 @@ import { RegistryDataPlane } from './dataplane/data-plane.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
+import { RestrictedApis } from './http/restricted-apis.js';
 import type { Logger } from './logger.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
@@ -67,8 +68,10 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
   });
+  const restricted = new RestrictedApis(options.httpRestrictedApis);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {
+        restricted,
         limits: {
           maxFrameBytes: options.wsMaxFrameSize,
           maxInflight: options.wsMaxInflight,
@@ -87,11 +90,13 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   if (selected.reason !== undefined) logger.warn(selected.reason);
   const frontEnd = selected.frontEnd;
   const httpPort = await frontEnd.listen(
-    kserveRoutes(dataPlane, {
-      maxBodyBytes: options.httpMaxInputSize,
-      onServerError: (err, call) =>
-        logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
-    }),
+    restricted.guard(
+      kserveRoutes(dataPlane, {
+        maxBodyBytes: options.httpMaxInputSize,
+        onServerError: (err, call) =>
+          logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
+      }),
+    ),
   );
   let grpc: GrpcFrontEnd | undefined;
   if (options.allowGrpc) {

@@ -4,6 +4,7 @@
 import { fail } from '../errors.js';
 import type { CompressionLevel } from '../grpc/grpc-server.js';
 import { parseRestriction, type Restriction } from '../grpc/restricted-protocol.js';
+import { parseApiRestrictions, type ApiRestriction } from '../http/restricted-apis.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { isValidModelName } from '../repository/model-name.js';
 import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-manager.js';
@@ -51,6 +52,8 @@ export interface ServerOptions {
   /** Largest gRPC request message in bytes. */
   readonly grpcMaxInputSize: number;
   readonly grpcRestrictedProtocols: readonly Restriction[];
+  /** HTTP and WebSocket APIs that need a header (--http-restricted-api); a category at most once. */
+  readonly httpRestrictedApis: readonly ApiRestriction[];
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -85,6 +88,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   grpcKeepaliveTimeoutMs: 20_000,
   grpcMaxInputSize: 64 * 1024 * 1024,
   grpcRestrictedProtocols: [],
+  httpRestrictedApis: [],
 });
 
 /** Flags infernode accepts, each with its kind; `help` appears in --help. */
@@ -184,6 +188,11 @@ export const FLAGS = {
     kind: 'string',
     repeat: true,
     help: '<protocol>[,<protocol>...]:<key>=<value>: require header triton-grpc-protocol-<key>',
+  },
+  'http-restricted-api': {
+    kind: 'string',
+    repeat: true,
+    help: '<category>[,<category>...]:<header>=<value>: those HTTP/WebSocket APIs need the header',
   },
   help: { kind: 'flag', help: 'Print this help' },
   version: { kind: 'flag', help: 'Print the version' },
@@ -329,6 +338,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     grpcRestrictedProtocols: Object.freeze(
       (values.get('grpc-restricted-protocol') ?? []).map(parseRestriction),
     ),
+    httpRestrictedApis: parseApiRestrictions(values.get('http-restricted-api') ?? []),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');

@@ -10,6 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { toServerError, type InferenceServerError } from '../errors.js';
+import { secretMatches } from '../protocol/restricted-features.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import {
   decodeInferRequest,
@@ -167,7 +168,7 @@ export function checkRestriction(
 ): void {
   const r = restricted.get(rpc);
   if (r === undefined) return;
-  if (!header(r.header).some((v) => String(v) === r.value)) {
+  if (!header(r.header).some((v) => secretMatches(String(v), r.value))) {
     throw new CallRefused(
       status.UNAVAILABLE,
       `This protocol is restricted, expecting header '${r.header}'`,

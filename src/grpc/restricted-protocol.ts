@@ -1,7 +1,13 @@
 // `--grpc-restricted-protocol=<protocol>[,<protocol>...]:<key>=<value>`: Triton's per-protocol
 // access rule. A call to a restricted RPC must carry the header `triton-grpc-protocol-<key>: <value>`.
+// The categories, the spec's grammar and the comparison are shared with HTTP
+// (protocol/restricted-features.ts); the RPCs in each category are gRPC's own.
 
-import { fail } from '../errors.js';
+import {
+  parseRestrictionSpec,
+  type RestrictedCategory,
+  type SpecWording,
+} from '../protocol/restricted-features.js';
 
 /** Triton's protocol groups, and the RPCs in each. */
 export const PROTOCOL_RPCS = Object.freeze({
@@ -21,7 +27,7 @@ export const PROTOCOL_RPCS = Object.freeze({
   statistics: ['ModelStatistics'],
   trace: ['TraceSetting'],
   logging: ['LogSettings'],
-} as const);
+} as const satisfies Record<RestrictedCategory, readonly string[]>);
 
 export type ProtocolName = keyof typeof PROTOCOL_RPCS;
 
@@ -32,28 +38,18 @@ export interface Restriction {
   readonly value: string;
 }
 
+const WORDING: SpecWording = {
+  flag: '--grpc-restricted-protocol',
+  category: 'protocol',
+  key: 'key',
+};
+
 export function parseRestriction(spec: string): Restriction {
-  const m = /^([^:]+):([^=]+)=(.*)$/.exec(spec);
-  if (m === null) {
-    throw fail(
-      'BAD_REQUEST',
-      `--grpc-restricted-protocol: expected <protocol>[,<protocol>...]:<key>=<value>, got '${spec}'`,
-    );
-  }
-  const protocols = (m[1] as string).split(',').map((p) => p.trim());
-  for (const p of protocols) {
-    if (!Object.prototype.hasOwnProperty.call(PROTOCOL_RPCS, p)) {
-      throw fail(
-        'BAD_REQUEST',
-        `--grpc-restricted-protocol: unknown protocol '${p}'; expected one of ` +
-          Object.keys(PROTOCOL_RPCS).join(', '),
-      );
-    }
-  }
+  const { categories, key, value } = parseRestrictionSpec(spec, WORDING);
   return Object.freeze({
-    protocols: protocols as ProtocolName[],
-    header: `triton-grpc-protocol-${(m[2] as string).trim().toLowerCase()}`,
-    value: m[3] as string,
+    protocols: categories,
+    header: `triton-grpc-protocol-${key.toLowerCase()}`,
+    value,
   });
 }
 

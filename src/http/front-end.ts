@@ -87,8 +87,16 @@ export interface WebSocketRoute {
    * none), or an error sentence: the upgrade is then refused with 400.
    */
   selectProtocol(offered: readonly string[]): { protocol: string } | { refused: string };
-  /** A socket was accepted with `protocol` (as returned by selectProtocol). */
-  open(connection: WebSocketConnection, protocol: string): WebSocketPeer;
+  /**
+   * A socket was accepted with `protocol` (as returned by selectProtocol). `headers` are the
+   * upgrade request's, read during the upgrade as an `HttpCall`'s are (lower-case names, a
+   * repeated header's values joined with ", "): the only request headers a socket ever has.
+   */
+  open(
+    connection: WebSocketConnection,
+    protocol: string,
+    headers: ReadonlyMap<string, string>,
+  ): WebSocketPeer;
 }
 
 /** Splits a Sec-WebSocket-Protocol header into its tokens. */

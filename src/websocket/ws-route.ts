@@ -3,6 +3,7 @@
 
 import type { InferenceServerError } from '../errors.js';
 import type { WebSocketRoute } from '../http/front-end.js';
+import { RestrictedApis } from '../http/restricted-apis.js';
 import { flatbuffersCodec } from './flatbuffers-frames.js';
 import { msgpackCodec } from './msgpack-frames.js';
 import { WsCounters } from './ws-counters.js';
@@ -21,6 +22,8 @@ import { WsSession, type InferPort } from './ws-session.js';
 
 export interface StreamingRouteOptions {
   readonly limits?: Partial<WebSocketLimits>;
+  /** --http-restricted-api: checked against each socket's upgrade headers (default: none). */
+  readonly restricted?: RestrictedApis;
   readonly onServerError?: (err: InferenceServerError) => void;
 }
 
@@ -44,6 +47,7 @@ export function streamingRoute(
 ): StreamingRoute {
   const limits: WebSocketLimits = Object.freeze({ ...DEFAULT_WS_LIMITS, ...options.limits });
   const counters = new WsCounters();
+  const restricted = options.restricted ?? new RestrictedApis([]);
   return {
     path: WS_PATH,
     maxMessageBytes: limits.maxFrameBytes,
@@ -61,12 +65,15 @@ export function streamingRoute(
           `got ${offered.join(', ').slice(0, 200)}`,
       };
     },
-    open: (connection, protocol) =>
+    // The upgrade is accepted whatever its headers: the restrictions are decided here, once, and
+    // each frame is checked against them (even when every kind of frame is refused).
+    open: (connection, protocol, headers) =>
       new WsSession(connection, {
         plane,
         codec: codecFor(isWsProtocol(protocol) ? protocol : MSGPACK_PROTOCOL),
         limits,
         counters,
+        access: restricted.accessFor((name) => headers.get(name)),
         ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
       }),
   };

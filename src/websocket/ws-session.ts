@@ -10,7 +10,9 @@
 import type { InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
+import type { ApiAccess } from '../http/restricted-apis.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
+import { FRAME_CATEGORY } from './frame-category.js';
 import { showId, type FrameId } from './frame-id.js';
 import type { FrameCodec, InferFrame } from './ws-frames.js';
 import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';
@@ -31,6 +33,8 @@ export interface SessionDeps {
   readonly codec: FrameCodec;
   readonly limits: WebSocketLimits;
   readonly counters: WsCounters;
+  /** What the upgrade's headers may reach (--http-restricted-api), decided at the upgrade. */
+  readonly access: ApiAccess;
   /** Called with 5xx errors other than 503, for the log. */
   readonly onServerError?: (err: InferenceServerError) => void;
 }
@@ -94,6 +98,13 @@ export class WsSession implements WebSocketPeer {
       return;
     }
     const frame = decoded.frame;
+    const refused = this.#deps.access(FRAME_CATEGORY[frame.kind]);
+    if (refused !== undefined) {
+      // Its id names no request in flight: infer and cancel share a category, so a socket refused
+      // it has none. A frame kind of another category must keep DUPLICATE_ID's rule (see #accept).
+      this.#refuse(frame.id, refused);
+      return;
+    }
     switch (frame.kind) {
       case 'cancel':
         this.#cancel(frame.id);

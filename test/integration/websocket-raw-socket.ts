@@ -37,9 +37,15 @@ export class RawSocket {
     return this.#ws.protocol;
   }
 
-  static open(url: string, protocols: string | readonly string[]): Promise<RawSocket> {
+  /** `headers` go on the upgrade request. */
+  static open(
+    url: string,
+    protocols: string | readonly string[],
+    headers: Record<string, string> = {},
+  ): Promise<RawSocket> {
     const ws = new WebSocket(url, typeof protocols === 'string' ? [protocols] : [...protocols], {
       perMessageDeflate: false,
+      headers,
     });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RawSocket(ws)));

@@ -7,6 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
 import { splitTarget, type RequestHead } from '../http-call.js';
+import { readHeaders } from './node-headers.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
 
@@ -138,12 +139,6 @@ function clientErrorReply(error: NodeJS.ErrnoException): [number, string] {
 }
 
 function readHead(req: IncomingMessage): RequestHead {
-  const headers = new Map<string, string>();
-  // headersDistinct keeps every value of a repeated header; joined with ", " exactly as the uWS
-  // adapter does, so the two adapters present the same map.
-  for (const [name, values] of Object.entries(req.headersDistinct)) {
-    if (values !== undefined) headers.set(name, values.join(', '));
-  }
   const { path, query } = splitTarget(req.url ?? '/');
-  return { method: req.method ?? 'GET', path, query, headers };
+  return { method: req.method ?? 'GET', path, query, headers: readHeaders(req) };
 }

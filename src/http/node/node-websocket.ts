@@ -13,6 +13,7 @@ import {
   type WebSocketRoute,
 } from '../front-end.js';
 import { splitTarget } from '../http-call.js';
+import { readHeaders } from './node-headers.js';
 
 /**
  * `ws` has no 'drain' event of its own. A send's callback runs once its bytes reached the socket;
@@ -82,7 +83,7 @@ export function attachNodeWebSocket(server: Server, route: WebSocketRoute): Node
       const onSent = (): void => {
         if (ws.bufferedAmount < DRAIN_BELOW_BYTES) peer?.drain();
       };
-      peer = route.open(new NodeConnection(ws, onSent), choice.protocol);
+      peer = route.open(new NodeConnection(ws, onSent), choice.protocol, readHeaders(req));
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         // With the default binaryType a message is one Buffer (fragments already joined), freshly
         // allocated per socket read: the peer may keep views of it.

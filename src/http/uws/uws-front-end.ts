@@ -6,7 +6,8 @@
 
 import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
-import { addHeader, type RequestHead } from '../http-call.js';
+import type { RequestHead } from '../http-call.js';
+import { readHeaders } from './uws-headers.js';
 import type { UwsApp, UwsModule } from './uws-loader.js';
 import { UwsExchange } from './uws-exchange.js';
 import { attachUwsWebSocket, type UwsWebSocketHandle } from './uws-websocket.js';
@@ -102,14 +103,12 @@ export class UwsFrontEnd implements FrontEnd {
 
 /** Copies everything needed from `req` now: uWS allocates it on the stack for this callback only. */
 function readHead(req: HttpRequest): RequestHead {
-  const headers = new Map<string, string>();
-  req.forEach((name, value) => addHeader(headers, name, value));
   // getQuery() returns undefined, not "", when the URL has no "?" (despite its d.ts).
   const query: string | undefined = req.getQuery();
   return {
     method: req.getMethod().toUpperCase(), // uWS lower-cases methods
     path: req.getUrl(),
     query: query ?? '',
-    headers,
+    headers: readHeaders(req),
   };
 }

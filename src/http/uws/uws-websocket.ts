@@ -12,10 +12,12 @@ import {
   type WebSocketPeer,
   type WebSocketRoute,
 } from '../front-end.js';
+import { readHeaders } from './uws-headers.js';
 import type { UwsApp } from './uws-loader.js';
 
 interface SocketData {
   readonly protocol: string;
+  readonly headers: ReadonlyMap<string, string>;
   peer?: WebSocketPeer;
   connection?: UwsConnection;
 }
@@ -91,7 +93,7 @@ export function attachUwsWebSocket(app: UwsApp, route: WebSocketRoute): UwsWebSo
         return;
       }
       res.upgrade<SocketData>(
-        { protocol: choice.protocol },
+        { protocol: choice.protocol, headers: readHeaders(req) },
         key,
         choice.protocol,
         extensions,
@@ -103,7 +105,7 @@ export function attachUwsWebSocket(app: UwsApp, route: WebSocketRoute): UwsWebSo
       const connection = new UwsConnection(ws);
       open.add(connection);
       data.connection = connection;
-      data.peer = route.open(connection, data.protocol);
+      data.peer = route.open(connection, data.protocol, data.headers);
     },
     message: (ws, message, isBinary) => {
       ws.getUserData().peer?.message(new Uint8Array(message), isBinary, true);

@@ -10,6 +10,7 @@ import {
   RegistryDataPlane as DataPlane,
   type ModelControl,
 } from '../../../src/dataplane/data-plane.js';
+import type { RestrictedApis } from '../../../src/http/restricted-apis.js';
 import { ModelRegistry } from '../../../src/repository/model-registry.js';
 import { streamingRoute, type StreamingRoute } from '../../../src/websocket/ws-route.js';
 import { MSGPACK_PROTOCOL, type WebSocketLimits } from '../../../src/websocket/ws-protocol.js';
@@ -63,6 +64,9 @@ export interface HarnessOptions {
   readonly capacity?: number;
   /** The subprotocol the socket was accepted with (msgpack by default). */
   readonly protocol?: string;
+  /** --http-restricted-api, and the upgrade's headers it is checked against (default: none). */
+  readonly restricted?: RestrictedApis;
+  readonly headers?: ReadonlyMap<string, string>;
 }
 
 export interface Harness {
@@ -124,10 +128,11 @@ export function harness(o: HarnessOptions = {}): Harness {
   const serverErrors: InferenceServerError[] = [];
   const route = streamingRoute(plane, {
     ...(o.limits !== undefined ? { limits: o.limits } : {}),
+    ...(o.restricted !== undefined ? { restricted: o.restricted } : {}),
     onServerError: (e) => serverErrors.push(e),
   });
   const socket = new FakeSocket();
-  const session = route.open(socket, o.protocol ?? MSGPACK_PROTOCOL);
+  const session = route.open(socket, o.protocol ?? MSGPACK_PROTOCOL, o.headers ?? new Map());
   if (!(session instanceof WsSession)) throw new Error('streamingRoute opened something else');
   return {
     session,

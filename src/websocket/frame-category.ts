@@ -1,0 +1,11 @@
+// Which restricted-API category (--http-restricted-api) each kind of client frame belongs to. A new
+// frame kind does not compile until it is given one here.
+
+import type { RestrictedCategory } from '../protocol/restricted-features.js';
+import type { ClientFrame } from './ws-frames.js';
+
+export const FRAME_CATEGORY = Object.freeze({
+  infer: 'inference',
+  // Cancelling is part of inferring: a socket refused inference has nothing in flight to cancel.
+  cancel: 'inference',
+} as const satisfies Record<ClientFrame['kind'], RestrictedCategory>);
