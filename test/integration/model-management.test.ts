@@ -430,3 +430,49 @@ void describe('model control mode poll', () => {
     assert.equal((await fetch(`${t.base}/v2/models/simple/ready`)).status, 404);
   });
 });
+
+void describe('several repositories, and shutting down mid-load', () => {
+  void it('loads from whichever root holds the model; a name in two roots is refused', async () => {
+    const first = await tempRepository();
+    const second = await tempRepository();
+    await copyModel(first, 'simple');
+    await copyModel(second, 'identity_bytes');
+    await copyModel(first, 'mlp');
+    await copyModel(second, 'mlp');
+    const t = await startTestServer({
+      modelRepositories: [first, second],
+      modelControlMode: 'explicit',
+      loadModels: ['simple'],
+    });
+    try {
+      await t.server.dataPlane.loadModel('identity_bytes', NO_FILES);
+      const rows = await index(t);
+      assert.equal(rowsOf(rows, 'identity_bytes')[0]?.state, 'READY');
+      const twice = await rejection(t.server.dataPlane.loadModel('mlp', NO_FILES));
+      assert.equal(twice.code, 'CONFIG_INVALID');
+      assert.match(twice.message, /'mlp' appears in more than one model repository/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  void it('a shutdown during a load completes, and the load is answered', async () => {
+    const repo = await tempRepository();
+    await copyModel(repo, 'simple');
+    await copyModel(repo, 'mlp');
+    const t = await startTestServer({
+      modelRepositories: [repo],
+      modelControlMode: 'explicit',
+      loadModels: ['simple'],
+    });
+    const load = t.server.dataPlane.loadModel('mlp', NO_FILES).then(
+      () => 'loaded',
+      (e: unknown) => String(e),
+    );
+    assert.equal(await t.server.shutdown(20_000), true);
+    assert.match(await load, /loaded|shutting down/);
+    // Calls after the drain began are refused.
+    const late = await rejection(t.server.dataPlane.loadModel('mlp', NO_FILES));
+    assert.equal(late.code, 'SHUTTING_DOWN');
+  });
+});
