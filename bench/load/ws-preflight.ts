@@ -49,6 +49,8 @@ export async function wsPreflight(
     }
     if (decoded.id !== 1)
       throw new UsageError(`preflight ${url}: expected id 1 echoed, got ${String(decoded.id)}`);
+    if (!('result' in decoded))
+      throw new UsageError(`preflight ${url}: expected outputs, got a ${decoded.repository.type}`);
     const outputs = decoded.result.outputs.map((o) => o.name);
     const missing = expectedOutputs.filter((name) => !outputs.includes(name));
     if (missing.length > 0) {

@@ -545,8 +545,331 @@ static createCancel(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset):fl
 }
 
 /**
- * Exactly one of the two is set. (Two fields rather than a union: flatc 2.0.8's TypeScript for
- * union accessors declares an unused type parameter, which this project's strict tsc refuses.)
+ * Triton's repository index (POST /v2/repository/index).
+ */
+export class RepositoryIndex {
+  bb: flatbuffers.ByteBuffer|null = null;
+  bb_pos = 0;
+  __init(i:number, bb:flatbuffers.ByteBuffer):RepositoryIndex {
+  this.bb_pos = i;
+  this.bb = bb;
+  return this;
+}
+
+static getRootAsRepositoryIndex(bb:flatbuffers.ByteBuffer, obj?:RepositoryIndex):RepositoryIndex {
+  return (obj || new RepositoryIndex()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+static getSizePrefixedRootAsRepositoryIndex(bb:flatbuffers.ByteBuffer, obj?:RepositoryIndex):RepositoryIndex {
+  bb.setPosition(bb.position() + flatbuffers.SIZE_PREFIX_LENGTH);
+  return (obj || new RepositoryIndex()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+id():string|null
+id(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+id(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+/**
+ * Only models that are READY.
+ */
+ready():boolean {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : false;
+}
+
+static startRepositoryIndex(builder:flatbuffers.Builder) {
+  builder.startObject(2);
+}
+
+static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, idOffset, 0);
+}
+
+static addReady(builder:flatbuffers.Builder, ready:boolean) {
+  builder.addFieldInt8(1, +ready, +false);
+}
+
+static endRepositoryIndex(builder:flatbuffers.Builder):flatbuffers.Offset {
+  const offset = builder.endObject();
+  builder.requiredField(offset, 4) // id
+  return offset;
+}
+
+static createRepositoryIndex(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset, ready:boolean):flatbuffers.Offset {
+  RepositoryIndex.startRepositoryIndex(builder);
+  RepositoryIndex.addId(builder, idOffset);
+  RepositoryIndex.addReady(builder, ready);
+  return RepositoryIndex.endRepositoryIndex(builder);
+}
+}
+
+/**
+ * One uploaded model file: Triton's `file:<version>/<name>` load parameter.
+ */
+export class ModelFile {
+  bb: flatbuffers.ByteBuffer|null = null;
+  bb_pos = 0;
+  __init(i:number, bb:flatbuffers.ByteBuffer):ModelFile {
+  this.bb_pos = i;
+  this.bb = bb;
+  return this;
+}
+
+static getRootAsModelFile(bb:flatbuffers.ByteBuffer, obj?:ModelFile):ModelFile {
+  return (obj || new ModelFile()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+static getSizePrefixedRootAsModelFile(bb:flatbuffers.ByteBuffer, obj?:ModelFile):ModelFile {
+  bb.setPosition(bb.position() + flatbuffers.SIZE_PREFIX_LENGTH);
+  return (obj || new ModelFile()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+/**
+ * The path after `file:`, e.g. 1/model.onnx.
+ */
+path():string|null
+path(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+path(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+data(index: number):number|null {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? this.bb!.readUint8(this.bb!.__vector(this.bb_pos + offset) + index) : 0;
+}
+
+dataLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
+dataArray():Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? new Uint8Array(this.bb!.bytes().buffer, this.bb!.bytes().byteOffset + this.bb!.__vector(this.bb_pos + offset), this.bb!.__vector_len(this.bb_pos + offset)) : null;
+}
+
+static startModelFile(builder:flatbuffers.Builder) {
+  builder.startObject(2);
+}
+
+static addPath(builder:flatbuffers.Builder, pathOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, pathOffset, 0);
+}
+
+static addData(builder:flatbuffers.Builder, dataOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(1, dataOffset, 0);
+}
+
+static createDataVector(builder:flatbuffers.Builder, data:number[]|Uint8Array):flatbuffers.Offset {
+  builder.startVector(1, data.length, 1);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addInt8(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startDataVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(1, numElems, 1);
+}
+
+static endModelFile(builder:flatbuffers.Builder):flatbuffers.Offset {
+  const offset = builder.endObject();
+  builder.requiredField(offset, 4) // path
+  builder.requiredField(offset, 6) // data
+  return offset;
+}
+
+static createModelFile(builder:flatbuffers.Builder, pathOffset:flatbuffers.Offset, dataOffset:flatbuffers.Offset):flatbuffers.Offset {
+  ModelFile.startModelFile(builder);
+  ModelFile.addPath(builder, pathOffset);
+  ModelFile.addData(builder, dataOffset);
+  return ModelFile.endModelFile(builder);
+}
+}
+
+/**
+ * Load or reload a model (POST /v2/repository/models/{model}/load).
+ */
+export class ModelLoad {
+  bb: flatbuffers.ByteBuffer|null = null;
+  bb_pos = 0;
+  __init(i:number, bb:flatbuffers.ByteBuffer):ModelLoad {
+  this.bb_pos = i;
+  this.bb = bb;
+  return this;
+}
+
+static getRootAsModelLoad(bb:flatbuffers.ByteBuffer, obj?:ModelLoad):ModelLoad {
+  return (obj || new ModelLoad()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+static getSizePrefixedRootAsModelLoad(bb:flatbuffers.ByteBuffer, obj?:ModelLoad):ModelLoad {
+  bb.setPosition(bb.position() + flatbuffers.SIZE_PREFIX_LENGTH);
+  return (obj || new ModelLoad()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+id():string|null
+id(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+id(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+model():string|null
+model(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+model(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+/**
+ * The JSON text of a ModelConfig, used instead of config.pbtxt; required with `files`.
+ */
+config():string|null
+config(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+config(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+files(index: number, obj?:ModelFile):ModelFile|null {
+  const offset = this.bb!.__offset(this.bb_pos, 10);
+  return offset ? (obj || new ModelFile()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+filesLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 10);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
+static startModelLoad(builder:flatbuffers.Builder) {
+  builder.startObject(4);
+}
+
+static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, idOffset, 0);
+}
+
+static addModel(builder:flatbuffers.Builder, modelOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(1, modelOffset, 0);
+}
+
+static addConfig(builder:flatbuffers.Builder, configOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(2, configOffset, 0);
+}
+
+static addFiles(builder:flatbuffers.Builder, filesOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(3, filesOffset, 0);
+}
+
+static createFilesVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startFilesVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
+}
+
+static endModelLoad(builder:flatbuffers.Builder):flatbuffers.Offset {
+  const offset = builder.endObject();
+  builder.requiredField(offset, 4) // id
+  builder.requiredField(offset, 6) // model
+  return offset;
+}
+
+static createModelLoad(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset, modelOffset:flatbuffers.Offset, configOffset:flatbuffers.Offset, filesOffset:flatbuffers.Offset):flatbuffers.Offset {
+  ModelLoad.startModelLoad(builder);
+  ModelLoad.addId(builder, idOffset);
+  ModelLoad.addModel(builder, modelOffset);
+  ModelLoad.addConfig(builder, configOffset);
+  ModelLoad.addFiles(builder, filesOffset);
+  return ModelLoad.endModelLoad(builder);
+}
+}
+
+/**
+ * Unload a model (POST /v2/repository/models/{model}/unload).
+ */
+export class ModelUnload {
+  bb: flatbuffers.ByteBuffer|null = null;
+  bb_pos = 0;
+  __init(i:number, bb:flatbuffers.ByteBuffer):ModelUnload {
+  this.bb_pos = i;
+  this.bb = bb;
+  return this;
+}
+
+static getRootAsModelUnload(bb:flatbuffers.ByteBuffer, obj?:ModelUnload):ModelUnload {
+  return (obj || new ModelUnload()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+static getSizePrefixedRootAsModelUnload(bb:flatbuffers.ByteBuffer, obj?:ModelUnload):ModelUnload {
+  bb.setPosition(bb.position() + flatbuffers.SIZE_PREFIX_LENGTH);
+  return (obj || new ModelUnload()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+id():string|null
+id(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+id(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+model():string|null
+model(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+model(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+unloadDependents():boolean {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : false;
+}
+
+static startModelUnload(builder:flatbuffers.Builder) {
+  builder.startObject(3);
+}
+
+static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, idOffset, 0);
+}
+
+static addModel(builder:flatbuffers.Builder, modelOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(1, modelOffset, 0);
+}
+
+static addUnloadDependents(builder:flatbuffers.Builder, unloadDependents:boolean) {
+  builder.addFieldInt8(2, +unloadDependents, +false);
+}
+
+static endModelUnload(builder:flatbuffers.Builder):flatbuffers.Offset {
+  const offset = builder.endObject();
+  builder.requiredField(offset, 4) // id
+  builder.requiredField(offset, 6) // model
+  return offset;
+}
+
+static createModelUnload(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset, modelOffset:flatbuffers.Offset, unloadDependents:boolean):flatbuffers.Offset {
+  ModelUnload.startModelUnload(builder);
+  ModelUnload.addId(builder, idOffset);
+  ModelUnload.addModel(builder, modelOffset);
+  ModelUnload.addUnloadDependents(builder, unloadDependents);
+  return ModelUnload.endModelUnload(builder);
+}
+}
+
+/**
+ * Exactly one field is set. (Fields rather than a union: flatc 2.0.8's TypeScript for union
+ * accessors declares an unused type parameter, which this project's strict tsc refuses.)
  */
 export class ClientFrame {
   bb: flatbuffers.ByteBuffer|null = null;
@@ -576,8 +899,23 @@ cancel(obj?:Cancel):Cancel|null {
   return offset ? (obj || new Cancel()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
 }
 
+repositoryIndex(obj?:RepositoryIndex):RepositoryIndex|null {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? (obj || new RepositoryIndex()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
+}
+
+modelLoad(obj?:ModelLoad):ModelLoad|null {
+  const offset = this.bb!.__offset(this.bb_pos, 10);
+  return offset ? (obj || new ModelLoad()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
+}
+
+modelUnload(obj?:ModelUnload):ModelUnload|null {
+  const offset = this.bb!.__offset(this.bb_pos, 12);
+  return offset ? (obj || new ModelUnload()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
+}
+
 static startClientFrame(builder:flatbuffers.Builder) {
-  builder.startObject(2);
+  builder.startObject(5);
 }
 
 static addInfer(builder:flatbuffers.Builder, inferOffset:flatbuffers.Offset) {
@@ -586,6 +924,18 @@ static addInfer(builder:flatbuffers.Builder, inferOffset:flatbuffers.Offset) {
 
 static addCancel(builder:flatbuffers.Builder, cancelOffset:flatbuffers.Offset) {
   builder.addFieldOffset(1, cancelOffset, 0);
+}
+
+static addRepositoryIndex(builder:flatbuffers.Builder, repositoryIndexOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(2, repositoryIndexOffset, 0);
+}
+
+static addModelLoad(builder:flatbuffers.Builder, modelLoadOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(3, modelLoadOffset, 0);
+}
+
+static addModelUnload(builder:flatbuffers.Builder, modelUnloadOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(4, modelUnloadOffset, 0);
 }
 
 static endClientFrame(builder:flatbuffers.Builder):flatbuffers.Offset {
@@ -663,6 +1013,91 @@ static createError(builder:flatbuffers.Builder, codeOffset:flatbuffers.Offset, m
 }
 }
 
+/**
+ * One row of the repository index; absent fields are absent in Triton's index too.
+ */
+export class ModelIndex {
+  bb: flatbuffers.ByteBuffer|null = null;
+  bb_pos = 0;
+  __init(i:number, bb:flatbuffers.ByteBuffer):ModelIndex {
+  this.bb_pos = i;
+  this.bb = bb;
+  return this;
+}
+
+static getRootAsModelIndex(bb:flatbuffers.ByteBuffer, obj?:ModelIndex):ModelIndex {
+  return (obj || new ModelIndex()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+static getSizePrefixedRootAsModelIndex(bb:flatbuffers.ByteBuffer, obj?:ModelIndex):ModelIndex {
+  bb.setPosition(bb.position() + flatbuffers.SIZE_PREFIX_LENGTH);
+  return (obj || new ModelIndex()).__init(bb.readInt32(bb.position()) + bb.position(), bb);
+}
+
+name():string|null
+name(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+name(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 4);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+version():string|null
+version(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+version(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 6);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+state():string|null
+state(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+state(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+reason():string|null
+reason(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+reason(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 10);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+static startModelIndex(builder:flatbuffers.Builder) {
+  builder.startObject(4);
+}
+
+static addName(builder:flatbuffers.Builder, nameOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(0, nameOffset, 0);
+}
+
+static addVersion(builder:flatbuffers.Builder, versionOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(1, versionOffset, 0);
+}
+
+static addState(builder:flatbuffers.Builder, stateOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(2, stateOffset, 0);
+}
+
+static addReason(builder:flatbuffers.Builder, reasonOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(3, reasonOffset, 0);
+}
+
+static endModelIndex(builder:flatbuffers.Builder):flatbuffers.Offset {
+  const offset = builder.endObject();
+  builder.requiredField(offset, 4) // name
+  return offset;
+}
+
+static createModelIndex(builder:flatbuffers.Builder, nameOffset:flatbuffers.Offset, versionOffset:flatbuffers.Offset, stateOffset:flatbuffers.Offset, reasonOffset:flatbuffers.Offset):flatbuffers.Offset {
+  ModelIndex.startModelIndex(builder);
+  ModelIndex.addName(builder, nameOffset);
+  ModelIndex.addVersion(builder, versionOffset);
+  ModelIndex.addState(builder, stateOffset);
+  ModelIndex.addReason(builder, reasonOffset);
+  return ModelIndex.endModelIndex(builder);
+}
+}
+
 export class ServerFrame {
   bb: flatbuffers.ByteBuffer|null = null;
   bb_pos = 0;
@@ -720,8 +1155,32 @@ error(obj?:Error):Error|null {
   return offset ? (obj || new Error()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
 }
 
+/**
+ * The answer to a repository frame: repository_index, model_load or model_unload (absent for an
+ * infer answer and for errors).
+ */
+type():string|null
+type(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+type(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+/**
+ * The index rows, when `type` is repository_index.
+ */
+models(index: number, obj?:ModelIndex):ModelIndex|null {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? (obj || new ModelIndex()).__init(this.bb!.__indirect(this.bb!.__vector(this.bb_pos + offset) + index * 4), this.bb!) : null;
+}
+
+modelsLength():number {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
+}
+
 static startServerFrame(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(7);
 }
 
 static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
@@ -754,6 +1213,26 @@ static startOutputsVector(builder:flatbuffers.Builder, numElems:number) {
 
 static addError(builder:flatbuffers.Builder, errorOffset:flatbuffers.Offset) {
   builder.addFieldOffset(4, errorOffset, 0);
+}
+
+static addType(builder:flatbuffers.Builder, typeOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(5, typeOffset, 0);
+}
+
+static addModels(builder:flatbuffers.Builder, modelsOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(6, modelsOffset, 0);
+}
+
+static createModelsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]):flatbuffers.Offset {
+  builder.startVector(4, data.length, 4);
+  for (let i = data.length - 1; i >= 0; i--) {
+    builder.addOffset(data[i]!);
+  }
+  return builder.endVector();
+}
+
+static startModelsVector(builder:flatbuffers.Builder, numElems:number) {
+  builder.startVector(4, numElems, 4);
 }
 
 static endServerFrame(builder:flatbuffers.Builder):flatbuffers.Offset {

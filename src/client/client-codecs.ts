@@ -1,6 +1,6 @@
-// The client's side of the WebSocket frames, one codec per subprotocol: request and cancel frames
-// out, response frames in. The server's side lives in src/websocket/; docs/websocket-protocol.md
-// is the contract both follow.
+// The client's side of the WebSocket frames, one codec per subprotocol: request, cancel and
+// repository frames out, response frames in. The server's side lives in src/websocket/;
+// docs/websocket-protocol.md is the contract both follow.
 
 import { Builder, ByteBuffer } from 'flatbuffers';
 import { Packr, Unpackr } from 'msgpackr';
@@ -9,6 +9,10 @@ import {
   Cancel,
   ClientFrame,
   InferRequest,
+  ModelFile,
+  ModelLoad,
+  ModelUnload,
+  RepositoryIndex,
   RequestedOutput,
   ServerFrame,
   Tensor as FbTensor,
@@ -17,10 +21,25 @@ import { alignedByteVector } from '../websocket/flatbuffers-frames.js';
 import { writeParameterTables } from '../websocket/flatbuffers-parameters.js';
 import { FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL } from '../websocket/ws-protocol.js';
 import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
-import type { InferOptions, InferResult } from './client-types.js';
+import type { InferOptions, InferResult, RepositoryIndexRow } from './client-types.js';
+
+/** A repository frame to send; `files` are keyed by the path after `file:`. */
+export type RepositoryRequest =
+  | { readonly type: 'repository_index'; readonly ready: boolean }
+  | {
+      readonly type: 'model_load';
+      readonly model: string;
+      readonly config?: string;
+      readonly files: Readonly<Record<string, Uint8Array>>;
+    }
+  | { readonly type: 'model_unload'; readonly model: string; readonly unloadDependents: boolean };
 
 export type ServerReply =
   | { readonly id: string | number; readonly result: InferResult }
+  | {
+      readonly id: string | number;
+      readonly repository: { readonly type: string; readonly models?: RepositoryIndexRow[] };
+    }
   | { readonly id: string | number; readonly error: { code: string; message: string } };
 
 export interface ClientCodec {
@@ -32,6 +51,7 @@ export interface ClientCodec {
     options: InferOptions,
   ): Uint8Array;
   encodeCancel(id: number): Uint8Array;
+  encodeRepository(id: number, request: RepositoryRequest): Uint8Array;
   /** Throws on a frame that is not a well-formed response. */
   decodeReply(bytes: Uint8Array): ServerReply;
 }
@@ -41,6 +61,8 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 
 interface MsgpackReply {
   id: string | number;
+  type?: string;
+  models?: RepositoryIndexRow[];
   model_name?: string;
   model_version?: string;
   outputs?: { name: string; datatype: string; shape: number[]; data: Uint8Array }[];
@@ -66,9 +88,34 @@ export const msgpackClientCodec: ClientCodec = {
       ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
     }),
   encodeCancel: (id) => packr.pack({ id, cancel: true }),
+  encodeRepository: (id, r) => {
+    switch (r.type) {
+      case 'repository_index':
+        return packr.pack({ id, type: r.type, ready: r.ready });
+      case 'model_load': {
+        const parameters: Record<string, string | Uint8Array> = {};
+        if (r.config !== undefined) parameters['config'] = r.config;
+        for (const [path, bytes] of Object.entries(r.files)) parameters[`file:${path}`] = bytes;
+        return packr.pack({ id, type: r.type, model: r.model, parameters });
+      }
+      case 'model_unload':
+        return packr.pack({
+          id,
+          type: r.type,
+          model: r.model,
+          parameters: { unload_dependents: r.unloadDependents },
+        });
+    }
+  },
   decodeReply: (bytes) => {
     const doc = unpackr.unpack(bytes) as MsgpackReply;
     if (doc.error !== undefined) return { id: doc.id, error: doc.error };
+    if (doc.type !== undefined) {
+      return {
+        id: doc.id,
+        repository: { type: doc.type, ...(doc.models !== undefined && { models: doc.models }) },
+      };
+    }
     return {
       id: doc.id,
       result: {
@@ -136,6 +183,46 @@ export const flatbuffersClientCodec: ClientCodec = {
     b.finish(ClientFrame.endClientFrame(b));
     return b.asUint8Array();
   },
+  encodeRepository: (id, r) => {
+    const files = r.type === 'model_load' ? Object.entries(r.files) : [];
+    let size = 256;
+    for (const [path, bytes] of files) size += path.length * 3 + bytes.byteLength + 32;
+    const b = new Builder(size);
+    const idOffset = b.createString(String(id));
+    let table: number;
+    switch (r.type) {
+      case 'repository_index':
+        table = RepositoryIndex.createRepositoryIndex(b, idOffset, r.ready);
+        break;
+      case 'model_load': {
+        const tables = files.map(([path, bytes]) =>
+          ModelFile.createModelFile(b, b.createString(path), b.createByteVector(bytes)),
+        );
+        table = ModelLoad.createModelLoad(
+          b,
+          idOffset,
+          b.createString(r.model),
+          r.config === undefined ? 0 : b.createString(r.config),
+          tables.length === 0 ? 0 : ModelLoad.createFilesVector(b, tables),
+        );
+        break;
+      }
+      case 'model_unload':
+        table = ModelUnload.createModelUnload(
+          b,
+          idOffset,
+          b.createString(r.model),
+          r.unloadDependents,
+        );
+        break;
+    }
+    ClientFrame.startClientFrame(b);
+    if (r.type === 'repository_index') ClientFrame.addRepositoryIndex(b, table);
+    else if (r.type === 'model_load') ClientFrame.addModelLoad(b, table);
+    else ClientFrame.addModelUnload(b, table);
+    b.finish(ClientFrame.endClientFrame(b));
+    return b.asUint8Array();
+  },
   decodeReply: (bytes) => {
     const frame = ServerFrame.getRootAsServerFrame(new ByteBuffer(bytes));
     // The client's ids are integers; the FlatBuffers frame carries them as their digits.
@@ -143,6 +230,22 @@ export const flatbuffersClientCodec: ClientCodec = {
     const error = frame.error();
     if (error !== null)
       return { id, error: { code: error.code() ?? '', message: error.message() ?? '' } };
+    const type = frame.type();
+    if (type !== null) {
+      if (type !== 'repository_index') return { id, repository: { type } };
+      const models: RepositoryIndexRow[] = [];
+      for (let i = 0; i < frame.modelsLength(); i++) {
+        const m = frame.models(i);
+        const [version, state, reason] = [m?.version(), m?.state(), m?.reason()];
+        models.push({
+          name: m?.name() ?? '',
+          ...(typeof version === 'string' && { version }),
+          ...(typeof state === 'string' && { state }),
+          ...(typeof reason === 'string' && { reason }),
+        });
+      }
+      return { id, repository: { type, models } };
+    }
     const outputs: Tensor[] = [];
     for (let i = 0; i < frame.outputsLength(); i++) {
       const t = frame.outputs(i);

@@ -1,4 +1,5 @@
-// The client's request options, results and error, shared by its HTTP and WebSocket transports.
+// The client's request options, results and error, shared by its HTTP, gRPC and WebSocket
+// transports: inference, and Triton's model-repository calls (index, load, unload).
 
 import type { Parameters } from '../protocol/inference-request.js';
 import type { Tensor } from './client-tensor.js';
@@ -18,6 +19,36 @@ export interface InferResult {
   readonly modelName: string;
   readonly modelVersion: string;
   readonly outputs: readonly Tensor[];
+}
+
+/** One row of the repository index, as the server sent it. */
+export interface RepositoryIndexRow {
+  readonly name: string;
+  /** Absent for a model without a version (over gRPC, which has no absent strings: ''). */
+  readonly version?: string;
+  /** UNAVAILABLE, LOADING, READY or UNLOADING; absent for a model never loaded (gRPC: ''). */
+  readonly state?: string;
+  readonly reason?: string;
+}
+
+export interface LoadModelOptions {
+  /** A ModelConfig to use instead of config.pbtxt: its JSON text, or an object to serialise. */
+  readonly config?: string | Readonly<Record<string, unknown>>;
+  /** Model files by path in the model directory, e.g. `{'1/model.onnx': bytes}`; need `config`. */
+  readonly files?: Readonly<Record<string, Uint8Array>>;
+  readonly timeoutMs?: number;
+}
+
+export interface UnloadModelOptions {
+  /** Also unload the models that depend on this one. */
+  readonly unloadDependents?: boolean;
+  readonly timeoutMs?: number;
+}
+
+/** The config as the wire carries it: JSON text. */
+export function configText(options: LoadModelOptions): string | undefined {
+  const { config } = options;
+  return config === undefined || typeof config === 'string' ? config : JSON.stringify(config);
 }
 
 /** Finds an output by name; throws when the response has none of that name. */
@@ -50,5 +81,8 @@ export class InferenceClientError extends Error {
 /** One way of carrying requests: the client picks one at construction. */
 export interface Transport {
   infer(model: string, inputs: readonly Tensor[], options: InferOptions): Promise<InferResult>;
+  repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]>;
+  loadModel(model: string, options: LoadModelOptions): Promise<void>;
+  unloadModel(model: string, options: UnloadModelOptions): Promise<void>;
   close(): Promise<void>;
 }

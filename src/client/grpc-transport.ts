@@ -1,5 +1,6 @@
 // The client over Triton's gRPC service (`protocol: 'grpc'`): ModelInfer with raw_input_contents,
-// outputs read from raw_output_contents. The stub is generated at run time from the vendored protos.
+// outputs read from raw_output_contents, and the repository RPCs. The stub is generated at run time
+// from the vendored protos.
 
 import { fileURLToPath } from 'node:url';
 import {
@@ -13,10 +14,14 @@ import { loadSync } from '@grpc/proto-loader';
 import { isDatatype } from '../tensor/datatypes.js';
 import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
 import {
+  configText,
   InferenceClientError,
   type InferOptions,
   type InferResult,
+  type LoadModelOptions,
+  type RepositoryIndexRow,
   type Transport,
+  type UnloadModelOptions,
 } from './client-types.js';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../schemas/triton/', import.meta.url));
@@ -28,12 +33,17 @@ interface InferReply {
   readonly raw_output_contents: readonly Uint8Array[];
 }
 
+type Rpc<Reply> = (
+  request: object,
+  options: { deadline?: number },
+  done: (err: ServiceError | null, reply: Reply) => void,
+) => void;
+
 type InferStub = Client & {
-  ModelInfer(
-    request: object,
-    options: { deadline?: number },
-    done: (err: ServiceError | null, reply: InferReply) => void,
-  ): void;
+  ModelInfer: Rpc<InferReply>;
+  RepositoryIndex: Rpc<{ models: RepositoryIndexRow[] }>;
+  RepositoryModelLoad: Rpc<object>;
+  RepositoryModelUnload: Rpc<object>;
 };
 
 export class GrpcTransport implements Transport {
@@ -81,29 +91,49 @@ export class GrpcTransport implements Transport {
       outputs: (options.outputs ?? []).map((name) => ({ name })),
       raw_input_contents: inputs.map(tensorBytes),
     };
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    return new Promise((resolve, reject) => {
-      this.#stub.ModelInfer(
-        request,
-        timeoutMs !== undefined ? { deadline: Date.now() + timeoutMs } : {},
-        (err, reply) => {
-          if (err !== null) {
-            reject(clientError(err));
-            return;
-          }
-          try {
-            resolve(result(reply));
-          } catch (e) {
-            reject(e);
-          }
-        },
-      );
-    });
+    return this.#call(this.#stub.ModelInfer, request, options.timeoutMs).then(result);
+  }
+
+  async repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]> {
+    const reply = await this.#call(this.#stub.RepositoryIndex, { ready: readyOnly }, timeoutMs);
+    return reply.models;
+  }
+
+  async loadModel(model: string, options: LoadModelOptions): Promise<void> {
+    const parameters: Record<string, object> = {};
+    const config = configText(options);
+    if (config !== undefined) parameters['config'] = { string_param: config };
+    for (const [path, bytes] of Object.entries(options.files ?? {})) {
+      parameters[`file:${path}`] = { bytes_param: bytes };
+    }
+    const request = { model_name: model, parameters };
+    await this.#call(this.#stub.RepositoryModelLoad, request, options.timeoutMs);
+  }
+
+  async unloadModel(model: string, options: UnloadModelOptions): Promise<void> {
+    const request = {
+      model_name: model,
+      parameters: { unload_dependents: { bool_param: options.unloadDependents ?? false } },
+    };
+    await this.#call(this.#stub.RepositoryModelUnload, request, options.timeoutMs);
   }
 
   close(): Promise<void> {
     this.#stub.close();
     return Promise.resolve();
+  }
+
+  /** One unary call, with the deadline of `timeoutMs` (or the default). */
+  #call<Reply>(rpc: Rpc<Reply>, request: object, timeoutMs: number | undefined): Promise<Reply> {
+    const ms = timeoutMs ?? this.#defaultTimeoutMs;
+    return new Promise((resolve, reject) => {
+      rpc.call(
+        this.#stub,
+        request,
+        ms !== undefined ? { deadline: Date.now() + ms } : {},
+        (err, reply) => (err !== null ? reject(clientError(err)) : resolve(reply)),
+      );
+    });
   }
 }
 

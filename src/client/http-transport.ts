@@ -1,5 +1,6 @@
 // The client over KServe v2 HTTP: a JSON body, or the binary tensor extension (JSON header plus raw
-// tensor bytes, outputs asked for as binary). One fetch per request; fetch keeps connections alive.
+// tensor bytes, outputs asked for as binary), and the repository endpoints (JSON, files in base64).
+// One fetch per request; fetch keeps connections alive.
 
 import { Buffer } from 'node:buffer';
 import { isDatatype } from '../tensor/datatypes.js';
@@ -11,10 +12,14 @@ import {
   type Tensor,
 } from './client-tensor.js';
 import {
+  configText,
   InferenceClientError,
   type InferOptions,
   type InferResult,
+  type LoadModelOptions,
+  type RepositoryIndexRow,
   type Transport,
+  type UnloadModelOptions,
 } from './client-types.js';
 
 interface ResponseOutputJson {
@@ -46,18 +51,7 @@ export class HttpTransport implements Transport {
     const { body, headers } = this.#binary
       ? binaryBody(inputs, options)
       : jsonBody(inputs, options);
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        ...(timeoutMs !== undefined ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
-      });
-    } catch (e) {
-      throw transportError(e, timeoutMs);
-    }
+    const res = await this.#post(url, body, headers, options.timeoutMs);
     const bytes = new Uint8Array(await res.arrayBuffer());
     const headerLength = res.headers.get('inference-header-content-length');
     const split = headerLength === null ? bytes.byteLength : Number(headerLength);
@@ -86,8 +80,76 @@ export class HttpTransport implements Transport {
     return { modelName: doc.model_name, modelVersion: doc.model_version, outputs };
   }
 
+  async repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]> {
+    const body = JSON.stringify({ ready: readyOnly });
+    return (await this.#repository(
+      '/v2/repository/index',
+      body,
+      timeoutMs,
+    )) as RepositoryIndexRow[];
+  }
+
+  async loadModel(model: string, options: LoadModelOptions): Promise<void> {
+    const parameters: Record<string, string> = {};
+    const config = configText(options);
+    if (config !== undefined) parameters['config'] = config;
+    for (const [path, bytes] of Object.entries(options.files ?? {})) {
+      parameters[`file:${path}`] = Buffer.from(
+        bytes.buffer,
+        bytes.byteOffset,
+        bytes.byteLength,
+      ).toString('base64');
+    }
+    const route = `/v2/repository/models/${encodeURIComponent(model)}/load`;
+    await this.#repository(route, JSON.stringify({ parameters }), options.timeoutMs);
+  }
+
+  async unloadModel(model: string, options: UnloadModelOptions): Promise<void> {
+    const body = JSON.stringify({
+      parameters: { unload_dependents: options.unloadDependents ?? false },
+    });
+    const route = `/v2/repository/models/${encodeURIComponent(model)}/unload`;
+    await this.#repository(route, body, options.timeoutMs);
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** A repository call: its JSON answer (undefined for an empty body), or its error. */
+  async #repository(path: string, body: string, timeoutMs: number | undefined): Promise<unknown> {
+    const res = await this.#post(
+      `${this.#base}${path}`,
+      body,
+      { 'content-type': 'application/json' },
+      timeoutMs,
+    );
+    const text = await res.text();
+    const doc = text === '' ? undefined : (JSON.parse(text) as unknown);
+    if (res.status !== 200) {
+      const message = (doc as { error?: string } | undefined)?.error ?? res.statusText;
+      throw new InferenceClientError(`HTTP_${res.status}`, message, res.status);
+    }
+    return doc;
+  }
+
+  async #post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    timeoutMs: number | undefined,
+  ): Promise<Response> {
+    const ms = timeoutMs ?? this.#defaultTimeoutMs;
+    try {
+      return await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        ...(ms !== undefined ? { signal: AbortSignal.timeout(ms) } : {}),
+      });
+    } catch (e) {
+      throw transportError(e, ms);
+    }
   }
 }
 

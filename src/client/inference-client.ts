@@ -10,7 +10,14 @@
 import { WS_PATH } from '../websocket/ws-protocol.js';
 import { flatbuffersClientCodec, msgpackClientCodec } from './client-codecs.js';
 import type { Tensor } from './client-tensor.js';
-import type { InferOptions, InferResult, Transport } from './client-types.js';
+import type {
+  InferOptions,
+  InferResult,
+  LoadModelOptions,
+  RepositoryIndexRow,
+  Transport,
+  UnloadModelOptions,
+} from './client-types.js';
 import { GrpcTransport } from './grpc-transport.js';
 import { HttpTransport } from './http-transport.js';
 import { WsTransport } from './ws-transport.js';
@@ -65,6 +72,26 @@ export class InferenceClient {
     return this.#transport.infer(model, inputs, options);
   }
 
+  /** Triton's repository index: every model the server knows (`readyOnly`: the READY ones). */
+  repositoryIndex(
+    options: { readyOnly?: boolean; timeoutMs?: number } = {},
+  ): Promise<RepositoryIndexRow[]> {
+    return this.#transport.repositoryIndex(options.readyOnly ?? false, options.timeoutMs);
+  }
+
+  /**
+   * Loads or reloads a model (the server needs --model-control-mode=explicit), optionally with a
+   * config and model files that replace the repository's.
+   */
+  loadModel(model: string, options: LoadModelOptions = {}): Promise<void> {
+    return this.#transport.loadModel(model, options);
+  }
+
+  /** Unloads a model (--model-control-mode=explicit). */
+  unloadModel(model: string, options: UnloadModelOptions = {}): Promise<void> {
+    return this.#transport.unloadModel(model, options);
+  }
+
   /** Closes the WebSocket (if any); requests still pending are rejected. */
   close(): Promise<void> {
     return this.#transport.close();
@@ -77,4 +104,7 @@ export {
   output,
   type InferOptions,
   type InferResult,
+  type LoadModelOptions,
+  type RepositoryIndexRow,
+  type UnloadModelOptions,
 } from './client-types.js';

@@ -1,19 +1,26 @@
-// The client over the streaming WebSocket protocol: one socket, many requests in flight, each
-// matched to its response by an id the transport assigns. A timeout rejects the request at once and
-// sends a cancel frame; a closed socket rejects everything pending.
+// The client over the streaming WebSocket protocol: one socket, many requests in flight (inference
+// and repository calls), each matched to its response by an id the transport assigns. A timeout
+// rejects the request at once and sends a cancel frame; a closed socket rejects everything pending.
 
 import WebSocket from 'ws';
-import type { ClientCodec } from './client-codecs.js';
+import type { ClientCodec, RepositoryRequest, ServerReply } from './client-codecs.js';
 import type { Tensor } from './client-tensor.js';
 import {
+  configText,
   InferenceClientError,
   type InferOptions,
   type InferResult,
+  type LoadModelOptions,
+  type RepositoryIndexRow,
   type Transport,
+  type UnloadModelOptions,
 } from './client-types.js';
 
+/** A reply that is not an error frame. */
+type Answer = Exclude<ServerReply, { error: unknown }>;
+
 interface Pending {
-  resolve(result: InferResult): void;
+  resolve(answer: Answer): void;
   reject(error: InferenceClientError): void;
   timer: NodeJS.Timeout | undefined;
 }
@@ -37,11 +44,66 @@ export class WsTransport implements Transport {
     inputs: readonly Tensor[],
     options: InferOptions,
   ): Promise<InferResult> {
+    const answer = await this.#request(
+      (id) => this.#codec.encodeRequest(id, model, inputs, options),
+      options.timeoutMs,
+    );
+    if (!('result' in answer)) throw unexpected(answer, 'an inference response');
+    return answer.result;
+  }
+
+  async repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]> {
+    const answer = await this.#repository(
+      { type: 'repository_index', ready: readyOnly },
+      timeoutMs,
+    );
+    return answer.models ?? [];
+  }
+
+  async loadModel(model: string, options: LoadModelOptions): Promise<void> {
+    const config = configText(options);
+    const request: RepositoryRequest = {
+      type: 'model_load',
+      model,
+      ...(config !== undefined && { config }),
+      files: options.files ?? {},
+    };
+    await this.#repository(request, options.timeoutMs);
+  }
+
+  async unloadModel(model: string, options: UnloadModelOptions): Promise<void> {
+    const request: RepositoryRequest = {
+      type: 'model_unload',
+      model,
+      unloadDependents: options.unloadDependents ?? false,
+    };
+    await this.#repository(request, options.timeoutMs);
+  }
+
+  async #repository(
+    request: RepositoryRequest,
+    timeoutMs: number | undefined,
+  ): Promise<{ readonly type: string; readonly models?: RepositoryIndexRow[] }> {
+    const answer = await this.#request(
+      (id) => this.#codec.encodeRepository(id, request),
+      timeoutMs,
+    );
+    if (!('repository' in answer) || answer.repository.type !== request.type) {
+      throw unexpected(answer, `a ${request.type} answer`);
+    }
+    return answer.repository;
+  }
+
+  /**
+   * Sends the frame `encode` builds under a new id and waits for its answer. On a timeout the
+   * server is sent a cancel frame (it drops a queued inference; a load or unload runs on).
+   */
+  async #request(encode: (id: number) => Uint8Array, ownTimeoutMs?: number): Promise<Answer> {
     const socket = await this.#connect();
     const id = this.#nextId++;
-    const frame = this.#codec.encodeRequest(id, model, inputs, options);
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    return new Promise<InferResult>((resolve, reject) => {
+    const frame = encode(id);
+    const timeoutMs = ownTimeoutMs ?? this.#defaultTimeoutMs;
+    return new Promise<Answer>((resolve, reject) => {
       const pending: Pending = { resolve, reject, timer: undefined };
       if (timeoutMs !== undefined) {
         pending.timer = setTimeout(() => {
@@ -109,7 +171,7 @@ export class WsTransport implements Transport {
     clearTimeout(pending.timer);
     if ('error' in reply)
       pending.reject(new InferenceClientError(reply.error.code, reply.error.message));
-    else pending.resolve(reply.result);
+    else pending.resolve(reply);
   }
 
   #failAll(error: InferenceClientError): void {
@@ -119,4 +181,13 @@ export class WsTransport implements Transport {
     }
     this.#pending.clear();
   }
+}
+
+/** A well-formed answer of the wrong kind for its request: the server broke the protocol. */
+function unexpected(answer: Answer, expected: string): InferenceClientError {
+  const got = 'result' in answer ? 'an inference response' : `a ${answer.repository.type} answer`;
+  return new InferenceClientError(
+    'PROTOCOL',
+    `expected ${expected} under id ${answer.id}, got ${got}`,
+  );
 }

@@ -21,6 +21,13 @@ import {
 import { toServiceError } from './grpc-status.js';
 import { serveModelStream, type ModelStreamInferResponse } from './model-stream.js';
 import { PROTOCOL_RPCS, type Restriction } from './restricted-protocol.js';
+import {
+  decodeIndexRequest,
+  decodeLoadRequest,
+  decodeUnloadRequest,
+  type RepositoryControlRequest,
+  type RepositoryIndexRequest,
+} from './repository-codec.js';
 
 export interface ServiceOptions {
   /** RPC name -> the header it requires (`--grpc-restricted-protocol`). */
@@ -74,17 +81,17 @@ export function inferenceService(
       return plane.modelStats(...model(req));
     },
     RepositoryIndex: async (call) => {
-      const ready = (call.request as { ready: boolean }).ready;
-      return { models: await plane.repositoryIndex(ready) };
+      const readyOnly = decodeIndexRequest(call.request as RepositoryIndexRequest);
+      return { models: await plane.repositoryIndex(readyOnly) };
     },
     RepositoryModelLoad: async (call) => {
-      const req = call.request as { model_name: string };
-      await plane.loadModel(req.model_name, { files: new Map() });
+      const { name, request } = decodeLoadRequest(call.request as RepositoryControlRequest);
+      await plane.loadModel(name, request);
       return {};
     },
     RepositoryModelUnload: async (call) => {
-      const req = call.request as { model_name: string };
-      await plane.unloadModel(req.model_name, { unloadDependents: false });
+      const { name, request } = decodeUnloadRequest(call.request as RepositoryControlRequest);
+      await plane.unloadModel(name, request);
       return {};
     },
     ModelInfer: async (call) => {
@@ -180,7 +187,6 @@ function unimplemented(rpc: string, why: string): never {
   throw new CallRefused(status.UNIMPLEMENTED, `${rpc} is not implemented by infernode: ${why}`);
 }
 
-/** As over HTTP: models load at start-up only (--model-control-mode=none). */
 /** `grpc.health.v1.Health`: SERVING while the server is ready, for Kubernetes gRPC probes. */
 export function healthService(
   plane: DataPlane,

@@ -10,6 +10,8 @@ import { decodeInferBody } from './decode-infer-body.js';
 import { encodeInferResponse, type EncodedInferResponse } from './encode-infer-response.js';
 import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
+import { repositoryNameRefused } from '../protocol/repository-parameters.js';
+import { decodeIndexBody, decodeLoadBody, decodeUnloadBody } from './repository-body.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -17,6 +19,9 @@ const inflateAsync = promisify(inflate);
 // Triton's route grammar (http_server.cc): numeric versions only.
 const MODEL_ROUTE =
   /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+// Triton's model-repository routes (modelcontrol_regex_), with its optional repository segment.
+const REPOSITORY_ROUTE =
+  /^\/v2\/repository(?:\/([^/]+))?\/(?:(index)|models\/([^/]+)\/(load|unload))$/;
 
 export interface RouteOptions {
   readonly maxBodyBytes: number;
@@ -62,10 +67,8 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
     requireMethod(call, 'GET');
     return json(200, plane.modelStats(undefined, undefined));
   }
-  if (path === '/v2/repository/index') {
-    requireMethod(call, 'POST');
-    return json(200, await plane.repositoryIndex(false));
-  }
+  const r = REPOSITORY_ROUTE.exec(path);
+  if (r !== null) return repository(plane, options, call, r);
   const m = MODEL_ROUTE.exec(path);
   if (m === null) throw fail('NOT_FOUND', 'Not Found');
   const name = decodeName(m[1] as string);
@@ -101,6 +104,35 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
   }
 }
 
+/**
+ * The repository API. As in Triton: the index ignores a repository segment, load and unload refuse
+ * one (501); success is 200 with an empty body. Only load checks the model name against the
+ * whitelist: unload never builds a path from it (the data plane only looks it up), and Triton
+ * applies its traversal check to load alone (L0_input_validation).
+ */
+async function repository(
+  plane: DataPlane,
+  options: RouteOptions,
+  call: HttpCall,
+  match: RegExpExecArray,
+): Promise<HttpReply> {
+  requireMethod(call, 'POST');
+  const [, repositoryName, index, segment, action] = match;
+  if (index !== undefined) {
+    const readyOnly = decodeIndexBody(await decompress(call, options.maxBodyBytes));
+    return json(200, await plane.repositoryIndex(readyOnly));
+  }
+  if (repositoryName !== undefined) throw repositoryNameRefused();
+  const name = percentDecoded(segment as string);
+  if (action === 'load') {
+    assertValidModelName(name);
+    await plane.loadModel(name, decodeLoadBody(await decompress(call, options.maxBodyBytes)));
+  } else {
+    await plane.unloadModel(name, decodeUnloadBody(await decompress(call, options.maxBodyBytes)));
+  }
+  return { status: 200, headers: JSON_HEADERS, body: '' };
+}
+
 /** JSON as `application/json`; a binary body as `application/octet-stream` with its JSON length. */
 function inferReply(encoded: EncodedInferResponse): HttpReply {
   if (encoded.kind === 'json') return { status: 200, headers: JSON_HEADERS, body: encoded.body };
@@ -124,14 +156,17 @@ function requireMethod(call: HttpCall, method: 'GET' | 'POST'): void {
 }
 
 function decodeName(segment: string): string {
-  let name: string;
+  const name = percentDecoded(segment);
+  assertValidModelName(name);
+  return name;
+}
+
+function percentDecoded(segment: string): string {
   try {
-    name = decodeURIComponent(segment);
+    return decodeURIComponent(segment);
   } catch {
     throw fail('BAD_MODEL_NAME', 'the model name in the path is not valid percent-encoding');
   }
-  assertValidModelName(name);
-  return name;
 }
 
 /** Content-Encoding gzip/deflate, with the body limit applied to the decompressed size. */

@@ -4,7 +4,8 @@
 //
 // The FlatBuffers runtime does no bounds checking (reads past the end yield zeros, and a vector view
 // is built from whatever offset and length the buffer claims), so every vector is checked against
-// the frame before it is used, and every count against what the frame's size could hold.
+// the frame before it is used, and every count against what the frame's size could hold
+// (flatbuffers-bounds.ts). The repository frames have their own module beside this one.
 
 import { Builder, ByteBuffer, type Offset } from 'flatbuffers';
 import { fail, toServerError, type WireError } from '../errors.js';
@@ -23,7 +24,15 @@ import {
 } from '../../schemas/generated/infernode-ws_generated.js';
 import { checkTensorCount, keepPayload, optionalVersion, requireModel } from './frame-fields.js';
 import { ABSENT_ID, badIdError, readStringId, type FrameId, type IdReading } from './frame-id.js';
+import { checkByteVector, checkCount } from './flatbuffers-bounds.js';
 import { readParameterTables } from './flatbuffers-parameters.js';
+import {
+  encodeFlatbuffersRepositoryAnswer,
+  readRepositoryFrame,
+  repositoryTables,
+  repositoryTableId,
+  type RepositoryTable,
+} from './flatbuffers-repository-frames.js';
 import type { ClientFrame as WsClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { FLATBUFFERS_PROTOCOL } from './ws-protocol.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
@@ -35,6 +44,7 @@ export const flatbuffersCodec: FrameCodec = {
   protocol: FLATBUFFERS_PROTOCOL,
   decode: decodeFlatbuffersFrame,
   encodeResponse: encodeFlatbuffersResponse,
+  encodeRepositoryAnswer: encodeFlatbuffersRepositoryAnswer,
   encodeError: encodeFlatbuffersError,
 };
 
@@ -56,16 +66,25 @@ export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): De
     const root = ClientFrame.getRootAsClientFrame(bb);
     const req = root.infer();
     const cancel = root.cancel();
-    if ((req === null) === (cancel === null)) {
-      throw fail('BAD_REQUEST', 'a ClientFrame must set exactly one of infer and cancel');
+    const repository = repositoryTables(root);
+    if ((req === null ? 0 : 1) + (cancel === null ? 0 : 1) + repository.length !== 1) {
+      throw fail(
+        'BAD_REQUEST',
+        'a ClientFrame must set exactly one of infer, cancel, repository_index, model_load ' +
+          'and model_unload',
+      );
     }
-    const reading = idOf(req !== null ? req.id() : (cancel?.id() ?? null));
+    const table = repository[0] as RepositoryTable; // when neither infer nor cancel is set
+    const reading = idOf(
+      req !== null ? req.id() : cancel !== null ? cancel.id() : repositoryTableId(table),
+    );
     if (reading.kind !== 'valid') {
       return { ok: false, close: false, id: null, error: badIdError(reading, false) };
     }
     id = reading.id;
-    if (req === null) return { ok: true, frame: { kind: 'cancel', id } };
-    return { ok: true, frame: readInferRequest(req, id, bytes, volatile) };
+    if (req !== null) return { ok: true, frame: readInferRequest(req, id, bytes, volatile) };
+    if (cancel !== null) return { ok: true, frame: { kind: 'cancel', id } };
+    return { ok: true, frame: readRepositoryFrame(table, id, bytes, volatile) };
   } catch (e) {
     const error = toServerError(e);
     return id === undefined
@@ -155,7 +174,7 @@ function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean):
     // Out-of-range dims become -1 so validation refuses them with its usual message.
     shape.push(v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1);
   }
-  checkDataVector(t, name, frame);
+  checkByteVector(t, TENSOR_DATA_FIELD, `input '${name}' data`, frame);
   const data = t.dataArray() ?? new Uint8Array(0);
   checkCount(t.parametersLength(), 4, frame, `input '${name}' parameters`);
   const params = readParameterTables(t.parametersLength(), (k) => t.parameters(k), `input ${name}`);
@@ -170,39 +189,6 @@ function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean):
 
 /** Tensor.data is field 3: vtable slot 4 + 2 * 3, the offset the generated dataArray() reads. */
 const TENSOR_DATA_FIELD = 10;
-
-/**
- * Checks the `data` vector's start and length against the frame, reading them through the
- * ByteBuffer exactly as the generated dataArray() does, before it is called: dataArray() builds a
- * Uint8Array over the underlying ArrayBuffer from whatever the frame claims, so a cut or damaged
- * frame would throw a RangeError there (answered INTERNAL) or, inside a larger buffer, view bytes
- * that are not this frame's. Refused as the msgpack codec refuses a truncated frame.
- */
-function checkDataVector(t: Tensor, name: string, frame: Uint8Array): void {
-  const bb = t.bb as ByteBuffer; // set by the accessor that returned `t`
-  const field = bb.__offset(t.bb_pos, TENSOR_DATA_FIELD);
-  if (field === 0) return; // no data vector
-  const lengthAt = t.bb_pos + field + bb.readInt32(t.bb_pos + field); // its length prefix
-  const start = lengthAt + 4;
-  const length = bb.readInt32(lengthAt); // reads past the end are 0, never a throw
-  if (lengthAt < 0 || length < 0 || start + length > frame.byteLength) {
-    throw fail(
-      'BAD_REQUEST',
-      `undecodable frame: input '${name}' data lies outside the frame (${length} bytes at byte ` +
-        `${start} of a ${frame.byteLength}-byte frame)`,
-    );
-  }
-}
-
-/** A vector of `count` entries of `size` bytes cannot be longer than the frame. */
-function checkCount(count: number, size: number, frame: Uint8Array, what: string): void {
-  if (count * size > frame.byteLength) {
-    throw fail(
-      'BAD_REQUEST',
-      `${what} claims ${count} entries, more than a ${frame.byteLength}-byte frame can hold`,
-    );
-  }
-}
 
 export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Uint8Array {
   let payload = 0;

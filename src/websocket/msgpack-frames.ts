@@ -22,7 +22,8 @@ import {
 } from './frame-fields.js';
 import { badIdError, type FrameId } from './frame-id.js';
 import { scanMsgpack } from './msgpack-scan.js';
-import { writeErrorFrame, writeResponseFrame } from './msgpack-writer.js';
+import { writeErrorFrame, writeRepositoryFrame, writeResponseFrame } from './msgpack-writer.js';
+import { repositoryFrame } from './msgpack-repository-frames.js';
 import type { ClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { MSGPACK_PROTOCOL } from './ws-protocol.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
@@ -39,6 +40,7 @@ export const msgpackCodec: FrameCodec = {
   protocol: MSGPACK_PROTOCOL,
   decode: decodeMsgpackFrame,
   encodeResponse: writeResponseFrame,
+  encodeRepositoryAnswer: writeRepositoryFrame,
   encodeError: writeErrorFrame,
 };
 
@@ -79,6 +81,8 @@ export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): Decode
 
 function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): ClientFrame {
   if (!isMap(doc)) throw fail('BAD_REQUEST', `a frame must be a map, got ${kindOf(doc)}`);
+  const type = own(doc, 'type');
+  if (type !== undefined) return repositoryFrame(doc, type, id, volatile);
   const cancel = own(doc, 'cancel');
   if (cancel !== undefined) {
     if (cancel !== true) {

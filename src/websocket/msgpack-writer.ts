@@ -1,4 +1,4 @@
-// Writes the server's msgpack frames (a response or an error map) in one pass, in the smallest
+// Writes the server's msgpack frames (a response, a repository answer or an error map) in one pass, in the smallest
 // formats msgpack allows, with the request id echoed byte for byte.
 //
 // Why not msgpackr here: the id must come back in the very format it arrived in (a uint 64, an
@@ -14,6 +14,7 @@ import { Buffer } from 'node:buffer';
 import type { WireError } from '../errors.js';
 import type { InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameId } from './frame-id.js';
+import type { RepositoryAnswer } from './ws-frames.js';
 
 const SLAB_BYTES = 64 * 1024;
 
@@ -31,6 +32,11 @@ const KEY = {
   error: key('error'),
   code: key('code'),
   message: key('message'),
+  type: key('type'),
+  models: key('models'),
+  version: key('version'),
+  state: key('state'),
+  reason: key('reason'),
 };
 
 /** Most bytes a string can take: 3 UTF-8 bytes per UTF-16 unit, plus a str 32 header. */
@@ -189,6 +195,46 @@ export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Arra
     for (const d of o.shape) w.uint(d);
     w.raw(KEY.data);
     w.bin(o.data);
+  }
+  return w.end();
+}
+
+/**
+ * `{id, type}`, plus `models: [{name, version?, state?, reason?}]` for the index: a row's members
+ * are those the data plane gave, as in Triton's JSON index (a model never loaded has a name only).
+ */
+export function writeRepositoryFrame(id: FrameId, answer: RepositoryAnswer): Uint8Array {
+  const models = answer.kind === 'repository_index' ? answer.models : undefined;
+  let bound = 48 + idBound(id) + strBound(answer.kind);
+  for (const m of models ?? []) {
+    bound += 48 + strBound(m.name);
+    for (const v of [m.version, m.state, m.reason]) if (v !== undefined) bound += strBound(v);
+  }
+  const w = writer;
+  w.begin(bound);
+  w.fixmap(models === undefined ? 2 : 3);
+  w.id(id);
+  w.raw(KEY.type);
+  w.str(answer.kind);
+  if (models !== undefined) {
+    w.raw(KEY.models);
+    w.array(models.length);
+    for (const m of models) {
+      const fields = (
+        [
+          [KEY.version, m.version],
+          [KEY.state, m.state],
+          [KEY.reason, m.reason],
+        ] as const
+      ).filter((f): f is readonly [Buffer, string] => f[1] !== undefined);
+      w.fixmap(1 + fields.length);
+      w.raw(KEY.name);
+      w.str(m.name);
+      for (const [k, v] of fields) {
+        w.raw(k);
+        w.str(v);
+      }
+    }
   }
   return w.end();
 }

@@ -1,7 +1,13 @@
 // The WebSocket frames in encoding-neutral form, and the codec interface each encoding (msgpack,
 // FlatBuffers) implements. A decoded infer frame carries a `DecodedRequest`, the same type the HTTP
-// codecs produce, so validation and scheduling are shared with HTTP.
+// codecs produce, so validation and scheduling are shared with HTTP; the repository frames carry the
+// data plane's load and unload requests, as HTTP's and gRPC's decoders produce them.
 
+import type {
+  ModelLoadRequest,
+  ModelUnloadRequest,
+  RepositoryIndexEntry,
+} from '../dataplane/data-plane-api.js';
 import type { InferenceServerError, WireError } from '../errors.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameId } from './frame-id.js';
@@ -21,7 +27,45 @@ export interface CancelFrame {
   readonly id: FrameId;
 }
 
-export type ClientFrame = InferFrame | CancelFrame;
+/** `POST /v2/repository/index` as a frame. */
+export interface RepositoryIndexFrame {
+  readonly kind: 'repository_index';
+  readonly id: FrameId;
+  readonly readyOnly: boolean;
+}
+
+/** `POST /v2/repository/models/{model}/load` as a frame; the model name is whitelisted. */
+export interface ModelLoadFrame {
+  readonly kind: 'model_load';
+  readonly id: FrameId;
+  readonly model: string;
+  readonly request: ModelLoadRequest;
+}
+
+/** `POST /v2/repository/models/{model}/unload`; the name is not whitelisted (it is only looked up). */
+export interface ModelUnloadFrame {
+  readonly kind: 'model_unload';
+  readonly id: FrameId;
+  readonly model: string;
+  readonly request: ModelUnloadRequest;
+}
+
+/** The repository API's frames. A load or unload cannot be cancelled: it runs to its answer. */
+export type RepositoryFrame = RepositoryIndexFrame | ModelLoadFrame | ModelUnloadFrame;
+
+/** The `type` each repository frame and its answer carry on the wire. */
+export const REPOSITORY_FRAME_TYPES = Object.freeze([
+  'repository_index',
+  'model_load',
+  'model_unload',
+] as const satisfies readonly RepositoryFrame['kind'][]);
+
+/** What a repository frame's success answer carries: the index rows, or nothing but its type. */
+export type RepositoryAnswer =
+  | { readonly kind: 'repository_index'; readonly models: readonly RepositoryIndexEntry[] }
+  | { readonly kind: 'model_load' | 'model_unload' };
+
+export type ClientFrame = InferFrame | CancelFrame | RepositoryFrame;
 
 export type DecodeResult =
   | { readonly ok: true; readonly frame: ClientFrame }
@@ -50,6 +94,8 @@ export interface FrameCodec {
   decode(bytes: Uint8Array, volatile: boolean): DecodeResult;
   /** A success frame: the outputs' bytes are copied into the frame as they are, no per-element work. */
   encodeResponse(id: FrameId, response: InferenceResponse): Uint8Array;
+  /** A repository frame's success answer. */
+  encodeRepositoryAnswer(id: FrameId, answer: RepositoryAnswer): Uint8Array;
   /** An error frame; `null`: the refused frame had no usable id, so the answer carries none. */
   encodeError(id: FrameId | null, error: WireError): Uint8Array;
 }

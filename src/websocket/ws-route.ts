@@ -18,7 +18,7 @@ import {
   type WebSocketLimits,
   type WsProtocol,
 } from './ws-protocol.js';
-import { WsSession, type InferPort } from './ws-session.js';
+import { WsSession, type SessionPlane } from './ws-session.js';
 
 export interface StreamingRouteOptions {
   readonly limits?: Partial<WebSocketLimits>;
@@ -42,7 +42,7 @@ function codecFor(protocol: WsProtocol): FrameCodec {
 }
 
 export function streamingRoute(
-  plane: InferPort,
+  plane: SessionPlane,
   options: StreamingRouteOptions = {},
 ): StreamingRoute {
   const limits: WebSocketLimits = Object.freeze({ ...DEFAULT_WS_LIMITS, ...options.limits });

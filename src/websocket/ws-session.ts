@@ -1,8 +1,9 @@
-// One WebSocket's protocol state: the requests it has in flight (matched by their client-chosen
-// ids), the cap on them, the queue of encoded responses waiting for the client to read, and the
-// rules for closing. Transport-agnostic: it sees a `WebSocketConnection`, never uWS or ws.
+// One WebSocket's protocol state: the requests it has in flight (inference and repository calls,
+// matched by their client-chosen ids), the cap on them, the queue of encoded responses waiting for
+// the client to read, and the rules for closing. Transport-agnostic: it sees a
+// `WebSocketConnection`, never uWS or ws.
 //
-// Ownership of a request slot: it is taken when an infer frame is accepted and released only when
+// Ownership of a request slot: it is taken when a request frame is accepted and released only when
 // the response (or error) frame is handed to the socket, not when inference finishes. A client that
 // stops reading therefore runs into its in-flight cap instead of making the server hold an
 // unbounded number of finished responses; the byte cap on queued frames covers the error frames.
@@ -14,9 +15,10 @@ import type { ApiAccess } from '../http/restricted-apis.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import { FRAME_CATEGORY } from './frame-category.js';
 import { showId, type FrameId } from './frame-id.js';
-import type { FrameCodec, InferFrame } from './ws-frames.js';
+import type { FrameCodec, InferFrame, RepositoryFrame } from './ws-frames.js';
 import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';
 import type { WsCounters } from './ws-counters.js';
+import { runRepositoryFrame, type RepositoryPort } from './ws-repository.js';
 
 /** The one data-plane call a session makes (the real `DataPlane` satisfies it). */
 export interface InferPort {
@@ -28,8 +30,11 @@ export interface InferPort {
   ): Promise<InferenceResponse>;
 }
 
+/** Every data-plane call a session makes. */
+export type SessionPlane = InferPort & RepositoryPort;
+
 export interface SessionDeps {
-  readonly plane: InferPort;
+  readonly plane: SessionPlane;
   readonly codec: FrameCodec;
   readonly limits: WebSocketLimits;
   readonly counters: WsCounters;
@@ -45,6 +50,8 @@ interface Slot {
   /** running: inference under way; sending: its frame is queued for the socket. */
   state: 'running' | 'sending';
   readonly controller: AbortController;
+  /** False for a repository request: a cancel frame leaves it to run to its answer. */
+  readonly cancellable: boolean;
 }
 
 interface Outgoing {
@@ -112,6 +119,11 @@ export class WsSession implements WebSocketPeer {
       case 'infer':
         this.#accept(frame);
         return;
+      case 'repository_index':
+      case 'model_load':
+      case 'model_unload':
+        this.#acceptRepository(frame);
+        return;
     }
   }
 
@@ -146,11 +158,26 @@ export class WsSession implements WebSocketPeer {
   }
 
   #accept(frame: InferFrame): void {
-    const { id } = frame;
+    const slot = this.#take(frame.id, true);
+    if (slot !== undefined) void this.#run(frame, slot, Number(process.hrtime.bigint()));
+  }
+
+  /** Repository requests are not cancellable: a load or unload cannot be stopped halfway. */
+  #acceptRepository(frame: RepositoryFrame): void {
+    const slot = this.#take(frame.id, false);
+    if (slot === undefined) return;
+    const { plane, codec } = this.#deps;
+    void this.#answer(slot, async () =>
+      codec.encodeRepositoryAnswer(frame.id, await runRepositoryFrame(plane, frame)),
+    );
+  }
+
+  /** The slot for a new request, or undefined when the frame was refused (duplicate id, cap). */
+  #take(id: FrameId, cancellable: boolean): Slot | undefined {
     const { limits } = this.#deps;
     if (this.#slots.has(id.key)) {
       this.#refuse(id, duplicateId(id, undefined));
-      return;
+      return undefined;
     }
     if (this.#slots.size >= limits.maxInflight) {
       this.#refuse(
@@ -161,37 +188,45 @@ export class WsSession implements WebSocketPeer {
             `(--ws-max-inflight ${limits.maxInflight}); wait for responses before sending more`,
         ),
       );
-      return;
+      return undefined;
     }
-    const slot: Slot = { id, state: 'running', controller: new AbortController() };
+    const slot: Slot = { id, state: 'running', controller: new AbortController(), cancellable };
     this.#slots.set(id.key, slot);
-    void this.#run(frame, slot, Number(process.hrtime.bigint()));
+    return slot;
   }
 
-  async #run(frame: InferFrame, slot: Slot, arrivalNs: number): Promise<void> {
-    const { codec } = this.#deps;
-    let bytes: Uint8Array;
-    try {
-      const response = await this.#deps.plane.infer(frame.model, frame.version, frame.request, {
+  #run(frame: InferFrame, slot: Slot, arrivalNs: number): Promise<void> {
+    const { plane, codec } = this.#deps;
+    return this.#answer(slot, async () => {
+      const response = await plane.infer(frame.model, frame.version, frame.request, {
         signal: slot.controller.signal,
         arrivalNs,
       });
-      bytes = codec.encodeResponse(frame.id, response);
+      return codec.encodeResponse(frame.id, response);
+    });
+  }
+
+  /** Sends the frame `produce` encodes, or the error frame of its failure, under the slot's id. */
+  async #answer(slot: Slot, produce: () => Promise<Uint8Array>): Promise<void> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await produce();
     } catch (e) {
       const err = toServerError(e);
       if (err.status >= 500 && err.status !== 503) this.#deps.onServerError?.(err);
-      bytes = codec.encodeError(frame.id, err.toWire());
+      bytes = this.#deps.codec.encodeError(slot.id, err.toWire());
     }
     // Cancelled (already answered) or the socket closed: the result has nowhere to go.
-    if (this.#slots.get(frame.id.key) !== slot) return;
+    if (this.#slots.get(slot.id.key) !== slot) return;
     slot.state = 'sending';
     this.#send(bytes, slot);
   }
 
   #cancel(id: FrameId): void {
     const slot = this.#slots.get(id.key);
-    // Unknown, or already answered and waiting to be sent: nothing to cancel, nothing to say.
-    if (slot === undefined || slot.state !== 'running') return;
+    // Unknown, already answered and waiting to be sent, or a repository request (which runs to
+    // its answer): nothing to cancel, nothing to say.
+    if (slot === undefined || slot.state !== 'running' || !slot.cancellable) return;
     const err = fail('CANCELLED', `request ${showId(id)} was cancelled by the client`);
     slot.controller.abort(err);
     slot.state = 'sending';

@@ -1,6 +1,7 @@
 // A DataPlane for the route tests: a few fixed model signatures and the real request validation, with
 // "execution" standing in for the scheduler and ONNX Runtime: output i is input i's bytes, unchanged.
-// Every call to `infer` is recorded, so a test can see how often (and with what) a route entered.
+// Every call to `infer`, `loadModel` and `unloadModel` is recorded, so a test can see how often (and
+// with what) a route entered.
 
 import type {
   DataPlane,
@@ -82,8 +83,14 @@ export class FakeDataPlane implements DataPlane {
   /** When set, `infer` throws this after validation, as a failed model run would. */
   runFailure: unknown;
   readonly inferCalls: RecordedInfer[] = [];
-  readonly loadCalls: string[] = [];
+  readonly loadCalls: Array<{ name: string; request: ModelLoadRequest }> = [];
   readonly unloadCalls: Array<{ name: string; unloadDependents: boolean }> = [];
+  /** When set, `loadModel` and `unloadModel` reject with this (after recording the call). */
+  controlFailure: unknown;
+  /** When set, `loadModel` and `unloadModel` wait for it before answering, as a slow load would. */
+  controlGate: Promise<void> | undefined;
+  /** Rows the index lists after the fixed ones (e.g. a model that was never loaded: a name only). */
+  readonly extraIndexRows: RepositoryIndexEntry[] = [];
   readonly maxInputBytes: number;
   readonly #stats = new Map([...SIGNATURES.keys()].map((n) => [n, new ModelStats(n, 1)]));
 
@@ -140,18 +147,21 @@ export class FakeDataPlane implements DataPlane {
         reason: '',
       })),
       { name: 'broken', state: 'UNAVAILABLE', reason: 'config.pbtxt: no such file' },
+      ...this.extraIndexRows,
     ];
     return Promise.resolve(readyOnly ? rows.filter((r) => r.state === 'READY') : rows);
   }
 
-  loadModel(name: string, _request: ModelLoadRequest): Promise<void> {
-    this.loadCalls.push(name);
-    return Promise.resolve();
+  async loadModel(name: string, request: ModelLoadRequest): Promise<void> {
+    this.loadCalls.push({ name, request });
+    await this.controlGate;
+    if (this.controlFailure !== undefined) throw this.controlFailure;
   }
 
-  unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
+  async unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
     this.unloadCalls.push({ name, unloadDependents: request.unloadDependents });
-    return Promise.resolve();
+    await this.controlGate;
+    if (this.controlFailure !== undefined) throw this.controlFailure;
   }
 
   // async like the real plane: a failure is a rejection, never a synchronous throw.

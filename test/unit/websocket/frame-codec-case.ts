@@ -48,8 +48,38 @@ export interface InferSpec {
   readonly parameters?: ParamsSpec;
 }
 
+/** A repository frame in neither encoding; `files` are keyed by the path after `file:`. */
+export type RepositorySpec =
+  | { readonly type: 'repository_index'; readonly id: TestId; readonly ready?: boolean }
+  | {
+      readonly type: 'model_load';
+      readonly id: TestId;
+      readonly model: string;
+      readonly config?: string;
+      readonly files?: readonly (readonly [string, Uint8Array])[];
+    }
+  | {
+      readonly type: 'model_unload';
+      readonly id: TestId;
+      readonly model: string;
+      readonly unloadDependents?: boolean;
+    };
+
+/** An index row as a client reads it: absent fields absent. */
+export interface IndexRow {
+  readonly name: string;
+  readonly version?: string;
+  readonly state?: string;
+  readonly reason?: string;
+}
+
 /** A server frame as a client reads it. */
 export type Reply =
+  | {
+      readonly id: TestId;
+      readonly type: string;
+      readonly models?: readonly IndexRow[];
+    }
   | {
       readonly id: TestId | null;
       readonly error: { readonly code: string; readonly message: string };
@@ -71,6 +101,7 @@ export interface CodecUnderTest {
   readonly codec: FrameCodec;
   encodeInfer(spec: InferSpec): Uint8Array;
   encodeCancel(id: TestId): Uint8Array;
+  encodeRepository(spec: RepositorySpec): Uint8Array;
   readReply(bytes: Uint8Array): Reply;
   /** How an id sent as `id` comes back: msgpack keeps its type; FlatBuffers ids are strings. */
   wireId(id: TestId): TestId;

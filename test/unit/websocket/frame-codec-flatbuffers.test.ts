@@ -7,13 +7,17 @@ import {
   Cancel,
   ClientFrame,
   InferRequest,
+  ModelFile,
+  ModelLoad,
+  ModelUnload,
+  RepositoryIndex,
   RequestedOutput,
   ServerFrame,
   Tensor,
 } from '../../../schemas/generated/infernode-ws_generated.js';
 import { alignedByteVector, flatbuffersCodec } from '../../../src/websocket/flatbuffers-frames.js';
 import { writeParameterTables } from '../../../src/websocket/flatbuffers-parameters.js';
-import type { InferSpec, ParamsSpec, Reply } from './frame-codec-case.js';
+import type { IndexRow, InferSpec, ParamsSpec, RepositorySpec, Reply } from './frame-codec-case.js';
 import { runFrameCodecConformance } from './frame-codec.conformance.js';
 
 /** A parameters vector, or 0 (field absent) when the spec has none. */
@@ -66,12 +70,68 @@ function encodeInfer(s: InferSpec): Uint8Array {
   return b.asUint8Array();
 }
 
+/** A repository frame: its table in the ClientFrame field its type names. */
+function encodeRepository(s: RepositorySpec): Uint8Array {
+  const b = new Builder(1024);
+  const id = b.createString(String(s.id));
+  let table: Offset;
+  switch (s.type) {
+    case 'repository_index':
+      table = RepositoryIndex.createRepositoryIndex(b, id, s.ready ?? false);
+      break;
+    case 'model_load': {
+      const files = (s.files ?? []).map(([path, bytes]) =>
+        ModelFile.createModelFile(b, b.createString(path), alignedByteVector(b, bytes)),
+      );
+      table = ModelLoad.createModelLoad(
+        b,
+        id,
+        b.createString(s.model),
+        s.config === undefined ? 0 : b.createString(s.config),
+        s.files === undefined ? 0 : ModelLoad.createFilesVector(b, files),
+      );
+      break;
+    }
+    case 'model_unload':
+      table = ModelUnload.createModelUnload(
+        b,
+        id,
+        b.createString(s.model),
+        s.unloadDependents ?? false,
+      );
+      break;
+  }
+  ClientFrame.startClientFrame(b);
+  if (s.type === 'repository_index') ClientFrame.addRepositoryIndex(b, table);
+  else if (s.type === 'model_load') ClientFrame.addModelLoad(b, table);
+  else ClientFrame.addModelUnload(b, table);
+  b.finish(ClientFrame.endClientFrame(b));
+  return b.asUint8Array();
+}
+
 function readReply(bytes: Uint8Array): Reply {
   const frame = ServerFrame.getRootAsServerFrame(new ByteBuffer(bytes));
   const id = frame.id() ?? '';
   const error = frame.error();
   if (error !== null)
     return { id, error: { code: error.code() ?? '', message: error.message() ?? '' } };
+  const type = frame.type();
+  if (type !== null) {
+    if (type !== 'repository_index') return { id, type };
+    const models: IndexRow[] = [];
+    for (let i = 0; i < frame.modelsLength(); i++) {
+      const m = frame.models(i);
+      if (m === null) throw new Error(`models[${i}] is missing`);
+      const [version, state, reason] = [m.version(), m.state(), m.reason()];
+      models.push({
+        name: m.name() ?? '',
+        ...(version !== null && { version }),
+        ...(state !== null && { state }),
+        ...(reason !== null && { reason }),
+      });
+    }
+    return { id, type, models };
+  }
   const outputs = [];
   for (let i = 0; i < frame.outputsLength(); i++) {
     const t = frame.outputs(i);
@@ -105,6 +165,7 @@ runFrameCodecConformance({
     b.finish(ClientFrame.endClientFrame(b));
     return b.asUint8Array();
   },
+  encodeRepository,
   readReply,
   wireId: (id) => String(id),
   skip: {

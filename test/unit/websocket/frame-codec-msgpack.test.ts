@@ -3,7 +3,7 @@
 
 import { Packr, Unpackr } from 'msgpackr';
 import { msgpackCodec } from '../../../src/websocket/msgpack-frames.js';
-import type { Reply, TestId } from './frame-codec-case.js';
+import type { IndexRow, RepositorySpec, Reply, TestId } from './frame-codec-case.js';
 import { runFrameCodecConformance } from './frame-codec.conformance.js';
 
 const packr = new Packr({ useRecords: false });
@@ -14,6 +14,8 @@ const bin = (bytes: Uint8Array): Buffer =>
 
 interface ReplyDocument {
   id: TestId | bigint;
+  type?: string;
+  models?: IndexRow[];
   error?: { code: string; message: string };
   model_name: string;
   model_version: string;
@@ -44,12 +46,40 @@ runFrameCodecConformance({
       ...(s.parameters !== undefined && { parameters: s.parameters }),
     }),
   encodeCancel: (id) => packr.pack({ id, cancel: true }),
+  encodeRepository: (s: RepositorySpec) => {
+    switch (s.type) {
+      case 'repository_index':
+        return packr.pack({
+          id: s.id,
+          type: s.type,
+          ...(s.ready !== undefined && { ready: s.ready }),
+        });
+      case 'model_load': {
+        const parameters: Record<string, unknown> = {};
+        if (s.config !== undefined) parameters['config'] = s.config;
+        for (const [path, bytes] of s.files ?? []) parameters[`file:${path}`] = bin(bytes);
+        return packr.pack({ id: s.id, type: s.type, model: s.model, parameters });
+      }
+      case 'model_unload':
+        return packr.pack({
+          id: s.id,
+          type: s.type,
+          model: s.model,
+          ...(s.unloadDependents !== undefined && {
+            parameters: { unload_dependents: s.unloadDependents },
+          }),
+        });
+    }
+  },
   readReply: (bytes): Reply => {
     const doc = unpackr.unpack(bytes) as ReplyDocument;
     // An integer id of 2^32 and up arrives as uint 64, which msgpackr reads as a bigint; a client
     // compares it as the number it sent.
     const id = typeof doc.id === 'bigint' ? Number(doc.id) : doc.id;
     if (doc.error !== undefined) return { id, error: doc.error };
+    if (doc.type !== undefined) {
+      return { id, type: doc.type, ...(doc.models !== undefined && { models: doc.models }) };
+    }
     return {
       id,
       model_name: doc.model_name,

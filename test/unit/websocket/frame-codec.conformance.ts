@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { CodecUnderTest, FrameCase } from './frame-codec-case.js';
 import { REFUSAL_CASES } from './frame-codec-cases-refusal.js';
 import { REPLY_CASES } from './frame-codec-cases-reply.js';
+import { REPOSITORY_CASES } from './frame-codec-cases-repository.js';
 import { REQUEST_CASES } from './frame-codec-cases-request.js';
 
 export type { CodecUnderTest } from './frame-codec-case.js';
@@ -15,6 +16,7 @@ export const FRAME_CASES: readonly FrameCase[] = [
   ...REQUEST_CASES,
   ...REFUSAL_CASES,
   ...REPLY_CASES,
+  ...REPOSITORY_CASES,
 ];
 
 export function runFrameCodecConformance(impl: CodecUnderTest): void {

@@ -159,6 +159,7 @@ export function harness(o: HarnessOptions = {}): Harness {
 /** A reply as [id, 'OUT values' | error code]: enough to read a test's expectations at a glance. */
 export function brief(reply: ServerReply): [string | number, number[] | string] {
   if ('error' in reply) return [reply.id, reply.error.code];
+  if ('repository' in reply) return [reply.id, reply.repository.type];
   const out = reply.result.outputs[0];
   return [reply.id, out === undefined ? [] : [...(out.data as Float32Array)]];
 }
