@@ -39,6 +39,8 @@ export const EXTENSIONS = Object.freeze([
   'statistics',
   'schedule_policy',
   'parameters',
+  'model_repository',
+  'model_repository(unload_dependents)',
 ]);
 
 export interface DataPlaneOptions {

@@ -177,18 +177,20 @@ export class ModelManager {
    */
   async unload(name: string): Promise<void> {
     this.assertControl();
-    assertValidModelName(name);
-    return this.serialize(name, async () => {
-      const entry = this.registry.entry(name);
-      if (entry === undefined) {
-        const sources = await this.scanAll();
-        if (!sources.has(name)) {
-          throw fail('MODEL_NOT_FOUND', `failed to unload '${name}': model not found`);
-        }
-        return;
+    // No name check here, as in Triton: the name is only looked up, never made into a path, so
+    // any string gets "not found" rather than a lecture on path traversal.
+    const entry = this.registry.entry(name);
+    if (entry === undefined) {
+      const sources = await this.scanAll();
+      if (!sources.has(name)) {
+        throw fail(
+          'MODEL_NOT_FOUND',
+          `failed to unload ${JSON.stringify(name.slice(0, 200))}: model not found`,
+        );
       }
-      await this.unloadNow(entry);
-    });
+      return;
+    }
+    return this.serialize(name, () => this.unloadNow(entry));
   }
 
   /** Every model the repositories hold or the registry knows, per version where it has any. */

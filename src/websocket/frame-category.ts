@@ -8,4 +8,7 @@ export const FRAME_CATEGORY = Object.freeze({
   infer: 'inference',
   // Cancelling is part of inferring: a socket refused inference has nothing in flight to cancel.
   cancel: 'inference',
+  repository_index: 'model-repository',
+  model_load: 'model-repository',
+  model_unload: 'model-repository',
 } as const satisfies Record<ClientFrame['kind'], RestrictedCategory>);

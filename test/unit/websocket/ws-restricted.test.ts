@@ -6,15 +6,49 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseApiRestrictions, RestrictedApis } from '../../../src/http/restricted-apis.js';
 import { FRAME_CATEGORY } from '../../../src/websocket/frame-category.js';
+import { Packr } from 'msgpackr';
+import { flush } from '../scheduler/fixtures.js';
 import { brief, harness } from './ws-session-harness.js';
+
+const packr = new Packr({ useRecords: false });
 
 const restricted = new RestrictedApis(
   parseApiRestrictions(['inference:X-Infer-Key=k', 'model-repository:Admin=a']),
 );
 
 void describe('WsSession: restricted APIs', () => {
-  void it('files infer and cancel frames under inference', () => {
-    assert.deepEqual(FRAME_CATEGORY, { infer: 'inference', cancel: 'inference' });
+  void it('files infer and cancel frames under inference, repository frames under model-repository', () => {
+    assert.deepEqual(FRAME_CATEGORY, {
+      infer: 'inference',
+      cancel: 'inference',
+      repository_index: 'model-repository',
+      model_load: 'model-repository',
+      model_unload: 'model-repository',
+    });
+  });
+
+  void it('refuses repository frames without their own header, and passes them on with it', async () => {
+    const frames = [
+      { type: 'repository_index', id: 1 },
+      { type: 'model_load', id: 2, model: 'm' },
+      { type: 'model_unload', id: 3, model: 'm' },
+    ];
+    const without = harness({ restricted, headers: new Map([['x-infer-key', 'k']]) });
+    for (const f of frames) without.session.message(packr.pack(f), true, false);
+    await flush();
+    assert.deepEqual(without.socket.replies().map(brief), [
+      [1, 'RESTRICTED_API'],
+      [2, 'RESTRICTED_API'],
+      [3, 'RESTRICTED_API'],
+    ]);
+    const admin = harness({ restricted, headers: new Map([['admin', 'a']]) });
+    for (const f of frames.slice(1)) admin.session.message(packr.pack(f), true, false);
+    await flush();
+    // Past the restriction: the harness's data plane refuses load and unload as mode none does.
+    assert.deepEqual(admin.socket.replies().map(brief), [
+      [2, 'MODEL_CONTROL_DISABLED'],
+      [3, 'MODEL_CONTROL_DISABLED'],
+    ]);
   });
 
   void it('refuses infer and cancel frames from a socket upgraded without the header', async () => {
