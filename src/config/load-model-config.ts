@@ -1,7 +1,7 @@
-// The config pipeline for one model directory: read config.pbtxt (or none) -> parse -> autocomplete
-// (core fields, then the ORT backend's from the model file) -> reject unsupported features ->
-// normalize -> validate -> read the ORT backend's parameters -> deep-freeze. The one place a
-// ModelConfig (and its OrtParameters) is made.
+// The config pipeline for one model directory: read config.pbtxt (or none, or the load API's JSON
+// instead) -> parse -> autocomplete (core fields, then the ORT backend's from the model file) ->
+// reject unsupported features -> normalize -> validate -> read the ORT backend's parameters ->
+// deep-freeze. The one place a ModelConfig (and its OrtParameters) is made.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,9 +21,13 @@ import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
 import { readOrtParameters, type OrtParameters } from './ort-parameters.js';
 import { parseModelConfig } from './parse-model-config.js';
+import { parseModelConfigJson } from './parse-model-config-json.js';
 import type { ModelIO, ReadModelIO } from './read-model-io.js';
 import { checkSupported } from './unsupported.js';
 import { validateBackend, validateModelConfig } from './validate.js';
+
+/** What errors in a `configOverride` name it by. */
+export const CONFIG_JSON_LABEL = 'config JSON';
 
 export interface LoadModelConfigOptions {
   /** `--backend-config=default-max-batch-size`; 4 when absent. */
@@ -36,6 +40,13 @@ export interface LoadModelConfigOptions {
   readonly availableGpus?: readonly number[];
   /** `--model-config-name`: use `configs/<name>.pbtxt` when the model has it, else config.pbtxt. */
   readonly configName?: string;
+  /**
+   * The repository load API's `parameters.config`: the JSON text of a ModelConfig, used instead of
+   * config.pbtxt (which, like `configName`, is then not read). It goes through the same pipeline
+   * as the file: an empty or missing `name` becomes the directory's name, and any other name that
+   * differs from it is refused, as Triton does. Errors in it name `config JSON`.
+   */
+  readonly configOverride?: { readonly json: string };
 }
 
 export interface LoadedModelConfig {
@@ -44,7 +55,10 @@ export interface LoadedModelConfig {
   readonly ort: OrtParameters;
   /** Things the loader should log at WARN (autofilled values, ignored fields, unknown parameters). */
   readonly warnings: readonly string[];
-  /** The config file that was read; undefined when the model has none and was fully autocompleted. */
+  /**
+   * The config file that was read; undefined when the config came from `configOverride`, or when the
+   * model has none and was fully autocompleted.
+   */
   readonly configPath: string | undefined;
 }
 
@@ -55,15 +69,7 @@ export async function loadModelConfig(
   const modelName = path.basename(path.resolve(modelDir));
   const autoComplete = options.disableAutoComplete !== true;
   const versions = await versionDirs(modelDir);
-  const configPath = await chooseConfigFile(modelDir, options.configName);
-  const bytes = await readOptional(configPath);
-  if (bytes === undefined && !autoComplete) {
-    throw fail(
-      'CONFIG_INVALID',
-      `model '${modelName}': ${configPath} is required when auto-complete is disabled`,
-    );
-  }
-  const parsed: RawModelConfig = bytes === undefined ? {} : parseModelConfig(bytes, configPath);
+  const { parsed, configPath } = await readConfig(modelDir, modelName, options);
 
   const hasOnnx = await firstVersionWith(modelDir, versions, ONNX_MODEL_FILENAME);
   let raw = autocompleteCoreFields(parsed, {
@@ -114,8 +120,32 @@ export async function loadModelConfig(
     config: normalized.config,
     ort: ort.parameters,
     warnings,
-    configPath: bytes === undefined ? undefined : configPath,
+    configPath,
   });
+}
+
+/** The raw config: the JSON override, else the config file (none is `{}` when autocomplete may fill it). */
+async function readConfig(
+  modelDir: string,
+  modelName: string,
+  options: LoadModelConfigOptions,
+): Promise<{ parsed: RawModelConfig; configPath: string | undefined }> {
+  if (options.configOverride !== undefined) {
+    return {
+      parsed: parseModelConfigJson(options.configOverride.json, CONFIG_JSON_LABEL),
+      configPath: undefined,
+    };
+  }
+  const configPath = await chooseConfigFile(modelDir, options.configName);
+  const bytes = await readOptional(configPath);
+  if (bytes !== undefined) return { parsed: parseModelConfig(bytes, configPath), configPath };
+  if (options.disableAutoComplete === true) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${modelName}': ${configPath} is required when auto-complete is disabled`,
+    );
+  }
+  return { parsed: {}, configPath: undefined };
 }
 
 function checkName(raw: RawModelConfig, modelName: string): void {

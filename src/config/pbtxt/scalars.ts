@@ -1,25 +1,11 @@
 // Scalar and enum values of the text format: reads one value's tokens (an optional `-`, then a number,
 // identifier or adjacent string literals) and turns them into the field's JS value with the field's
-// range rules. 64-bit integers must fit a JS number exactly (|v| <= 2^53-1), since the parsed config
-// is plain JSON-like data; no Triton config field comes near that.
+// range rules (schema.ts INT_RANGES: 64-bit integers must fit a JS number exactly).
 
 import { describeToken, syntaxError, type Lexer, type Token } from './lexer.js';
-import type { CompiledSchema, FieldSchema, FieldType, ScalarType } from './schema.js';
+import { INT_RANGES, type CompiledSchema, type FieldSchema, type FieldType } from './schema.js';
 
 export type ScalarValue = string | number | boolean;
-
-const INT_RANGES: Partial<Record<ScalarType, readonly [bigint, bigint]>> = {
-  int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  sint32: [-(2n ** 31n), 2n ** 31n - 1n],
-  sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
-  uint32: [0n, 2n ** 32n - 1n],
-  fixed32: [0n, 2n ** 32n - 1n],
-  int64: [-(2n ** 53n - 1n), 2n ** 53n - 1n],
-  sint64: [-(2n ** 53n - 1n), 2n ** 53n - 1n],
-  sfixed64: [-(2n ** 53n - 1n), 2n ** 53n - 1n],
-  uint64: [0n, 2n ** 53n - 1n],
-  fixed64: [0n, 2n ** 53n - 1n],
-};
 
 const TRUE_WORDS = new Set(['true', 'True', 't']);
 const FALSE_WORDS = new Set(['false', 'False', 'f']);

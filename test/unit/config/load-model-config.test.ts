@@ -3,72 +3,15 @@
 // in the end-to-end case, which runs onnxruntime-node on a generated model.
 
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { loadModelConfig } from '../../../src/config/load-model-config.js';
-import type { ModelIO } from '../../../src/config/read-model-io.js';
-import { InferenceServerError } from '../../../src/errors.js';
 import { ELEM, encodeModel, node, tensorValue } from '../../../scripts/onnx/graph-builder.js';
+import { loadError, neverRead, recorder, tempRepository } from './model-dir-helpers.js';
 
-let repo = '';
-before(async () => {
-  repo = await mkdtemp(path.join(tmpdir(), 'infernode-load-config-'));
-});
-after(async () => {
-  await rm(repo, { recursive: true, force: true });
-});
-
-const BATCHABLE: ModelIO = {
-  inputs: [{ name: 'x', ortType: 'float32', shape: ['batch', 3] }],
-  outputs: [{ name: 'y', ortType: 'float32', shape: ['batch', 3] }],
-};
-
-/** Creates `<repo>/<name>` with the given files (path -> content; a trailing '/' makes a directory). */
-async function model(name: string, files: Record<string, string>): Promise<string> {
-  const dir = path.join(repo, name);
-  for (const [rel, content] of Object.entries(files)) {
-    const p = path.join(dir, rel);
-    if (rel.endsWith('/')) {
-      await mkdir(p, { recursive: true });
-    } else {
-      await mkdir(path.dirname(p), { recursive: true });
-      await writeFile(p, content);
-    }
-  }
-  return dir;
-}
-
-/** A reader that records the paths it was asked for. */
-function recorder(io: ModelIO = BATCHABLE): {
-  read: (p: string) => Promise<ModelIO>;
-  paths: string[];
-} {
-  const paths: string[] = [];
-  return {
-    paths,
-    read: (p: string) => {
-      paths.push(p);
-      return Promise.resolve(io);
-    },
-  };
-}
-
-const neverRead = (): Promise<ModelIO> => Promise.reject(new Error('the model must not be opened'));
-
-async function loadError(
-  dir: string,
-  options: Parameters<typeof loadModelConfig>[1] = {},
-): Promise<InferenceServerError> {
-  try {
-    await loadModelConfig(dir, options);
-  } catch (e) {
-    assert.ok(e instanceof InferenceServerError, String(e));
-    return e;
-  }
-  assert.fail('expected loadModelConfig to fail');
-}
+const repo = tempRepository('infernode-load-config-');
+const model = repo.model;
 
 void test('no config.pbtxt: everything is autocompleted from the highest version holding model.onnx', async () => {
   const dir = await model('auto', {
@@ -250,7 +193,7 @@ void test('autocomplete without a model file, and a missing model directory, are
     e.message,
     `model 'nofile': cannot auto-complete the config: no numbered version directory of ${dir} contains model.onnx`,
   );
-  const gone = await loadError(path.join(repo, 'does-not-exist'));
+  const gone = await loadError(path.join(repo.root(), 'does-not-exist'));
   assert.equal(gone.code, 'MODEL_LOAD_FAILED');
 });
 

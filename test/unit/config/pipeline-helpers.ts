@@ -1,8 +1,9 @@
 // The config pipeline without the filesystem, for rule tests: parse -> core fields -> unsupported
-// check -> normalize -> validate -> ORT parameters, for a model directory named `m`.
+// check -> normalize -> validate -> ORT parameters, for a model directory named `m` by default.
 
 import assert from 'node:assert/strict';
 import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
+import type { RawModelConfig } from '../../../src/config/generated/model-config-schema.js';
 import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { readOrtParameters, type OrtParameters } from '../../../src/config/ort-parameters.js';
@@ -22,13 +23,19 @@ export interface PipelineResult {
 
 /** parse -> core fields -> unsupported check -> normalize -> validate -> ORT parameters. */
 export function pipeline(text: string, availableGpus: number[] = []): PipelineResult {
-  const raw = autocompleteCoreFields(parseModelConfig(text, 'config.pbtxt'), {
-    modelName: 'm',
-    versionHasOnnxModel: true,
-  });
+  return pipelineFrom(parseModelConfig(text, 'config.pbtxt'), availableGpus);
+}
+
+/** The pipeline after the parser, for a config parsed from either form; the directory is `modelName`. */
+export function pipelineFrom(
+  parsed: RawModelConfig,
+  availableGpus: number[] = [],
+  modelName = 'm',
+): PipelineResult {
+  const raw = autocompleteCoreFields(parsed, { modelName, versionHasOnnxModel: true });
   const warnings = checkSupported(raw);
   const normalized = normalizeModelConfig(raw, { availableGpus });
-  validateModelConfig(normalized.config, { modelName: 'm', availableGpus });
+  validateModelConfig(normalized.config, { modelName, availableGpus });
   const ort = readOrtParameters(normalized.config);
   return {
     config: normalized.config,
