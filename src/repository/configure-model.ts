@@ -50,13 +50,11 @@ export async function configureModel(
   source: ModelSource,
   options: ConfigureOptions,
 ): Promise<ConfiguredModel> {
-  if (options.configJson !== undefined) {
-    throw fail('UNSUPPORTED', 'the load parameter "config" is not read yet'); // lands with cfgjson
-  }
   const { config, ort, warnings } = await loadModelConfig(source.dir, {
     defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
     disableAutoComplete: options.disableAutoComplete,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
+    ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });
   const files = await versionFiles(source, config);
   if (files.size === 0) {

@@ -3,7 +3,8 @@
 // and concurrent load/unload churn. The wire forms of the repository API are tested per transport.
 
 import assert from 'node:assert/strict';
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RepositoryIndexEntry } from '../../src/dataplane/data-plane-api.js';
@@ -474,5 +475,90 @@ void describe('several repositories, and shutting down mid-load', () => {
     // Calls after the drain began are refused.
     const late = await rejection(t.server.dataPlane.loadModel('mlp', NO_FILES));
     assert.equal(late.code, 'SHUTTING_DOWN');
+  });
+});
+
+void describe('load overrides over HTTP (explicit mode)', () => {
+  let t: TestServer;
+  let repo: string;
+  before(async () => {
+    repo = await tempRepository();
+    await copyModel(repo, 'simple');
+    t = await startTestServer({
+      modelRepositories: [repo],
+      modelControlMode: 'explicit',
+      loadModels: ['simple'],
+    });
+  });
+  after(() => t.close());
+
+  const load = (model: string, body: unknown): ReturnType<typeof postJson> =>
+    postJson(`${t.base}/v2/repository/models/${model}/load`, body);
+  const simpleInputs = {
+    inputs: [
+      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array(16).fill(3) },
+      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array(16).fill(1) },
+    ],
+  };
+
+  void it('a config override replaces config.pbtxt (here: two instances instead of one)', async () => {
+    const config = (await (await fetch(`${t.base}/v2/models/simple/config`)).json()) as any;
+    assert.equal(config.instance_group[0].count, 1);
+    const override = { ...config, instance_group: [{ count: 2, kind: 'KIND_CPU' }] };
+    const r = await load('simple', { parameters: { config: JSON.stringify(override) } });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const now = (await (await fetch(`${t.base}/v2/models/simple/config`)).json()) as any;
+    assert.equal(now.instance_group[0].count, 2);
+    const answer = await postJson(`${t.base}/v2/models/simple/infer`, simpleInputs);
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.json.outputs[0].data, Array(16).fill(4));
+    // A config that names another model is refused, and what served keeps serving.
+    const wrong = await load('simple', {
+      parameters: { config: JSON.stringify({ ...override, name: 'other' }) },
+    });
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.json.error, /directory name must equal model name/);
+    assert.equal((await postJson(`${t.base}/v2/models/simple/infer`, simpleInputs)).status, 200);
+  });
+
+  void it('file overrides serve a model no repository holds, from a private directory', async () => {
+    const bytes = await readFile(path.join(repo, 'simple', '1', 'model.onnx'));
+    const config = (await (await fetch(`${t.base}/v2/models/simple/config`)).json()) as any;
+    const r = await load('uploaded', {
+      parameters: {
+        config: JSON.stringify({ ...config, name: 'uploaded' }),
+        'file:1/model.onnx': bytes.toString('base64'),
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const answer = await postJson(`${t.base}/v2/models/uploaded/infer`, simpleInputs);
+    assert.equal(answer.status, 200, JSON.stringify(answer.json));
+    assert.deepEqual(answer.json.outputs[1].data, Array(16).fill(2));
+    assert.deepEqual(rowsOf(await index(t), 'uploaded'), [
+      { name: 'uploaded', version: '1', state: 'READY', reason: '' },
+    ]);
+    const unload = await postJson(`${t.base}/v2/repository/models/uploaded/unload`, {});
+    assert.equal(unload.status, 200);
+  });
+
+  void it('refuses file names that leave the private directory, and writes nothing', async () => {
+    const bytes = Buffer.from('not a model').toString('base64');
+    const before = (await readdir(os.tmpdir())).filter((n) => n.startsWith('infernode-model-'));
+    for (const name of [
+      '1/../../escape.onnx',
+      '../1/model.onnx',
+      '/tmp/escape.onnx',
+      'model.onnx',
+    ]) {
+      const r = await load('sneaky', {
+        parameters: { config: JSON.stringify({ name: 'sneaky' }), [`file:${name}`]: bytes },
+      });
+      assert.equal(r.status, 400, `${name}: ${JSON.stringify(r.json)}`);
+      assert.match(r.json.error, /file override/);
+    }
+    const after = (await readdir(os.tmpdir())).filter((n) => n.startsWith('infernode-model-'));
+    assert.deepEqual(after, before);
+    await assert.rejects(stat(path.join(os.tmpdir(), 'escape.onnx')));
+    assert.deepEqual(rowsOf(await index(t), 'sneaky'), []);
   });
 });
