@@ -26,7 +26,11 @@ const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 function open(maxInflight = 16, protocol: string = MSGPACK_PROTOCOL) {
   const plane = new FakeDataPlane();
   const socket = new FakeSocket();
-  const session = streamingRoute(plane, { limits: { maxInflight } }).open(socket, protocol, new Map());
+  const session = streamingRoute(plane, { limits: { maxInflight } }).open(
+    socket,
+    protocol,
+    new Map(),
+  );
   assert.ok(session instanceof WsSession);
   const send = async (doc: Record<string, unknown>): Promise<void> => {
     session.message(packr.pack(doc), true, false);
