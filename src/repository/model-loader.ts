@@ -149,8 +149,7 @@ async function startModel(
   const started: ModelVersion[] = [];
   try {
     // Built once for every version: the workers only read the inputs' shared memory.
-    const warmup = buildWarmupRuns(config);
-    for (const w of warmup.skipped) log.warn(w);
+    const warmup = await buildWarmupRuns(config, { modelDir: c.source.dir });
     for (const [version, modelPath] of c.files) {
       const t0 = process.hrtime.bigint();
       const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
