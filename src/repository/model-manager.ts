@@ -385,16 +385,22 @@ export class ModelManager {
     const { logger } = this.options;
     entry.wanted = true;
     for (const v of plan.start) entry.statuses.set(v, { state: 'LOADING', reason: '' });
-    const warmup = buildWarmupRuns(configured.config);
-    for (const w of warmup.skipped) logger.warn({ model: entry.name }, w);
-    const results = await Promise.allSettled(
-      plan.start.map((v) => startVersion(configured, v, budget, warmup.runs, this.options)),
-    );
     const started: ModelVersion[] = [];
     let failure: unknown;
-    for (const r of results) {
-      if (r.status === 'fulfilled') started.push(r.value);
-      else failure ??= r.reason;
+    try {
+      // Read once for every version (input_data_file samples come from the model's warmup/).
+      const warmup = await buildWarmupRuns(configured.config, {
+        modelDir: configured.source.dir,
+      });
+      const results = await Promise.allSettled(
+        plan.start.map((v) => startVersion(configured, v, budget, warmup.runs, this.options)),
+      );
+      for (const r of results) {
+        if (r.status === 'fulfilled') started.push(r.value);
+        else failure ??= r.reason;
+      }
+    } catch (e) {
+      failure = e;
     }
     if (failure !== undefined) {
       // The model fails as a whole, as in Triton: stop what started; what served keeps serving.
