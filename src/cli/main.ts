@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The `infernode` command: parse flags, start the server, and turn SIGTERM/SIGINT into a bounded
-// drain. A second signal exits at once.
+// drain. A second signal exits at once. Under systemd (Type=notify) it reports readiness, the drain
+// and watchdog pings (systemd-notify.ts).
 
 import { helpText, parseArgs } from './server-options.js';
+import { openNotifier, watchedServer } from './systemd-notify.js';
 import { createLogger } from '../logger.js';
 import { startServer } from '../server.js';
 import { VERSION } from '../version.js';
@@ -36,14 +38,19 @@ async function main(): Promise<number> {
     );
   });
 
+  const notifier = openNotifier(process.env, process.pid, logger);
+  notifier?.status('loading models');
   let server;
   try {
     server = await startServer(options, logger);
   } catch (e) {
     logger.fatal({ err: e instanceof Error ? e.message : String(e) }, 'start-up failed');
+    notifier?.status(`start-up failed: ${e instanceof Error ? e.message : String(e)}`);
+    await notifier?.close();
     return 1;
   }
   const running = server;
+  notifier?.watch(watchedServer(running));
 
   return new Promise<number>((resolve) => {
     let signals = 0;
@@ -55,6 +62,9 @@ async function main(): Promise<number> {
         return;
       }
       logger.info({ signal, exitTimeoutSecs: options.exitTimeoutSecs }, 'shutting down');
+      notifier?.stopping(
+        `draining: finishing in-flight requests (at most ${options.exitTimeoutSecs} s)`,
+      );
       running.shutdown(options.exitTimeoutSecs * 1000).then(
         (drained) => resolve(drained ? 0 : 1),
         (e: unknown) => {
