@@ -34,6 +34,13 @@ export interface ServiceOptions {
  */
 export const STREAM_MAX_INFLIGHT = 1024;
 
+/**
+ * Answer bytes one ModelStreamInfer stream may have waiting to be sent before it stops reading:
+ * enough to keep a reader's pipe full (many HTTP/2 windows), small enough that a client which
+ * stops reading costs little memory. Answers larger than this still go out, one at a time.
+ */
+export const STREAM_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface ModelRef {
@@ -132,6 +139,7 @@ export function inferenceService(
     }
     serveModelStream(plane, call, {
       maxInflight: STREAM_MAX_INFLIGHT,
+      maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     });
   };
