@@ -98,13 +98,20 @@ export function inferenceService(
       const msg = call.request as ModelInferRequest;
       const request = decodeInferRequest(msg);
       const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      const [name, version] = model({ name: msg.model_name, version: msg.model_version });
-      const response = await plane.infer(name, version, request, {
-        signal: controller.signal,
-        arrivalNs,
-      });
-      return encodeInferResponse(response);
+      // grpc-js emits 'cancelled' at the end of every call, answered or not: listen only while
+      // the request is on its way, or each answered call would build an abort error for nothing.
+      const onCancelled = (): void => controller.abort();
+      call.on('cancelled', onCancelled);
+      try {
+        const [name, version] = model({ name: msg.model_name, version: msg.model_version });
+        const response = await plane.infer(name, version, request, {
+          signal: controller.signal,
+          arrivalNs,
+        });
+        return encodeInferResponse(response);
+      } finally {
+        call.off('cancelled', onCancelled);
+      }
     },
     TraceSetting: () => unimplemented('TraceSetting', 'request tracing is not implemented'),
     LogSettings: () =>
