@@ -4,6 +4,7 @@
 // (one per published protocols-<model>.json).
 
 import { caveats } from './comparison.js';
+import { levelName } from './format.js';
 import type { BenchResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
 import { findTarget, levelAt, sideBySideTable } from './side-by-side.js';
@@ -70,6 +71,37 @@ export function protocolTable(result: BenchResult): Table {
       under: findTarget(result, r.under),
     })),
   );
+}
+
+/**
+ * CPU time per request, µs, for each transport at each level: the server's (from /proc, all its
+ * threads) and the load generator's. Throughput on a shared machine depends on both; this shows
+ * what one request costs each side, whatever the other did.
+ */
+export function protocolCpuTable(result: BenchResult): Table {
+  const present = COLUMNS.flatMap((c) => {
+    const t = findTarget(result, c.id);
+    return t === undefined ? [] : [{ label: c.label, t }];
+  });
+  const levels = present[0]?.t.levels ?? [];
+  const headers = ['level'];
+  for (const c of present) headers.push(`${c.label} server µs/req`, 'generator µs/req');
+  const perRequest = (coresUsed: number | null, reqPerSec: number): string =>
+    coresUsed === null || reqPerSec === 0 ? '–' : String(Math.round((coresUsed * 1e6) / reqPerSec));
+  const rows = levels.map((first) => {
+    const row = [levelName(first.mode, first.value)];
+    for (const c of present) {
+      const l = levelAt(c.t, first.value);
+      if (l === undefined) row.push('–', '–');
+      else
+        row.push(
+          perRequest(l.summary.cpu.server, l.summary.reqPerSec),
+          perRequest(l.summary.cpu.generator, l.summary.reqPerSec),
+        );
+    }
+    return row;
+  });
+  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
 }
 
 /**
@@ -146,6 +178,10 @@ const RATIO_NOTE =
   'the first served more, p99 below 1× means it had the lower tail latency. Each transport ran ' +
   'against its own freshly started infernode, one after another.';
 
+const CPU_NOTE =
+  'CPU time per request: the server process (all its threads) and the load generator, each ' +
+  'divided by the requests served; on a shared machine throughput depends on both.';
+
 /** "HTTP JSON, HTTP binary and WebSocket msgpack": the transports a run measured. */
 function transportList(result: BenchResult): string {
   const labels = COLUMNS.filter((c) => findTarget(result, c.id) !== undefined).map((c) => c.label);
@@ -177,6 +213,8 @@ export function protocolSections(files: readonly ResultFile[]): string[] {
     );
     out.push(markdownTable(protocolTable(result)), '');
     out.push(RATIO_NOTE, '');
+    out.push(markdownTable(protocolCpuTable(result)), '');
+    out.push(CPU_NOTE, '');
     for (const verdict of targetVerdicts(result)) out.push(verdict, '');
     const notes = [
       ...result.targets.flatMap((t) =>

@@ -7,6 +7,7 @@ import {
   grpcTargetVerdict,
   hasProtocolTargets,
   isProtocolRun,
+  protocolCpuTable,
   protocolTable,
   streamTargetVerdict,
   targetVerdicts,
@@ -164,5 +165,28 @@ void describe('transports comparison', () => {
     assert.ok(md.includes('| concurrency | HTTP JSON req/s |'));
     assert.ok(md.includes("Target: gRPC unary at least HTTP binary's req/s"));
     assert.ok(md.includes('Target: gRPC stream at least 90 %'));
+  });
+
+  void it("shows each transport's server and generator CPU per request, per level", () => {
+    const result = grpcProtocolFixture();
+    const t = protocolCpuTable(result);
+    assert.deepEqual(t.headers.slice(0, 3), [
+      'level',
+      'HTTP JSON server µs/req',
+      'generator µs/req',
+    ]);
+    assert.equal(t.headers.length, 1 + 2 * 5);
+    // Every fixture window has the server at 0.9 cores and the generator at 0.1: at 1,000 req/s
+    // (HTTP JSON, concurrency 1) that is 900 and 100 µs a request; at 1,150 (gRPC unary) 783 and 87.
+    assert.deepEqual(t.rows[0]?.slice(0, 3), ['concurrency 1', '900', '100']);
+    assert.deepEqual(t.rows[0]?.slice(7, 9), ['783', '87']);
+    assert.deepEqual(
+      t.rows.map((r) => r[0]),
+      ['concurrency 1', 'concurrency 64'],
+    );
+    const md = renderResultsMarkdown(null, '', '', [
+      { result, source: 'bench/results/protocols-simple.json' },
+    ]);
+    assert.ok(md.includes('| level | HTTP JSON server µs/req | generator µs/req |'), md);
   });
 });
