@@ -6,7 +6,8 @@
 import type { LoadEngine } from './load-engine.js';
 import { GrpcStreamConnection } from './grpc-stream-connection.js';
 import { GrpcStreamTemplate, type GrpcRequestPayload } from './grpc-request.js';
-import { GrpcUnaryConnection, type GrpcTarget } from './grpc-unary-connection.js';
+import type { GrpcTarget } from './grpc-channel.js';
+import { GrpcUnaryConnection } from './grpc-unary-connection.js';
 import { MultiplexedLoadEngine } from './multiplexed-load-engine.js';
 
 export interface GrpcEngineInit extends GrpcTarget {

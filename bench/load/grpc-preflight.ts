@@ -11,6 +11,7 @@ import {
   MODEL_STREAM_INFER_PATH,
 } from '../model/grpc-service.js';
 import { UsageError } from '../options/usage-error.js';
+import { passBytes } from './grpc-channel.js';
 import {
   GrpcStreamTemplate,
   readStreamReply,
@@ -23,8 +24,6 @@ interface InferReply {
   readonly outputs: readonly { readonly name: string }[];
   readonly raw_output_contents: readonly Uint8Array[];
 }
-
-const passBytes = (b: Buffer): Buffer => b;
 
 export async function grpcPreflight(
   target: string,

@@ -8,17 +8,16 @@ import { describeGrpcError, MODEL_STREAM_INFER_PATH } from '../model/grpc-servic
 import { readStreamReply, type GrpcStreamTemplate } from './grpc-request.js';
 import {
   connectChannel,
+  passBytes,
   type GrpcOutcomeCallback,
   type GrpcTarget,
-} from './grpc-unary-connection.js';
+} from './grpc-channel.js';
 import type { MultiplexedConnection } from './multiplexed-connection.js';
 
 interface Pending {
   readonly startAt: number;
   readonly sendUs: number;
 }
-
-const passBytes = (b: Buffer): Buffer => b;
 
 export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTemplate> {
   /** In send order, so the timeout walk stops at the first young request. */

@@ -4,51 +4,20 @@
 // status. Every call ends in exactly one outcome: its answer, a timeout (the call is then
 // cancelled), or the channel being closed.
 
+import { Metadata, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { describeGrpcError, MODEL_INFER_PATH } from '../model/grpc-service.js';
 import {
-  Client,
-  credentials,
-  Metadata,
-  type ClientUnaryCall,
-  type ServiceError,
-} from '@grpc/grpc-js';
-import { CHANNEL_OPTIONS, describeGrpcError, MODEL_INFER_PATH } from '../model/grpc-service.js';
-import type { MultiplexedConnection, RequestOutcome } from './multiplexed-connection.js';
-
-export interface GrpcTarget {
-  readonly host: string;
-  readonly port: number;
-}
-
-export type GrpcOutcomeCallback<C> = (conn: C, outcome: RequestOutcome) => void;
+  connectChannel,
+  passBytes,
+  type GrpcOutcomeCallback,
+  type GrpcTarget,
+} from './grpc-channel.js';
+import type { MultiplexedConnection } from './multiplexed-connection.js';
 
 interface PendingCall {
   readonly startAt: number;
   readonly sendUs: number;
   readonly call: ClientUnaryCall;
-}
-
-const passBytes = (b: Buffer): Buffer => b;
-
-/**
- * A new channel to `target`, connected: resolves once its HTTP/2 connection is up, so connection
- * set-up never lands in a latency.
- */
-export async function connectChannel(target: GrpcTarget, timeoutMs: number): Promise<Client> {
-  const host = target.host.includes(':') ? `[${target.host}]` : target.host;
-  const client = new Client(
-    `${host}:${target.port}`,
-    credentials.createInsecure(),
-    CHANNEL_OPTIONS,
-  );
-  try {
-    await new Promise<void>((resolve, reject) =>
-      client.waitForReady(Date.now() + timeoutMs, (e) => (e === undefined ? resolve() : reject(e))),
-    );
-  } catch (e) {
-    client.close();
-    throw new Error(`no gRPC connection within ${timeoutMs} ms: ${describeGrpcError(e)}`);
-  }
-  return client;
 }
 
 export class GrpcUnaryConnection implements MultiplexedConnection<Buffer> {
