@@ -4,7 +4,12 @@
 
 import { commandLine, onInterrupt, runEntry } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
-import { fetchSignature } from './model/model-signature.js';
+import { GrpcServiceClient } from './model/grpc-service.js';
+import {
+  fetchGrpcSignature,
+  fetchSignature,
+  type ModelSignature,
+} from './model/model-signature.js';
 import { helpText } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import { parseServerUrl } from './options/server-url.js';
@@ -16,6 +21,7 @@ import { textTable } from './report/tables.js';
 import { writeOutputs } from './report/write-outputs.js';
 import { sweepLevels } from './sweep/run-sweep.js';
 import { runHttpTarget, type HttpTargetSpec } from './targets/http-target.js';
+import { grpcAddress, runGrpcTarget } from './targets/grpc-target.js';
 import { runWsTarget } from './targets/ws-target.js';
 import { frontEndOf, startInfernode, type ServerProcess } from './targets/server-process.js';
 
@@ -39,19 +45,24 @@ async function main(argv: readonly string[]): Promise<number> {
       progress.update('starting infernode…');
       server = await startInfernode(options.modelRepository, options.serverArgs);
       ({ host, port } = server);
+      if (options.protocol === 'grpc') {
+        if (server.grpcPort === null) throw new Error('infernode reported no gRPC port');
+        port = server.grpcPort;
+      }
       pid = server.pid;
       notes.push(`started by the harness: --model-repository ${options.modelRepository}`);
       notes.push(`HTTP front end: ${frontEndOf(server) ?? 'unknown'}`);
       if (options.serverArgs.length > 0)
         notes.push(`server flags: ${options.serverArgs.join(' ')}`);
     } else {
-      ({ host, port } = parseServerUrl(options.url));
+      ({ host, port } = parseServerUrl(options.url, options.protocol === 'grpc' ? 8001 : 8000));
       pid = options.serverPid > 0 ? options.serverPid : null;
       if (pid === null)
         notes.push('server CPU unknown (give --server-pid for a server on this machine)');
     }
-    const base = `http://${host}:${port}`;
-    const sig = await fetchSignature(base, options.model, options.modelVersion);
+    const base =
+      options.protocol === 'grpc' ? `grpc://${grpcAddress(host, port)}` : `http://${host}:${port}`;
+    const sig = await signature(options.protocol === 'grpc', host, port, options);
     const prepared = prepareRun(sig, options.modelVersion, options);
     const spec: HttpTargetSpec = {
       id: server !== null ? 'infernode' : 'server',
@@ -65,10 +76,27 @@ async function main(argv: readonly string[]): Promise<number> {
       notes,
     };
     const levels = sweepLevels(options);
-    const target =
-      options.protocol === 'ws'
-        ? await runWsTarget(spec, prepared.sets, prepared.outputs, levels, options, progress)
-        : await runHttpTarget(spec, prepared.bodies, prepared.outputs, levels, options, progress);
+    const { sets, bodies, outputs } = prepared;
+    let target;
+    switch (options.protocol) {
+      case 'ws':
+        target = await runWsTarget(spec, sets, outputs, levels, options, progress);
+        break;
+      case 'grpc':
+        target = await runGrpcTarget(
+          spec,
+          sets,
+          outputs,
+          levels,
+          options,
+          options.streaming,
+          progress,
+        );
+        break;
+      case 'http':
+        target = await runHttpTarget(spec, bodies, outputs, levels, options, progress);
+        break;
+    }
     const result: BenchResult = {
       schema: RESULT_SCHEMA,
       kind: 'bench',
@@ -89,6 +117,22 @@ async function main(argv: readonly string[]): Promise<number> {
     progress.clear();
     forget();
     await server?.stop();
+  }
+}
+
+/** The model's inputs from the server under test, over the protocol being measured. */
+async function signature(
+  grpc: boolean,
+  host: string,
+  port: number,
+  options: { readonly model: string; readonly modelVersion: string },
+): Promise<ModelSignature> {
+  if (!grpc) return fetchSignature(`http://${host}:${port}`, options.model, options.modelVersion);
+  const client = new GrpcServiceClient(grpcAddress(host, port));
+  try {
+    return await fetchGrpcSignature(client, options.model, options.modelVersion);
+  } finally {
+    client.close();
   }
 }
 

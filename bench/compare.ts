@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench:compare`: the same model, batch size and load levels against raw onnxruntime-node
 // (no server), a naive Fastify server and infernode (or infernode over each of its transports,
-// --targets protocols), one after another on this machine, in one run; prints the comparison,
+// --targets protocols: HTTP JSON and binary, WebSocket, gRPC unary and stream), one after another
+// on this machine, in one run; prints the comparison,
 // writes JSON/CSV/HTML/PNG, and publishes bench/results/ and bench/RESULTS.md (unless --no-publish).
 
 import { readdir } from 'node:fs/promises';
@@ -24,7 +25,7 @@ import {
   hasProtocolTargets,
   isProtocolRun,
   protocolTable,
-  wsTargetVerdict,
+  targetVerdicts,
 } from './report/protocol-table.js';
 import { publish } from './report/publish.js';
 import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
@@ -40,6 +41,7 @@ import {
   type ServerProcess,
 } from './targets/server-process.js';
 import { unbatchedRepository } from './targets/unbatched-repository.js';
+import { runGrpcTarget } from './targets/grpc-target.js';
 import { runWsTarget } from './targets/ws-target.js';
 import type { LoadLevel } from './load/messages.js';
 
@@ -84,6 +86,8 @@ const INFERNODE_TRANSPORTS = [
   { id: 'infernode', label: 'infernode', wire: 'json' },
   { id: 'infernode-binary', label: 'infernode HTTP binary', wire: 'binary' },
   { id: 'infernode-ws', label: 'infernode WebSocket', wire: 'ws' },
+  { id: 'infernode-grpc', label: 'infernode gRPC unary', wire: 'grpc' },
+  { id: 'infernode-grpc-stream', label: 'infernode gRPC stream', wire: 'grpc-stream' },
 ] as const satisfies readonly { id: CompareTarget; label: string; wire: string }[];
 
 /** A freshly started infernode under one transport: each transport gets the machine to itself. */
@@ -98,13 +102,16 @@ async function runInfernode(
   return withServer(
     () => startInfernode(options.modelRepository, options.serverArgs),
     (s) => {
+      const grpc = transport.wire === 'grpc' || transport.wire === 'grpc-stream';
+      if (grpc && s.grpcPort === null) throw new Error('infernode reported no gRPC port');
       const spec: HttpTargetSpec = {
         id: transport.id,
         kind: 'infernode',
         label: transport.label,
         description: `infernode with --model-repository ${repo}`,
         host: s.host,
-        port: s.port,
+        // A gRPC target's address is the gRPC port (it reads statistics over gRPC too).
+        port: grpc ? (s.grpcPort ?? 0) : s.port,
         pid: s.pid,
         notes: [
           `HTTP front end: ${frontEndOf(s) ?? 'unknown'}`,
@@ -128,6 +135,10 @@ async function runInfernode(
           );
         case 'ws':
           return runWsTarget(spec, sets, outputs, levels, options, progress);
+        case 'grpc':
+          return runGrpcTarget(spec, sets, outputs, levels, options, false, progress);
+        case 'grpc-stream':
+          return runGrpcTarget(spec, sets, outputs, levels, options, true, progress);
       }
     },
   );
@@ -142,6 +153,11 @@ async function main(argv: readonly string[]): Promise<number> {
   if (options.protocol === 'ws') {
     throw new UsageError(
       '-i ws: the comparators speak HTTP only; compare infernode over WebSocket with --targets protocols (or infernode-ws)',
+    );
+  }
+  if (options.protocol === 'grpc') {
+    throw new UsageError(
+      '-i grpc: the comparators speak HTTP only; compare infernode over gRPC with --targets protocols (or infernode-grpc, infernode-grpc-stream)',
     );
   }
   const startedAt = new Date().toISOString();
@@ -276,8 +292,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // A transports-only run has its own table; a mixed run prints both.
   if (!isProtocolRun(result)) progress.log(`\n${textTable(comparisonTable(result))}`);
   if (hasProtocolTargets(result)) progress.log(`\n${textTable(protocolTable(result))}`);
-  const verdict = wsTargetVerdict(result);
-  if (verdict !== null) progress.log(verdict);
+  for (const verdict of targetVerdicts(result)) progress.log(verdict);
   const limits = limitsTable(result);
   if (limits !== null) progress.log(`\n${textTable(limits)}`);
   for (const c of caveats(result)) progress.log(`- ${c}`);

@@ -12,6 +12,7 @@ import {
 } from './ws-framing.js';
 import { readReply, type WsFrameTemplate } from './ws-request.js';
 import { msgpackClientCodec } from '../../src/client/client-codecs.js';
+import type { MultiplexedConnection, RequestOutcome } from './multiplexed-connection.js';
 
 export interface WsTarget {
   readonly host: string;
@@ -20,26 +21,14 @@ export interface WsTarget {
   readonly subprotocol: string;
 }
 
-export interface WsOutcome {
-  /** null when answered with a result; else why the request failed. */
-  readonly error: string | null;
-  /** performance.now() the latency counts from (the send, or the intended send time). */
-  readonly startAt: number;
-  readonly doneAt: number;
-  /** The write of the request, µs. */
-  readonly sendUs: number;
-  /** First byte of the response frame to its last, µs. */
-  readonly recvUs: number;
-}
-
 interface Pending {
   readonly startAt: number;
   readonly sendUs: number;
 }
 
-export type WsOutcomeCallback = (conn: WsConnection, outcome: WsOutcome) => void;
+export type WsOutcomeCallback = (conn: WsConnection, outcome: RequestOutcome) => void;
 
-export class WsConnection {
+export class WsConnection implements MultiplexedConnection<WsFrameTemplate> {
   private readonly pending = new Map<number, Pending>();
   private readonly reader: FrameReader;
   private nextId = 1;

@@ -1,7 +1,10 @@
 // The server-side breakdown of a window, from Triton's statistics extension
-// (`GET /v2/models/{m}[/versions/{v}]/stats`) read before and after it: cumulative counters are
-// subtracted, so the figures cover exactly the requests the server finished inside the window.
+// (`GET /v2/models/{m}[/versions/{v}]/stats`, or the gRPC `ModelStatistics`) read before and after
+// it: cumulative counters are subtracted, so the figures cover exactly the requests the server
+// finished inside the window.
 
+import { status } from '@grpc/grpc-js';
+import { describeGrpcError, type GrpcServiceClient } from '../model/grpc-service.js';
 import { modelPath } from '../model/kserve-paths.js';
 
 export interface ServerCounters {
@@ -135,4 +138,23 @@ export async function fetchServerCounters(
   }
   if (!res.ok) throw new Error(`GET ${path}: HTTP ${res.status}: ${await res.text()}`);
   return parseServerCounters(await res.json(), model, version);
+}
+
+/**
+ * The same counters from Triton's gRPC `ModelStatistics` (whose message has the JSON's field
+ * names); `null` when the server does not implement it.
+ */
+export async function fetchGrpcServerCounters(
+  client: GrpcServiceClient,
+  model: string,
+  version: string,
+): Promise<ServerCounters | null> {
+  let reply: unknown;
+  try {
+    reply = await client.call('ModelStatistics', { name: model, version });
+  } catch (e) {
+    if ((e as { code?: unknown }).code === status.UNIMPLEMENTED) return null;
+    throw new Error(`ModelStatistics: ${describeGrpcError(e)}`);
+  }
+  return parseServerCounters(reply, model, version);
 }

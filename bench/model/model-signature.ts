@@ -1,10 +1,11 @@
 // What a benchmark needs to know about a model: its inputs (name, datatype, dims) and whether it
-// batches. Read from a running server (KServe metadata + Triton's /config) or, for the
+// batches. Read from a running server (KServe metadata + Triton's config, over HTTP or gRPC) or, for the
 // comparators that have no server, from the same config pipeline infernode uses.
 
 import { fromConfigType, isDatatype, type Datatype } from '../../src/tensor/datatypes.js';
 import type { ModelConfig } from '../../src/config/model-config.js';
 import { UsageError } from '../options/usage-error.js';
+import { describeGrpcError, type GrpcServiceClient } from './grpc-service.js';
 import { modelPath } from './kserve-paths.js';
 
 export interface TensorSpec {
@@ -105,6 +106,23 @@ export async function fetchSignature(
   const config: unknown = configRes.ok
     ? await configRes.json()
     : (await configRes.body?.cancel(), null);
+  return signatureFromMetadata(metadata, config);
+}
+
+/** The same from gRPC `ModelMetadata` and (when the server has it) `ModelConfig`. */
+export async function fetchGrpcSignature(
+  client: GrpcServiceClient,
+  model: string,
+  version: string,
+): Promise<ModelSignature> {
+  const request = { name: model, version };
+  const metadata = await client.call('ModelMetadata', request).catch((e: unknown) => {
+    throw new UsageError(`ModelMetadata ${model} at ${client.target}: ${describeGrpcError(e)}`);
+  });
+  const config = await client.call('ModelConfig', request).then(
+    (r) => (r as { config?: unknown }).config ?? null,
+    () => null,
+  );
   return signatureFromMetadata(metadata, config);
 }
 

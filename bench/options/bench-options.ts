@@ -3,7 +3,7 @@
 
 import type { LoadRange } from './load-range.js';
 
-export type Protocol = 'http' | 'ws';
+export type Protocol = 'http' | 'ws' | 'grpc';
 export type RequestDistribution = 'constant' | 'poisson';
 export type InputDataSource =
   | { readonly kind: 'zero' }
@@ -23,7 +23,8 @@ export type SweepMode =
  * The comparators of `bench:compare`, in the order they run: raw ORT, naive Fastify, the uWS
  * front end's ceiling (read + JSON.parse, fixed reply, no inference), infernode with the model's
  * dynamic_batching removed, infernode as configured (HTTP JSON), and infernode again over HTTP
- * with the binary tensor extension and over the WebSocket protocol with msgpack frames.
+ * with the binary tensor extension, over the WebSocket protocol with msgpack frames, and over gRPC
+ * (unary ModelInfer, and ModelStreamInfer with many requests in flight per stream).
  */
 export const COMPARE_TARGETS = [
   'raw-ort',
@@ -33,14 +34,18 @@ export const COMPARE_TARGETS = [
   'infernode',
   'infernode-binary',
   'infernode-ws',
+  'infernode-grpc',
+  'infernode-grpc-stream',
 ] as const;
 export type CompareTarget = (typeof COMPARE_TARGETS)[number];
 
-/** `--targets protocols`: infernode over each of its transports (issue 5's comparison). */
+/** `--targets protocols`: infernode over each of its transports (issues 5 and 10's comparison). */
 export const PROTOCOL_TARGETS: readonly CompareTarget[] = [
   'infernode',
   'infernode-binary',
   'infernode-ws',
+  'infernode-grpc',
+  'infernode-grpc-stream',
 ];
 
 /** What runs without --targets (`--targets all` runs every comparator). */
@@ -54,9 +59,11 @@ export interface BenchOptions {
   readonly model: string;
   /** '' = the server's default (latest) version. */
   readonly modelVersion: string;
-  /** host:port of an already running server (`bench` without --serve). */
+  /** host:port of an already running server (`bench` without --serve): its gRPC port with -i grpc. */
   readonly url: string;
   readonly protocol: Protocol;
+  /** -i grpc: ModelStreamInfer (many requests in flight per stream) instead of unary ModelInfer. */
+  readonly streaming: boolean;
   readonly batchSize: number;
   readonly sweep: SweepMode;
   readonly measurementIntervalMs: number;

@@ -16,11 +16,21 @@ export interface FlagSpec {
 export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'model-name': { kind: 'string', short: 'm', help: 'Model to benchmark (required)' },
   'model-version': { kind: 'string', short: 'x', help: 'Model version (default: latest)' },
-  url: { kind: 'string', short: 'u', only: 'bench', help: 'Server host:port (localhost:8000)' },
+  url: {
+    kind: 'string',
+    short: 'u',
+    only: 'bench',
+    help: 'Server host:port (localhost:8000; with -i grpc its gRPC port, localhost:8001)',
+  },
   protocol: {
     kind: 'string',
     short: 'i',
-    help: 'http | ws (WebSocket, msgpack frames, many requests per socket)',
+    help: 'http | ws (WebSocket, msgpack frames, many requests per socket) | grpc',
+  },
+  streaming: {
+    kind: 'flag',
+    only: 'bench',
+    help: '-i grpc: ModelStreamInfer, many requests in flight per stream (unary ModelInfer)',
   },
   'batch-size': { kind: 'uint', short: 'b', help: 'Batch size of each request (1)' },
   'concurrency-range': {
@@ -68,8 +78,9 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     only: 'compare',
     help:
       'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode,' +
-      'infernode-binary,infernode-ws; all; or protocols (infernode over HTTP JSON, HTTP binary ' +
-      'and WebSocket msgpack) (raw-ort,naive-fastify,infernode)',
+      'infernode-binary,infernode-ws,infernode-grpc,infernode-grpc-stream; all; or protocols ' +
+      '(infernode over HTTP JSON, HTTP binary, WebSocket msgpack, gRPC unary and gRPC stream) ' +
+      '(raw-ort,naive-fastify,infernode)',
   },
   'raw-threads': { kind: 'uint', only: 'compare', help: 'Sessions/threads for raw ORT (cores)' },
   'no-publish': {
@@ -84,7 +95,6 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
 export const UNSUPPORTED: Readonly<Record<string, string>> = {
   async: 'requests are always asynchronous over keep-alive connections',
   sync: 'requests are always asynchronous over keep-alive connections',
-  streaming: 'gRPC streaming does not apply (use -i ws for the streaming WebSocket protocol)',
   'shared-memory': 'the server has no shared-memory extension',
   'measurement-mode': 'only time windows (--measurement-interval) are implemented',
   'measurement-request-count': 'only time windows (--measurement-interval) are implemented',

@@ -197,13 +197,22 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   const model = r.string('model-name', '');
   if (model === '' && !help) throw new UsageError('-m <model> is required');
   const protocol = r.string('protocol', 'http');
-  if (protocol !== 'http' && protocol !== 'ws') {
-    throw new UsageError(`-i: expected http or ws, got "${protocol}"`);
+  if (protocol !== 'http' && protocol !== 'ws' && protocol !== 'grpc') {
+    throw new UsageError(`-i: expected http, ws or grpc, got "${protocol}"`);
   }
   if (protocol === 'ws' && r.flag('binary')) {
     throw new UsageError(
       '--binary is the HTTP binary tensor extension; -i ws frames are always binary',
     );
+  }
+  if (protocol === 'grpc' && r.flag('binary')) {
+    throw new UsageError(
+      '--binary is the HTTP binary tensor extension; -i grpc sends raw_input_contents',
+    );
+  }
+  const streaming = r.flag('streaming');
+  if (streaming && protocol !== 'grpc') {
+    throw new UsageError('--streaming is gRPC streaming (ModelStreamInfer): it needs -i grpc');
   }
   const sweep = parseSweep(r);
   const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
@@ -216,8 +225,10 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   const options: BenchOptions = {
     model,
     modelVersion: r.string('model-version', ''),
-    url: r.string('url', 'localhost:8000'),
+    // perf_analyzer's defaults: Triton's HTTP port, or its gRPC port with -i grpc.
+    url: r.string('url', protocol === 'grpc' ? 'localhost:8001' : 'localhost:8000'),
     protocol,
+    streaming,
     batchSize: r.number('batch-size', 1, (n) => n >= 1, 'an integer >= 1'),
     sweep,
     measurementIntervalMs: r.number('measurement-interval', 5000, (n) => n >= 50, 'ms >= 50'),

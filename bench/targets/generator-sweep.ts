@@ -4,7 +4,7 @@
 
 import { DriverClient } from '../load/driver-client.js';
 import type { LoadLevel } from '../load/messages.js';
-import { fetchServerCounters } from '../measure/server-stats.js';
+import { fetchServerCounters, type ServerCounters } from '../measure/server-stats.js';
 import type { BenchOptions } from '../options/bench-options.js';
 import { benchEntry } from '../paths.js';
 import type { Progress } from '../report/progress.js';
@@ -20,6 +20,11 @@ export interface GeneratorPlan {
   readonly transport: string;
   /** Notes after the spec's own, before the no-statistics note. */
   readonly notes: readonly string[];
+  /**
+   * Reads the server's statistics (null: it has none); by default the HTTP statistics extension
+   * at the spec's host and port.
+   */
+  readonly counters?: () => Promise<ServerCounters | null>;
 }
 
 export async function runGeneratorSweep(
@@ -29,12 +34,12 @@ export async function runGeneratorSweep(
   options: BenchOptions,
   progress: Progress,
 ): Promise<TargetResult> {
-  // Stats come from the HTTP statistics extension whatever the load protocol, so the breakdown
-  // columns mean the same thing for every target.
+  // Stats come from Triton's statistics extension (over HTTP, or its gRPC twin for a gRPC
+  // target), so the breakdown columns mean the same thing for every target.
   const base = `http://${spec.host}:${spec.port}`;
-  const hasStats =
-    (await fetchServerCounters(base, options.model, options.modelVersion).catch(() => null)) !==
-    null;
+  const counters =
+    plan.counters ?? (() => fetchServerCounters(base, options.model, options.modelVersion));
+  const hasStats = (await counters().catch(() => null)) !== null;
   const driver = await DriverClient.start(benchEntry('load', plan.generator), {
     threads: options.generatorThreads,
     engine: plan.engine(),
@@ -44,9 +49,7 @@ export async function runGeneratorSweep(
       spec.label,
       {
         driver,
-        readCounters: hasStats
-          ? () => fetchServerCounters(base, options.model, options.modelVersion)
-          : null,
+        readCounters: hasStats ? counters : null,
         serverPid: spec.pid,
       },
       levels,

@@ -11,6 +11,8 @@ export interface ServerProcess {
   readonly base: string;
   readonly host: string;
   readonly port: number;
+  /** infernode's gRPC port, from the same log line (null: the server has none). */
+  readonly grpcPort: number | null;
   /** The server's log lines so far (bounded), for errors and the front-end note. */
   readonly lines: readonly string[];
   stop(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startServer(
   });
   const lines: string[] = [];
   let port = 0;
+  let grpcPort: number | null = null;
   let onPort: (() => void) | null = null;
   const collect = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -35,7 +38,9 @@ export async function startServer(
       if (lines.length < MAX_LINES) lines.push(line);
       if (port === 0 && line.includes('"httpPort"')) {
         try {
-          port = (JSON.parse(line) as { httpPort: number }).httpPort;
+          const ports = JSON.parse(line) as { httpPort: number; grpcPort?: unknown };
+          port = ports.httpPort;
+          grpcPort = typeof ports.grpcPort === 'number' ? ports.grpcPort : null;
           onPort?.();
         } catch {
           // Not JSON after all; keep waiting.
@@ -71,6 +76,7 @@ export async function startServer(
     base: `http://${host}:${port}`,
     host,
     port,
+    grpcPort,
     lines,
     async stop(): Promise<void> {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -182,6 +182,9 @@ export function encodeInferResponse(r: InferenceResponse): ModelInferResponse {
     model_name: r.model_name,
     model_version: r.model_version,
     id: r.id ?? '',
+    // The response's own parameters, never the request's: Triton does not echo request
+    // parameters (it copies only what the backend set on the response, InferResponseCompleteCommon
+    // in its infer_handler.h), and the ONNX Runtime backend sets none.
     parameters: encodeParameters(r.parameters),
     outputs: r.outputs.map((o) => ({
       name: o.name,

@@ -42,6 +42,13 @@ export interface ServiceOptions {
  */
 export const STREAM_MAX_INFLIGHT = 1024;
 
+/**
+ * Answer bytes one ModelStreamInfer stream may have waiting to be sent before it stops reading:
+ * enough to keep a reader's pipe full (many HTTP/2 windows), small enough that a client which
+ * stops reading costs little memory. Answers larger than this still go out, one at a time.
+ */
+export const STREAM_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface ModelRef {
@@ -99,13 +106,20 @@ export function inferenceService(
       const msg = call.request as ModelInferRequest;
       const request = decodeInferRequest(msg);
       const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      const [name, version] = model({ name: msg.model_name, version: msg.model_version });
-      const response = await plane.infer(name, version, request, {
-        signal: controller.signal,
-        arrivalNs,
-      });
-      return encodeInferResponse(response);
+      // grpc-js emits 'cancelled' at the end of every call, answered or not: listen only while
+      // the request is on its way, or each answered call would build an abort error for nothing.
+      const onCancelled = (): void => controller.abort();
+      call.on('cancelled', onCancelled);
+      try {
+        const [name, version] = model({ name: msg.model_name, version: msg.model_version });
+        const response = await plane.infer(name, version, request, {
+          signal: controller.signal,
+          arrivalNs,
+        });
+        return encodeInferResponse(response);
+      } finally {
+        call.off('cancelled', onCancelled);
+      }
     },
     TraceSetting: () => unimplemented('TraceSetting', 'request tracing is not implemented'),
     LogSettings: () =>
@@ -140,6 +154,7 @@ export function inferenceService(
     }
     serveModelStream(plane, call, {
       maxInflight: STREAM_MAX_INFLIGHT,
+      maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     });
   };

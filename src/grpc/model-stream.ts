@@ -2,10 +2,13 @@
 // answered as it completes (its response carries its id), errors as `error_message` responses
 // rather than a stream abort, and the stream's end cancelling what it still has queued.
 //
-// Flow control: the stream stops reading requests (grpc-js then stops reading HTTP/2 frames, so the
-// client's window fills) while it holds `maxInflight` requests, or while grpc-js's writable side
-// needs a drain. Known gap: Node's HTTP/2 stream completes writes before the peer's window opens,
-// so answers to a client that never reads collect in the transport (see docs/grpc.md).
+// Flow control: a client that stops reading must not make the server hold its answers without
+// bound. An answer's write completes only once Node's HTTP/2 stream has handed it on within the
+// client's flow-control window, so the stream counts the answers written and not yet completed,
+// and stops reading requests (grpc-js then stops reading HTTP/2 frames, and the client's own
+// window fills) while their bytes reach `maxUnsentBytes`, while grpc-js's writable side needs a
+// drain (16 answers), or while it holds `maxInflight` requests running or unsent. Requests already
+// running still finish and are written; see docs/grpc.md for the whole bound.
 
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
@@ -26,8 +29,10 @@ export interface ModelStreamInferResponse {
 }
 
 export interface StreamOptions {
-  /** Requests one stream holds (running, or answered and not yet written) before it stops reading. */
+  /** Requests one stream holds (running, or answered and not yet sent) before it stops reading. */
   readonly maxInflight: number;
+  /** Bytes of answers (tensor data, error texts) written and not yet sent before it stops reading. */
+  readonly maxUnsentBytes: number;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
 }
 
@@ -37,12 +42,19 @@ export function serveModelStream(
   options: StreamOptions,
 ): void {
   const controllers = new Set<AbortController>();
+  /** Requests read and not yet sent: running, or answered with the answer still unsent. */
+  let held = 0;
+  /** Bytes of the answers written to grpc-js whose write has not completed. */
+  let unsentBytes = 0;
   let ended = false;
   let closed = false;
 
   const flow = (): void => {
     if (closed) return;
-    const full = controllers.size >= options.maxInflight || call.writableNeedDrain;
+    const full =
+      held >= options.maxInflight ||
+      unsentBytes >= options.maxUnsentBytes ||
+      call.writableNeedDrain;
     if (full) call.pause();
     else call.resume();
   };
@@ -54,7 +66,15 @@ export function serveModelStream(
   };
   const send = (message: ModelStreamInferResponse): void => {
     if (closed) return;
-    call.write(message);
+    const bytes = answerBytes(message);
+    unsentBytes += bytes;
+    // The callback runs once the answer left for the client (never, if the call is cancelled
+    // first; nothing is read after that anyway).
+    call.write(message, () => {
+      unsentBytes -= bytes;
+      held -= 1;
+      flow();
+    });
   };
 
   call.on('data', (msg: ModelInferRequest) => {
@@ -62,6 +82,7 @@ export function serveModelStream(
     const arrivalNs = Number(process.hrtime.bigint());
     const controller = new AbortController();
     controllers.add(controller);
+    held += 1;
     flow();
     void run(plane, msg, controller.signal, arrivalNs, options).then((message) => {
       controllers.delete(controller);
@@ -86,6 +107,13 @@ export function serveModelStream(
   };
   call.on('cancelled', cancel);
   call.on('error', cancel);
+}
+
+/** What an answer holds in memory beyond its fixed fields: output bytes and the error text. */
+function answerBytes(message: ModelStreamInferResponse): number {
+  let n = message.error_message.length;
+  for (const b of message.infer_response.raw_output_contents ?? []) n += b.byteLength;
+  return n;
 }
 
 async function run(

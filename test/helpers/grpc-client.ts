@@ -7,6 +7,7 @@ import {
   loadPackageDefinition,
   Metadata,
   type Client,
+  type MethodDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
@@ -25,6 +26,12 @@ const definition = loadPackageDefinition(
     includeDirs: [PROTOS],
   }),
 ) as any;
+
+/** GRPCInferenceService's method definitions: serializers for a raw HTTP/2 client's frames. */
+export const inferenceMethods = definition.inference.GRPCInferenceService.service as Record<
+  string,
+  MethodDefinition<object, any>
+>;
 
 export interface GrpcTestClient {
   /** The generated GRPCInferenceService stub, for streams and metadata-carrying calls. */

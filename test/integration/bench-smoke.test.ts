@@ -275,7 +275,7 @@ void describe('bench:compare', () => {
     ]);
   });
 
-  void it('--targets protocols: infernode over HTTP JSON, HTTP binary and WebSocket, with ratios', async () => {
+  void it('--targets protocols: infernode over HTTP JSON, HTTP binary, WebSocket and gRPC, with ratios', async () => {
     const out = tempDir('bench-smoke-');
     const r = await run('compare.js', [
       '-m',
@@ -299,6 +299,18 @@ void describe('bench:compare', () => {
       r.stdout,
       /Target: WebSocket at least 1\.5× HTTP JSON req\/s on `simple` — [\d.]+× at concurrency 2 \((met|not met)\)/,
     );
+    assert.match(
+      r.stdout,
+      /gRPC unary req\/s .* gRPC stream req\/s .* grpc\/binary req\/s +p99 +stream\/ws req\/s +p99/,
+    );
+    assert.match(
+      r.stdout,
+      /Target: gRPC unary at least HTTP binary's req\/s on `simple` — [\d.]+× at concurrency 2 \((met|not met)\)/,
+    );
+    assert.match(
+      r.stdout,
+      /Target: gRPC stream at least 90 % of WebSocket msgpack's req\/s on `simple` — [\d.]+× at concurrency 2 \((met|not met)\)/,
+    );
     const result = json(path.join(runDir(out), 'result.json'));
     assert.deepEqual(
       result.targets.map((t: any) => [t.id, t.transport]),
@@ -306,8 +318,12 @@ void describe('bench:compare', () => {
         ['infernode', 'HTTP JSON'],
         ['infernode-binary', 'HTTP binary'],
         ['infernode-ws', 'WebSocket msgpack'],
+        ['infernode-grpc', 'gRPC unary'],
+        ['infernode-grpc-stream', 'gRPC stream'],
       ],
     );
+    // The gRPC targets read the server's statistics over gRPC: the breakdown is there.
+    for (const t of result.targets.slice(3)) assert.ok(t.levels[0].summary.server.requests > 0);
     for (const t of result.targets) assertLevel(t.levels[0], 'concurrency', 2);
   });
 });

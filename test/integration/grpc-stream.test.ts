@@ -1,12 +1,15 @@
 // ModelStreamInfer end to end: 1,000 requests in flight on one stream, each answered with its own
 // result; errors as error_message without ending the stream; a stream closed with requests queued
-// takes them out of the queue before they run.
+// takes them out of the queue before they run; a client that reads nothing makes the server stop
+// executing once its unsent answers reach the bound, and gets every answer when it reads.
 
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import http2 from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { SLOW_WIDTH } from '../../scripts/onnx/fixture-models.js';
-import { grpcClient, type GrpcTestClient } from '../helpers/grpc-client.js';
+import { STREAM_MAX_UNSENT_BYTES } from '../../src/grpc/inference-service.js';
+import { grpcClient, inferenceMethods, type GrpcTestClient } from '../helpers/grpc-client.js';
 import {
   copySlowModel,
   inferSlow,
@@ -46,6 +49,7 @@ void describe('gRPC ModelStreamInfer', () => {
     repo = await tempRepository();
     await copyModel(repo, 'simple');
     await copySlowModel(repo, 'slow_stream', '');
+    await copyModel(repo, 'identity_fp32');
     t = await startTestServer({ modelRepositories: [repo] });
     c = grpcClient(t.grpcTarget);
   });
@@ -143,7 +147,107 @@ void describe('gRPC ModelStreamInfer', () => {
       'only the busy request ran',
     );
   });
+
+  void it('stops executing a stream whose reader reads nothing once its unsent answers reach the bound', async () => {
+    // 1 MiB answers: the bound is then reached after a few answers, well before the 16 answers
+    // grpc-js's own write buffer would hold.
+    const floats = 256 * 1024;
+    const bound = Math.ceil(STREAM_MAX_UNSENT_BYTES / (floats * 4));
+    const n = bound + 6;
+    const request = (k: number): object => ({
+      model_name: 'identity_fp32',
+      id: `s${k}`,
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, floats] }],
+      raw_input_contents: [Buffer.from(new Float32Array(floats).fill(k).buffer)],
+    });
+    const executed = async (): Promise<number> =>
+      (await stats(t, 'identity_fp32')).inference_stats.success.count - start;
+    const start = (await stats(t, 'identity_fp32')).inference_stats.success.count;
+    const client = stalledStream(t.grpcTarget);
+    try {
+      // One request at a time, each once the one before ran: the server reads and runs them
+      // until the unsent answers reach the bound ...
+      for (let k = 0; k < bound; k++) {
+        client.send(request(k));
+        assert.equal(await waitFor(executed, (x) => x === k + 1), k + 1, `request ${k} ran`);
+      }
+      // ... and then reads no more: these wait in the transport and none of them runs.
+      for (let k = bound; k < n; k++) client.send(request(k));
+      assert.equal(
+        await waitFor(executed, (x) => x > bound, 1000),
+        bound,
+        `the server stopped at ${bound} answers of ${floats * 4} bytes unsent`,
+      );
+      assert.equal(await pendingRequests(t.metricsBase, 'identity_fp32'), 0, 'none queued');
+      // Reading lets the answers out, the stream resumes, and every request is answered.
+      const answers = await client.readAll();
+      assert.equal(answers.length, n);
+      assert.deepEqual(
+        answers.map((a) => a.infer_response.id).sort(),
+        Array.from({ length: n }, (_, k) => `s${k}`).sort(),
+      );
+      for (const a of answers) {
+        assert.equal(a.error_message, '');
+        const k = Number(a.infer_response.id.slice(1));
+        const out = Buffer.from(a.infer_response.raw_output_contents[0]);
+        assert.equal(out.length, floats * 4);
+        assert.equal(out.readFloatLE(0), k);
+        assert.equal(out.readFloatLE(out.length - 4), k);
+      }
+      assert.equal(await executed(), n);
+    } finally {
+      client.close();
+    }
+  });
 });
+
+/**
+ * A ModelStreamInfer call on a raw HTTP/2 session whose receive window is 1 KiB and which reads
+ * nothing until `readAll`: the server can send it almost nothing, so every answer stays unsent.
+ */
+function stalledStream(target: string): {
+  send(request: object): void;
+  readAll(): Promise<any[]>;
+  close(): void;
+} {
+  const session = http2.connect(`http://${target}`, { settings: { initialWindowSize: 1024 } });
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': '/inference.GRPCInferenceService/ModelStreamInfer',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  stream.pause();
+  const method = inferenceMethods['ModelStreamInfer'];
+  if (method === undefined) throw new Error('no ModelStreamInfer in the protos');
+  return {
+    send: (request) => {
+      const message = method.requestSerialize(request);
+      const prefix = Buffer.alloc(5);
+      prefix.writeUInt32BE(message.length, 1);
+      stream.write(Buffer.concat([prefix, message]));
+    },
+    readAll: () =>
+      new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('error', reject);
+        stream.on('end', () => {
+          let rest = Buffer.concat(chunks);
+          const answers: any[] = [];
+          while (rest.length >= 5) {
+            const length = rest.readUInt32BE(1);
+            answers.push(method.responseDeserialize(rest.subarray(5, 5 + length)));
+            rest = rest.subarray(5 + length);
+          }
+          resolve(answers);
+        });
+        stream.end();
+        stream.resume();
+      }),
+    close: () => session.close(),
+  };
+}
 
 async function stats(t: TestServer, model: string): Promise<any> {
   const s = (await (await fetch(`${t.base}/v2/models/${model}/stats`)).json()) as any;

@@ -376,6 +376,65 @@ void describe('gRPC: metadata, health, errors and the queue', () => {
     assert.equal(refused.length, 3, JSON.stringify(answers));
     for (const e of refused) rejection(status.RESOURCE_EXHAUSTED, /Exceeds maximum queue size/)(e);
   });
+
+  void it('a ModelInfer call cancelled while queued leaves the queue without running', async () => {
+    const timing = await measureSlowModel(t, 'slow_cap');
+    const successes = async (): Promise<number> => {
+      const doc = (await (await fetch(`${t.base}/v2/models/slow_cap/stats`)).json()) as any;
+      return doc.model_stats[0].inference_stats.success.count;
+    };
+    // A finished call is not cancelled after the fact (grpc-js reports every call's end as
+    // 'cancelled'): this one is answered, and counted once.
+    const first = await successes();
+    await c.call('ModelInfer', {
+      model_name: 'slow_cap',
+      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, SLOW_WIDTH] }],
+      raw_input_contents: [slowInput(1)],
+    });
+    assert.equal(await successes(), first + 1);
+    const busy = inferSlow(t.base, 'slow_cap', timing.rowsFor(1000));
+    const v = t.server.registry.resolve('slow_cap', undefined);
+    await waitFor(
+      () => v.scheduler.inflightCount(),
+      (n) => n === 1,
+    );
+    const before = await successes();
+    let settled: any;
+    const call = c.stub.ModelInfer(
+      {
+        model_name: 'slow_cap',
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, SLOW_WIDTH] }],
+        raw_input_contents: [slowInput(1)],
+      },
+      (err: any) => (settled = err),
+    );
+    assert.equal(
+      await waitFor(
+        () => pendingRequests(t.metricsBase, 'slow_cap'),
+        (n) => n === 1,
+      ),
+      1,
+    );
+    let busyDone = false;
+    void busy.then(() => (busyDone = true));
+    call.cancel();
+    assert.equal(
+      await waitFor(
+        () => pendingRequests(t.metricsBase, 'slow_cap'),
+        (n) => n === 0,
+      ),
+      0,
+    );
+    assert.equal(busyDone, false, 'the cancelled call left the queue while the busy one still ran');
+    assert.equal((await busy).status, 200);
+    // Once the instance is idle, everything that was going to run has run.
+    await waitFor(
+      () => v.scheduler.inflightCount(),
+      (n) => n === 0,
+    );
+    assert.equal(await successes(), before + 1, 'only the busy request ran');
+    assert.equal(settled?.code, status.CANCELLED);
+  });
 });
 
 void describe('gRPC: --grpc-restricted-protocol', () => {

@@ -107,7 +107,12 @@ void describe('parseBenchFlags', () => {
       [['-m', 'm', '-b', '1.5'], /--batch-size: expected an integer >= 1, got "1.5"/],
       [['-m', 'm', '--input-data', 'foo'], /expected zero, random or a FILE\.json, got "foo"/],
       [['-m', 'm', '--shape', 'X'], /--shape: expected name:d1,d2/],
-      [['-m', 'm', '-i', 'grpc'], /-i: expected http or ws, got "grpc"/],
+      [['-m', 'm', '-i', 'grpcs'], /-i: expected http, ws or grpc, got "grpcs"/],
+      [
+        ['-m', 'm', '--streaming'],
+        /--streaming is gRPC streaming \(ModelStreamInfer\): it needs -i grpc/,
+      ],
+      [['-m', 'm', '-i', 'grpc', '--binary'], /-i grpc sends raw_input_contents/],
       [['-m', 'm', '-b', '1', '-b', '2'], /--batch-size given twice/],
       [['-m', 'm', '--targets', 'raw-ort'], /unknown flag --targets/],
       [['-m', 'm', '--concurrency-range', '1:0'], /needs --latency-threshold/],
@@ -141,9 +146,26 @@ void describe('parseBenchFlags', () => {
     assert.equal(ws.wsConnections, 3);
     assert.equal(parseBenchFlags(['-m', 'm'], 'bench').options.wsConnections, 0);
     const cmp = parseBenchFlags(['-m', 'm', '--targets', 'protocols'], 'compare').options;
-    assert.deepEqual(cmp.targets, ['infernode', 'infernode-binary', 'infernode-ws']);
+    assert.deepEqual(cmp.targets, [
+      'infernode',
+      'infernode-binary',
+      'infernode-ws',
+      'infernode-grpc',
+      'infernode-grpc-stream',
+    ]);
     const mixed = parseBenchFlags(['-m', 'm', '--targets', 'infernode-ws,raw-ort'], 'compare');
     assert.deepEqual(mixed.options.targets, ['raw-ort', 'infernode-ws']);
+  });
+
+  void it("-i grpc: unary or --streaming, at Triton's gRPC port unless -u says otherwise", () => {
+    const unary = parseBenchFlags(['-m', 'm', '-i', 'grpc'], 'bench').options;
+    assert.equal(unary.protocol, 'grpc');
+    assert.equal(unary.streaming, false);
+    assert.equal(unary.url, 'localhost:8001');
+    const stream = parseBenchFlags(['-m', 'm', '-i', 'grpc', '--streaming', '-u', 'h:9'], 'bench');
+    assert.equal(stream.options.streaming, true);
+    assert.equal(stream.options.url, 'h:9');
+    assert.equal(parseBenchFlags(['-m', 'm'], 'bench').options.url, 'localhost:8000');
   });
 
   void it('prints help without a model', () => {
@@ -157,6 +179,7 @@ void describe('parseServerUrl', () => {
     assert.deepEqual(parseServerUrl('http://10.0.0.2:9000/'), { host: '10.0.0.2', port: 9000 });
     assert.deepEqual(parseServerUrl('[::1]:8001'), { host: '::1', port: 8001 });
     assert.deepEqual(parseServerUrl('example'), { host: 'example', port: 8000 });
+    assert.deepEqual(parseServerUrl('example', 8001), { host: 'example', port: 8001 });
     assert.throws(() => parseServerUrl('https://x:1'), /expected host:port/);
     assert.throws(() => parseServerUrl('x:70000'), /got "x:70000"/);
   });

@@ -173,6 +173,17 @@ export function comparisonFixture(): BenchResult {
   };
 }
 
+/** infernode over one transport, at concurrency 1 and 64 with these req/s. */
+function transport(id: string, label: string, wire: string, r1: number, r64: number) {
+  return {
+    ...target(id, 'infernode', label, [
+      level(1, r1, 500, 1500, true),
+      level(64, r64, 20_000, 60_000, true),
+    ]),
+    transport: wire,
+  };
+}
+
 /** A transports comparison on `simple`: infernode over HTTP JSON, HTTP binary and WebSocket. */
 export function protocolFixture(): BenchResult {
   const base = comparisonFixture();
@@ -180,22 +191,31 @@ export function protocolFixture(): BenchResult {
     ['-m', 'simple', '--concurrency-range', '1:64:x64', '--targets', 'protocols', '--no-publish'],
     'compare',
   );
-  const over = (id: string, label: string, transport: string, r1: number, r64: number) => ({
-    ...target(id, 'infernode', label, [
-      level(1, r1, 500, 1500, true),
-      level(64, r64, 20_000, 60_000, true),
-    ]),
-    transport,
-  });
   return {
     ...base,
     command: 'npm run bench:compare -- -m simple --concurrency-range 1:64:x64 --targets protocols',
     options,
     model: { ...base.model, name: 'simple', inputs: [], requestBytes: [300] },
     targets: [
-      over('infernode', 'infernode', 'HTTP JSON', 1000, 2000),
-      over('infernode-binary', 'infernode HTTP binary', 'HTTP binary', 1100, 2600),
-      over('infernode-ws', 'infernode WebSocket', 'WebSocket msgpack', 1200, 3200),
+      transport('infernode', 'infernode', 'HTTP JSON', 1000, 2000),
+      transport('infernode-binary', 'infernode HTTP binary', 'HTTP binary', 1100, 2600),
+      transport('infernode-ws', 'infernode WebSocket', 'WebSocket msgpack', 1200, 3200),
+    ],
+  };
+}
+
+/**
+ * The same with gRPC unary and stream too (issue 10's comparison): unary above HTTP binary at
+ * concurrency 1 and below it at 64; the stream above 90 % of the WebSocket at 1 only.
+ */
+export function grpcProtocolFixture(): BenchResult {
+  const base = protocolFixture();
+  return {
+    ...base,
+    targets: [
+      ...base.targets,
+      transport('infernode-grpc', 'infernode gRPC unary', 'gRPC unary', 1150, 2500),
+      transport('infernode-grpc-stream', 'infernode gRPC stream', 'gRPC stream', 1100, 2400),
     ],
   };
 }

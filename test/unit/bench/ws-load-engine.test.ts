@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Packr, Unpackr } from 'msgpackr';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WindowRecorder } from '../../../bench/load/window-recorder.js';
-import { socketCount } from '../../../bench/load/ws-closed-loop.js';
+import { socketCount } from '../../../bench/load/multiplexed-closed-loop.js';
 import { WsLoadEngine, type WsEngineInit } from '../../../bench/load/ws-load-engine.js';
 import { wsRequestPayload } from '../../../bench/load/ws-request.js';
 import { decodeHistogram } from '../../../bench/measure/latency-histogram.js';

@@ -1,28 +1,33 @@
-// Request-rate mode over WebSockets: requests are due on a schedule whether or not earlier ones
-// were answered, and each latency counts from its *intended* send time (so a stalled server cannot
-// hide behind a polite generator). A socket carries many requests at once, so a due request never
-// waits client-side: it goes out on the least busy socket. With --ws-connections 0 the pool grows
-// by one socket whenever every socket has 64 or more in flight, up to --max-connections.
+// Request-rate mode over connections that carry many requests at once (WebSockets, gRPC channels
+// and streams): requests are due on a schedule whether or not earlier ones were answered, and each
+// latency counts from its *intended* send time (so a stalled server cannot hide behind a polite
+// generator). A due request never waits client-side: it goes out on the least busy connection.
+// With a pool size of 0 the pool grows by one connection whenever every connection has 64 or more
+// in flight, up to --max-connections.
 
 import { ArrivalTicker, type RateShare } from './arrival-ticker.js';
 import { DrainWaiters } from './drain-waiters.js';
 import { describeFailure } from './load-engine.js';
+import type {
+  MultiplexedConnection,
+  OpenConnection,
+  RequestOutcome,
+} from './multiplexed-connection.js';
 import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
-import { WsConnection, type WsOutcome, type WsTarget } from './ws-connection.js';
-import type { WsFrameTemplate } from './ws-request.js';
 
-const PER_SOCKET = 64;
+const PER_CONNECTION = 64;
 
-export interface WsOpenLoopLimits {
+export interface OpenLoopLimits {
   /** Fixed pool size; 0 = grow on demand. */
-  readonly sockets: number;
+  readonly connections: number;
   readonly maxConnections: number;
-  readonly connectTimeoutMs: number;
+  /** What a connection is, for the error when none is open ('WebSocket', 'gRPC channel'). */
+  readonly noun: string;
 }
 
-export class WsOpenLoop {
-  private readonly pool = new Set<WsConnection>();
+export class MultiplexedOpenLoop<P, C extends MultiplexedConnection<P>> {
+  private readonly pool = new Set<C>();
   private opening = 0;
   private readonly ticker = new ArrivalTicker((intended) => this.dispatch(intended));
   private running = false;
@@ -30,14 +35,14 @@ export class WsOpenLoop {
   private readonly drained = new DrainWaiters();
 
   constructor(
-    private readonly target: WsTarget,
-    private readonly payloads: PayloadCycle<WsFrameTemplate>,
+    private readonly openConnection: OpenConnection<P, C>,
+    private readonly payloads: PayloadCycle<P>,
     private readonly recorder: WindowRecorder,
-    private readonly limits: WsOpenLoopLimits,
+    private readonly limits: OpenLoopLimits,
   ) {}
 
   async start(share: RateShare): Promise<void> {
-    const n = Math.max(1, Math.min(this.limits.sockets, this.limits.maxConnections));
+    const n = Math.max(1, Math.min(this.limits.connections, this.limits.maxConnections));
     const opened = await Promise.all(Array.from({ length: n }, () => this.connect()));
     for (const c of opened) this.pool.add(c);
     this.running = true;
@@ -55,7 +60,7 @@ export class WsOpenLoop {
     return this.busy;
   }
 
-  live(): Iterable<WsConnection> {
+  live(): Iterable<C> {
     return this.pool;
   }
 
@@ -64,25 +69,23 @@ export class WsOpenLoop {
     this.pool.clear();
   }
 
-  private connect(): Promise<WsConnection> {
-    return WsConnection.open(
-      this.target,
+  private connect(): Promise<C> {
+    return this.openConnection(
       (conn, o) => this.onDone(conn, o),
       (conn) => this.onClosed(conn),
-      this.limits.connectTimeoutMs,
     );
   }
 
   private dispatch(intended: number): void {
-    let best: WsConnection | null = null;
+    let best: C | null = null;
     for (const c of this.pool) {
       if (c.usable && (best === null || c.inFlight < best.inFlight)) best = c;
     }
     const growable =
-      this.limits.sockets === 0 || this.pool.size + this.opening < this.limits.sockets;
-    if ((best === null || best.inFlight >= PER_SOCKET) && growable) this.grow();
+      this.limits.connections === 0 || this.pool.size + this.opening < this.limits.connections;
+    if ((best === null || best.inFlight >= PER_CONNECTION) && growable) this.grow();
     if (best === null) {
-      this.recorder.error('no open WebSocket to send on');
+      this.recorder.error(`no open ${this.limits.noun} to send on`);
       return;
     }
     this.busy += 1;
@@ -108,14 +111,14 @@ export class WsOpenLoop {
     );
   }
 
-  private onDone(_conn: WsConnection, o: WsOutcome): void {
+  private onDone(_conn: C, o: RequestOutcome): void {
     this.busy -= 1;
     if (o.error === null) this.recorder.record((o.doneAt - o.startAt) * 1000, o.sendUs, o.recvUs);
     else this.recorder.error(describeFailure(null, o.error));
     this.settle();
   }
 
-  private onClosed(conn: WsConnection): void {
+  private onClosed(conn: C): void {
     this.pool.delete(conn);
     // Keep the fixed pool at strength (the next due request reconnects when the pool is empty).
     if (this.running) this.grow();

@@ -1,45 +1,48 @@
-// Concurrency mode over WebSockets: N requests outstanding in total, spread over a few sockets
-// (each keeps its share in flight, sending the next request the moment one is answered).
-// Latency counts from the actual send, as in the HTTP closed loop.
+// Concurrency mode over connections that carry many requests at once (WebSockets, gRPC channels
+// and streams): N requests outstanding in total, spread over a few connections (each keeps its
+// share in flight, sending the next request the moment one is answered). Latency counts from the
+// actual send, as in the HTTP closed loop.
 
 import { DrainWaiters } from './drain-waiters.js';
 import { describeFailure } from './load-engine.js';
+import type {
+  MultiplexedConnection,
+  OpenConnection,
+  RequestOutcome,
+} from './multiplexed-connection.js';
 import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
-import { WsConnection, type WsOutcome, type WsTarget } from './ws-connection.js';
-import type { WsFrameTemplate } from './ws-request.js';
 
 const RECONNECT_DELAY_MS = 100;
 
-/** Sockets for `concurrency` outstanding requests: as asked, else one per 64 (at least one). */
+/** Connections for `concurrency` outstanding requests: as asked, else one per 64 (at least one). */
 export function socketCount(concurrency: number, requested: number): number {
   if (requested > 0) return Math.max(1, Math.min(requested, concurrency));
   return Math.max(1, Math.ceil(concurrency / 64));
 }
 
-interface Slot {
-  conn: WsConnection | null;
-  /** Requests this socket keeps in flight. */
+interface Slot<C> {
+  conn: C | null;
+  /** Requests this connection keeps in flight. */
   readonly share: number;
 }
 
-export class WsClosedLoop {
-  private readonly slots: Slot[] = [];
+export class MultiplexedClosedLoop<P, C extends MultiplexedConnection<P>> {
+  private readonly slots: Slot<C>[] = [];
   private running = false;
   private busy = 0;
   private reconnecting = 0;
   private readonly drained = new DrainWaiters();
 
   constructor(
-    private readonly target: WsTarget,
-    private readonly payloads: PayloadCycle<WsFrameTemplate>,
+    private readonly openConnection: OpenConnection<P, C>,
+    private readonly payloads: PayloadCycle<P>,
     private readonly recorder: WindowRecorder,
-    private readonly connectTimeoutMs: number,
   ) {}
 
-  /** Opens every socket first, so connection set-up never lands in a latency. */
-  async start(concurrency: number, sockets: number): Promise<void> {
-    const n = socketCount(concurrency, sockets);
+  /** Opens every connection first, so connection set-up never lands in a latency. */
+  async start(concurrency: number, connections: number): Promise<void> {
+    const n = socketCount(concurrency, connections);
     const opened = await Promise.all(Array.from({ length: n }, () => this.open()));
     opened.forEach((conn, i) => {
       this.slots.push({ conn, share: Math.floor(concurrency / n) + (i < concurrency % n ? 1 : 0) });
@@ -58,8 +61,8 @@ export class WsClosedLoop {
     return this.busy;
   }
 
-  /** Sockets, for the engine's timeout sweep. */
-  live(): WsConnection[] {
+  /** Connections, for the engine's timeout sweep. */
+  live(): C[] {
     return this.slots.flatMap((s) => (s.conn === null ? [] : [s.conn]));
   }
 
@@ -68,36 +71,34 @@ export class WsClosedLoop {
     this.slots.length = 0;
   }
 
-  private open(): Promise<WsConnection> {
-    return WsConnection.open(
-      this.target,
+  private open(): Promise<C> {
+    return this.openConnection(
       (conn, o) => this.onDone(conn, o),
       (conn) => this.onClosed(conn),
-      this.connectTimeoutMs,
     );
   }
 
-  private fill(slot: Slot): void {
+  private fill(slot: Slot<C>): void {
     const conn = slot.conn;
     if (conn === null) return;
     while (this.running && conn.usable && conn.inFlight < slot.share) this.sendOn(conn);
   }
 
-  private sendOn(conn: WsConnection): void {
+  private sendOn(conn: C): void {
     this.busy += 1;
     conn.send(this.payloads.next(), performance.now());
   }
 
-  private onDone(conn: WsConnection, o: WsOutcome): void {
+  private onDone(conn: C, o: RequestOutcome): void {
     this.busy -= 1;
     if (o.error === null) this.recorder.record((o.doneAt - o.startAt) * 1000, o.sendUs, o.recvUs);
     else this.recorder.error(describeFailure(null, o.error));
-    // Keep the socket's share in flight: one answered (or timed out), one more sent.
+    // Keep the connection's share in flight: one answered (or timed out), one more sent.
     if (this.running && conn.usable) this.sendOn(conn);
     this.settle();
   }
 
-  private onClosed(conn: WsConnection): void {
+  private onClosed(conn: C): void {
     const slot = this.slots.find((s) => s.conn === conn);
     if (slot === undefined) return;
     slot.conn = null;

@@ -1,0 +1,156 @@
+// Request messages for the gRPC generator (`-i grpc`), serialized once per payload, and the reading
+// of a ModelStreamInfer answer's id and outcome. A stream request carries its `id` as 8 hex digits,
+// so each send patches those bytes in a copy; an answer is walked as protobuf just far enough to
+// find `error_message` and `infer_response.id`, never decoding its output tensors.
+
+import type { InputSet } from '../model/input-data.js';
+import { serializeInferRequest } from '../model/grpc-service.js';
+import { tensorBytes } from '../model/request-body.js';
+
+/** A serialized ModelInferRequest; a stream's has a placeholder id at `idOffset` (else -1). */
+export interface GrpcRequestPayload {
+  readonly bytes: Uint8Array;
+  readonly idOffset: number;
+}
+
+const ID_DIGITS = 8;
+const PLACEHOLDER_ID = 'f'.repeat(ID_DIGITS);
+/** Field 3 (`id`), wire type 2: tag 0x1a, then the length 8, then the placeholder's bytes. */
+const ID_ENTRY = Buffer.from([0x1a, ID_DIGITS, ...Buffer.from(PLACEHOLDER_ID, 'latin1')]);
+
+/** Inputs always go in `raw_input_contents`, as Triton's clients send them. */
+export function grpcRequestPayload(
+  model: string,
+  version: string,
+  set: InputSet,
+  streaming: boolean,
+): GrpcRequestPayload {
+  const bytes = serializeInferRequest({
+    model_name: model,
+    model_version: version,
+    id: streaming ? PLACEHOLDER_ID : '',
+    inputs: set.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
+    raw_input_contents: set.map(tensorBytes),
+  });
+  if (!streaming) return { bytes, idOffset: -1 };
+  // protobuf writes fields in number order, so `id` (3) comes right after the model's name and
+  // version, before any tensor bytes could look like it.
+  const at = bytes.indexOf(ID_ENTRY);
+  if (at === -1) throw new Error('the serialized request does not hold its placeholder id');
+  return { bytes, idOffset: at + 2 };
+}
+
+/** The request id as the stream sends it: 8 lowercase hex digits. */
+export function streamId(id: number): string {
+  return id.toString(16).padStart(ID_DIGITS, '0');
+}
+
+/** A stream request whose id is patched per send. */
+export class GrpcStreamTemplate {
+  private readonly bytes: Buffer;
+
+  constructor(private readonly payload: GrpcRequestPayload) {
+    if (payload.idOffset < 0) throw new Error('a stream request needs a placeholder id');
+    this.bytes = Buffer.from(payload.bytes.buffer, payload.bytes.byteOffset, payload.bytes.length);
+  }
+
+  /**
+   * A copy with id `id`: grpc-js copies every message into its own frame anyway, and requests in
+   * flight share nothing mutable.
+   */
+  bytesFor(id: number): Buffer {
+    const copy = Buffer.allocUnsafe(this.bytes.length);
+    this.bytes.copy(copy);
+    copy.write(streamId(id), this.payload.idOffset, ID_DIGITS, 'latin1');
+    return copy;
+  }
+}
+
+export interface GrpcReplyInfo {
+  /** The request id, or undefined when the answer has none this generator sent. */
+  readonly id: number | undefined;
+  /** null for a success; else the answer's error_message. */
+  readonly error: string | null;
+}
+
+/**
+ * `ModelStreamInferResponse { string error_message = 1; ModelInferResponse infer_response = 2 }`
+ * and, inside, `string id = 3`. Fields may come in any order; unknown ones are skipped by wire type.
+ */
+export function readStreamReply(p: Buffer): GrpcReplyInfo {
+  let error: string | null = null;
+  let id: number | undefined;
+  const top = walk(p, 0, p.length, (field, start, end) => {
+    if (field === 1 && end > start) error = p.toString('utf8', start, end);
+    if (field === 2) {
+      walk(p, start, end, (inner, s, e) => {
+        if (inner === 3) id = parseId(p.toString('latin1', s, e));
+      });
+    }
+  });
+  if (!top) return { id: undefined, error: 'an undecodable ModelStreamInferResponse' };
+  return { id, error };
+}
+
+function parseId(text: string): number | undefined {
+  return text.length === ID_DIGITS && /^[0-9a-f]+$/.test(text) ? parseInt(text, 16) : undefined;
+}
+
+/**
+ * Calls `onBytes` for each length-delimited field in p[from, to); false when the bytes are not
+ * protobuf. Lengths are read as varints of at most 5 bytes (messages here stay under 4 GiB).
+ */
+function walk(
+  p: Buffer,
+  from: number,
+  to: number,
+  onBytes: (field: number, start: number, end: number) => void,
+): boolean {
+  let at = from;
+  while (at < to) {
+    const tag = varint(p, at, to);
+    if (tag === null) return false;
+    at = tag.next;
+    const field = tag.value >>> 3;
+    switch (tag.value & 7) {
+      case 0: {
+        const v = varint(p, at, to, 10);
+        if (v === null) return false;
+        at = v.next;
+        break;
+      }
+      case 1:
+        at += 8;
+        break;
+      case 2: {
+        const len = varint(p, at, to);
+        if (len === null || len.next + len.value > to) return false;
+        onBytes(field, len.next, len.next + len.value);
+        at = len.next + len.value;
+        break;
+      }
+      case 5:
+        at += 4;
+        break;
+      default:
+        return false;
+    }
+  }
+  return at === to;
+}
+
+function varint(
+  p: Buffer,
+  at: number,
+  to: number,
+  maxBytes = 5,
+): { value: number; next: number } | null {
+  let value = 0;
+  for (let i = 0; i < maxBytes && at + i < to; i += 1) {
+    const b = p[at + i] as number;
+    // Beyond 32 bits only a varint field is skipped, so its value need not be exact.
+    value += (b & 0x7f) * 2 ** (7 * i);
+    if ((b & 0x80) === 0) return { value, next: at + i + 1 };
+  }
+  return null;
+}
