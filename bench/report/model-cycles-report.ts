@@ -131,7 +131,7 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
   const checkpoints = [0, 1, result.fitFrom, result.cycles];
   const table = {
     headers: [
-      'allocator',
+      'memory set-up',
       ...checkpoints.map((n) => (n === 0 ? 'RSS before the first load, MiB' : `after cycle ${n}`)),
       `slope, cycles ${result.fitFrom}–${result.cycles}`,
       'r²',
@@ -175,6 +175,14 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
       'Every cycle is in the CSV next to the JSON.',
     '',
   );
+  if (result.curves.some((c) => c.allocator === 'glibc-gc')) {
+    out.push(
+      'The full-GC run is a measurement, not a set-up to deploy: the bench forces a V8 garbage ' +
+        "collection of the server's main thread through its inspector after every unload, so the " +
+        'difference between its curve and plain glibc is garbage V8 had not collected yet.',
+      '',
+    );
+  }
   out.push(`![RSS over load/unload cycles](${imagePath})`, '');
   return out;
 }

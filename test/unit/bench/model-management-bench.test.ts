@@ -195,6 +195,8 @@ void describe('load/unload cycles report', () => {
     ).join('\n');
     assert.match(md, /^## Memory over 10 load\/unload cycles of `mlp`/);
     assert.match(md, /rendered from `bench\/results\/model-cycles\.json`/);
+    assert.match(md, /\| memory set-up \| RSS before the first load, MiB \|/);
+    assert.doesNotMatch(md, /full-GC run/, 'the GC note only where a GC run was measured');
     // glibc: 85 MiB before, 120 after cycle 1, 121.5 after cycle 4, 124.5 after cycle 10, +512 KiB / cycle.
     assert.match(
       md,
