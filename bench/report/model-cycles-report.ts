@@ -149,7 +149,7 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
         `${perCycle(c.fit.slope)} / cycle`,
         c.fit.r2.toFixed(2),
         `${mib(last?.loadedRssBytes)} MiB`,
-        bytes(c.peakRssBytes),
+        bytes(peakRss(c)),
         `${c.baselineThreads} / ${threads.length <= 3 ? threads.join(', ') : `${threads[0]}–${threads[threads.length - 1]}`}`,
         `${median(c.samples.map((s) => s.loadMs)).toFixed(0)} / ${median(c.samples.map((s) => s.unloadMs)).toFixed(0)}`,
       ];
@@ -185,6 +185,14 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
   }
   out.push(`![RSS over load/unload cycles](${imagePath})`, '');
   return out;
+}
+
+/**
+ * The largest RSS of the run: VmHWM read at the end, or a sample above it (the kernel updates
+ * VmHWM lazily, so the last loaded sample can exceed the value it reports).
+ */
+export function peakRss(c: CycleCurve): number {
+  return Math.max(c.peakRssBytes, ...c.samples.map((s) => Math.max(s.rssBytes, s.loadedRssBytes)));
 }
 
 export function median(xs: readonly number[]): number {

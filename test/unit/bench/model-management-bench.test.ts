@@ -30,6 +30,7 @@ import {
   cyclesCsv,
   cyclesPlotModel,
   cyclesSection,
+  peakRss,
   perCycle,
 } from '../../../bench/report/model-cycles-report.js';
 import { phasesCsv, reloadSection, reloadsCsv } from '../../../bench/report/reload-report.js';
@@ -208,6 +209,11 @@ void describe('load/unload cycles report', () => {
     );
     assert.match(md, /!\[RSS over load\/unload cycles\]\(results\/model-cycles\.png\)/);
     assert.equal(perCycle(-2048), '−2.0 KiB');
+    // Peak: VmHWM (160 MiB), unless a sample was higher (glibc's last loaded one: 154.5 MiB is not).
+    assert.match(md, /\| 154\.5 MiB \| 160\.0 MiB \|/);
+    const [glibc] = result.curves;
+    assert.ok(glibc !== undefined);
+    assert.equal(peakRss({ ...glibc, peakRssBytes: 0 }), 150 * MIB + 9 * 512 * 1024);
   });
 });
 
