@@ -1,15 +1,23 @@
 // Publishing a comparison: copies its files to bench/results/latest.* (committed) — or, for a
 // comparison of infernode's transports, to bench/results/protocols-<model>.json — regenerates
-// bench/RESULTS.md from latest.json plus every protocols-*.json, and refreshes the README's block
-// between its `<!-- bench-results:start/end -->` markers when the README has them. Generated
-// Markdown, JSON and HTML are run through the repository's prettier so `prettier --check .`
-// stays clean.
+// bench/RESULTS.md from latest.json plus every protocols-*.json and the model-management results
+// (model-cycles.json, reload-under-load.json), and refreshes the README's block between its
+// `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
+// and HTML are run through the repository's prettier so `prettier --check .` stays clean.
 
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { README, REPO_ROOT, RESULTS_DIR, RESULTS_MD } from '../paths.js';
+import type { CyclesResult } from '../model-management/cycles-result.js';
+import type { ReloadResult } from '../model-management/reload-result.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
+import {
+  CYCLES_JSON,
+  RELOAD_JSON,
+  renderModelManagement,
+  type ModelManagementRendering,
+} from './model-management-files.js';
 import { latencyThroughputModel } from './plot-model.js';
 import { plotPng } from './plot-png.js';
 import { isProtocolRun, type ResultFile } from './protocol-table.js';
@@ -64,9 +72,9 @@ export async function readProtocolResults(): Promise<ResultFile[]> {
 
 /**
  * Everything derived from the published result files: from bench/results/latest.json the CSVs,
- * the HTML report, the PNG plot and (when it has the markers) the README block; and
- * bench/RESULTS.md from latest.json and every protocols-*.json. Run again after a renderer
- * changes, with no new measurement (`node dist/bench/render-results.js`).
+ * the HTML report, the PNG plot and (when it has the markers) the README block; the
+ * model-management benches' CSVs and plot; and bench/RESULTS.md from all of them. Run again
+ * after a renderer changes, with no new measurement (`node dist/bench/render-results.js`).
  */
 export async function renderAllPublished(): Promise<Published> {
   const latest = at('latest.json');
@@ -75,20 +83,25 @@ export async function renderAllPublished(): Promise<Published> {
     throw e;
   });
   const protocols = await readProtocolResults();
-  if (main === null && protocols.length === 0) {
+  const managed = await renderModelManagement();
+  if (main === null && protocols.length === 0 && managed.sections.length === 0) {
     throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
   }
-  if (main !== null) return renderPublished(main, protocols);
-  await writeFormatted(RESULTS_MD, renderResultsMarkdown(null, '', '', protocols));
-  return { files: [RESULTS_MD], readmeUpdated: false };
+  if (main !== null) return renderPublished(main, protocols, managed);
+  await writeFormatted(
+    RESULTS_MD,
+    renderResultsMarkdown(null, '', '', protocols, managed.sections),
+  );
+  return { files: [...managed.files, RESULTS_MD], readmeUpdated: false };
 }
 
 export async function renderPublished(
   result: BenchResult,
   protocols: readonly ResultFile[] = [],
+  managed: ModelManagementRendering = { files: [], sections: [] },
 ): Promise<Published> {
   const percentile = result.options.percentile;
-  const files: string[] = [];
+  const files: string[] = [...managed.files];
   const main = mainTarget(result);
   if (main !== undefined) {
     await writeFile(at('latest.csv'), perfAnalyzerCsv(main, percentile));
@@ -103,7 +116,7 @@ export async function renderPublished(
   const source = path.relative(REPO_ROOT, at('latest.json'));
   await writeFormatted(
     RESULTS_MD,
-    renderResultsMarkdown(result, source, 'results/latest.png', protocols),
+    renderResultsMarkdown(result, source, 'results/latest.png', protocols, managed.sections),
   );
   files.push(RESULTS_MD);
   const readme = await readFile(README, 'utf8').catch(() => '');
@@ -127,4 +140,19 @@ export async function publish(result: BenchResult): Promise<Published> {
   await writeFormatted(json, `${JSON.stringify(result, null, 2)}\n`);
   const rendered = await renderAllPublished();
   return { files: [json, ...rendered.files], readmeUpdated: rendered.readmeUpdated };
+}
+
+/** Stores a model-management result as its published file and renders everything from the files. */
+async function publishModelManagement(file: string, result: object): Promise<string[]> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFormatted(file, `${JSON.stringify(result, null, 2)}\n`);
+  return [file, ...(await renderAllPublished()).files];
+}
+
+export function publishModelCycles(result: CyclesResult): Promise<string[]> {
+  return publishModelManagement(CYCLES_JSON, result);
+}
+
+export function publishReloadUnderLoad(result: ReloadResult): Promise<string[]> {
+  return publishModelManagement(RELOAD_JSON, result);
 }

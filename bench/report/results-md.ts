@@ -30,14 +30,16 @@ function facts(result: BenchResult): string {
 }
 
 /**
- * bench/RESULTS.md: the main comparison (`result`, from latest.json; null when none is published)
- * and then one section per published transport comparison (protocols-<model>.json).
+ * bench/RESULTS.md: the main comparison (`result`, from latest.json; null when none is published),
+ * one section per published transport comparison (protocols-<model>.json), how to read them, and
+ * then the model-management benches' sections (`after`, already rendered).
  */
 export function renderResultsMarkdown(
   result: BenchResult | null,
   source: string,
   imagePath: string,
   protocols: readonly ResultFile[] = [],
+  after: readonly string[] = [],
 ): string {
   const out: string[] = [];
   out.push('# Benchmark results', '');
@@ -57,6 +59,7 @@ export function renderResultsMarkdown(
       'how many cores the server, the generator and everything else used.',
     "- The result JSON holds every window with its histogram; the CSV has perf_analyzer's columns.",
   );
+  if (after.length > 0) out.push('', ...after);
   return `${out.join('\n')}\n`;
 }
 

@@ -1,17 +1,24 @@
 // The facts every rendering states about a run: what was measured, on what, and how.
 
+import type { MachineInfo } from '../measure/machine-info.js';
 import { formatLoadRange } from '../options/load-range.js';
 import { bytes } from './format.js';
 import type { BenchResult } from './result-types.js';
 
 export function machineLine(r: BenchResult): string {
-  const m = r.machine;
+  return machineLineOf(r.machine);
+}
+
+export function commitLine(r: BenchResult): string {
+  return commitLineOf(r.machine);
+}
+
+export function machineLineOf(m: MachineInfo): string {
   const gib = (m.memoryBytes / 1024 ** 3).toFixed(1);
   return `${m.cpus} × ${m.cpuModel}, ${gib} GiB, ${m.os} ${m.arch}; Node ${m.node}, onnxruntime-node ${m.onnxruntimeNode}`;
 }
 
-export function commitLine(r: BenchResult): string {
-  const m = r.machine;
+export function commitLineOf(m: MachineInfo): string {
   return `infernode ${m.infernode} at ${m.commit.slice(0, 12)}${m.dirty ? ' (with uncommitted changes)' : ''}`;
 }
 

@@ -24,9 +24,11 @@ export async function startServer(
   name: string,
   argv: readonly string[],
   timeoutMs = 60_000,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [...argv], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   });
   const lines: string[] = [];
   let port = 0;
@@ -88,33 +90,50 @@ export async function startServer(
   };
 }
 
-/** infernode on 127.0.0.1 with OS-chosen ports. */
+/** infernode on 127.0.0.1 with OS-chosen ports (`env`: e.g. an allocator in LD_PRELOAD). */
 export function startInfernode(
   modelRepository: string,
   extraArgs: readonly string[],
+  env?: NodeJS.ProcessEnv,
 ): Promise<ServerProcess> {
-  return startServer('infernode', [
-    INFERNODE_CLI,
-    `--model-repository=${modelRepository}`,
-    '--http-address=127.0.0.1',
-    '--http-port=0',
-    '--metrics-port=0',
-    '--grpc-address=127.0.0.1',
-    '--grpc-port=0',
-    ...extraArgs,
-  ]);
+  return startServer(
+    'infernode',
+    [
+      INFERNODE_CLI,
+      `--model-repository=${modelRepository}`,
+      '--http-address=127.0.0.1',
+      '--http-port=0',
+      '--metrics-port=0',
+      '--grpc-address=127.0.0.1',
+      '--grpc-port=0',
+      ...extraArgs,
+    ],
+    60_000,
+    env,
+  );
+}
+
+/** A field of infernode's start-up line (the one that carries `httpPort`). */
+function startupField(server: ServerProcess, field: string): unknown {
+  for (const line of server.lines) {
+    if (!line.includes('"httpPort"')) continue;
+    try {
+      return (JSON.parse(line) as Record<string, unknown>)[field];
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** The front end infernode reported serving with ('uws' or 'node'), from its start-up line. */
 export function frontEndOf(server: ServerProcess): string | null {
-  for (const line of server.lines) {
-    if (!line.includes('"httpPort"')) continue;
-    try {
-      const fe = (JSON.parse(line) as { frontEnd?: unknown }).frontEnd;
-      return typeof fe === 'string' ? fe : null;
-    } catch {
-      return null;
-    }
-  }
-  return null;
+  const fe = startupField(server, 'frontEnd');
+  return typeof fe === 'string' ? fe : null;
+}
+
+/** The port infernode's gRPC front end listens on; null when it serves no gRPC. */
+export function grpcPortOf(server: ServerProcess): number | null {
+  const port = startupField(server, 'grpcPort');
+  return typeof port === 'number' ? port : null;
 }

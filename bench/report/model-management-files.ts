@@ -1,0 +1,66 @@
+// The model-management benches' published files: bench/results/model-cycles.json and
+// reload-under-load.json, read back for rendering, with the files derived from each (CSVs, the
+// RSS plot) and their sections of bench/RESULTS.md.
+
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CYCLES_SCHEMA, type CyclesResult } from '../model-management/cycles-result.js';
+import { RELOAD_SCHEMA, type ReloadResult } from '../model-management/reload-result.js';
+import { REPO_ROOT, RESULTS_DIR } from '../paths.js';
+import { cyclesCsv, cyclesPlotModel, cyclesSection } from './model-cycles-report.js';
+import { plotPng } from './plot-png.js';
+import { phasesCsv, reloadSection, reloadsCsv } from './reload-report.js';
+
+export const CYCLES_JSON = path.join(RESULTS_DIR, 'model-cycles.json');
+export const RELOAD_JSON = path.join(RESULTS_DIR, 'reload-under-load.json');
+
+/** A published file with the schema this code renders; null when it is not there. */
+async function readPublished<T extends { schema: string }>(
+  file: string,
+  schema: string,
+): Promise<T | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  const result = JSON.parse(text) as T;
+  if (result.schema !== schema) {
+    throw new Error(`${file}: expected schema ${schema}, got ${String(result.schema)}`);
+  }
+  return result;
+}
+
+export interface ModelManagementRendering {
+  readonly files: readonly string[];
+  /** Lines of bench/RESULTS.md; empty when neither bench is published. */
+  readonly sections: readonly string[];
+}
+
+/** Writes the files derived from the published model-management results; returns their sections. */
+export async function renderModelManagement(): Promise<ModelManagementRendering> {
+  const files: string[] = [];
+  const sections: string[] = [];
+  const rel = (f: string): string => path.relative(REPO_ROOT, f);
+  const cycles = await readPublished<CyclesResult>(CYCLES_JSON, CYCLES_SCHEMA);
+  if (cycles !== null) {
+    const csv = path.join(RESULTS_DIR, 'model-cycles.csv');
+    const png = path.join(RESULTS_DIR, 'model-cycles.png');
+    await writeFile(csv, cyclesCsv(cycles));
+    await writeFile(png, plotPng(cyclesPlotModel(cycles)));
+    files.push(csv, png);
+    sections.push(...cyclesSection(cycles, rel(CYCLES_JSON), 'results/model-cycles.png'));
+  }
+  const reload = await readPublished<ReloadResult>(RELOAD_JSON, RELOAD_SCHEMA);
+  if (reload !== null) {
+    const phases = path.join(RESULTS_DIR, 'reload-under-load.csv');
+    const reloads = path.join(RESULTS_DIR, 'reload-under-load.reloads.csv');
+    await writeFile(phases, phasesCsv(reload));
+    await writeFile(reloads, reloadsCsv(reload));
+    files.push(phases, reloads);
+    sections.push(...reloadSection(reload, rel(RELOAD_JSON)));
+  }
+  return { files, sections };
+}
