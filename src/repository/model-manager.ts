@@ -252,14 +252,20 @@ export class ModelManager {
     defer: (p: Promise<void>) => void,
   ): Promise<void> {
     // A name the repositories do not hold, or a refused override, is answered without an entry.
-    const source = await this.sourceFor(name, override);
+    let source: Awaited<ReturnType<ModelManager['sourceFor']>>;
+    try {
+      source = await this.sourceFor(name, override);
+    } catch (e) {
+      throw this.scrubbed(e);
+    }
     const entry = this.entryFor(name);
+    // A load call means the server is meant to serve the model: a failure counts for readiness.
+    entry.wanted = true;
     let plan: LoadPlan | undefined;
     try {
       plan = await this.plan(entry, source.source, source.override, override?.configJson);
     } catch (e) {
-      this.markFailed(entry, e);
-      throw toServerError(e);
+      throw this.markFailed(entry, e);
     }
     if (plan === undefined) return; // nothing changed: Triton's load of a loaded model is a no-op
     const budget = this.budget([plan]);
@@ -408,8 +414,7 @@ export class ModelManager {
       await plan.override?.remove();
       const reason = this.reason(failure);
       for (const v of plan.start) entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
-      this.markFailed(entry, failure);
-      throw toServerError(failure);
+      throw this.markFailed(entry, failure);
     }
 
     const next = new Map<number, ModelVersion>();
@@ -612,20 +617,32 @@ export class ModelManager {
     return scrubReason(e, [...this.roots, os.tmpdir()]);
   }
 
+  /** The error as a catalogued one whose message names no absolute path (it reaches clients). */
+  private scrubbed(e: unknown): InferenceServerError {
+    return fail(toServerError(e).code, this.reason(e));
+  }
+
   /**
    * Records a failed load: the reason goes to the entry (and the log); the model is UNAVAILABLE
-   * unless older versions still serve.
+   * unless older versions still serve, and then its unavailable version rows carry the reason
+   * (not an older `unloaded`). Returns the error to answer the load with, paths scrubbed.
    */
-  private markFailed(entry: ModelEntry, e: unknown): void {
+  private markFailed(entry: ModelEntry, e: unknown): InferenceServerError {
     const reason = this.reason(e);
     entry.reason = reason;
-    if (entry.versions.size === 0) entry.state = 'UNAVAILABLE';
+    if (entry.versions.size === 0) {
+      entry.state = 'UNAVAILABLE';
+      for (const [v, s] of entry.statuses) {
+        if (s.state === 'UNAVAILABLE') entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
+      }
+    }
     this.options.logger.error(
       { model: entry.name, code: toServerError(e).code, reason },
       entry.versions.size === 0
         ? 'model failed to load'
         : 'model failed to load; its previous versions keep serving',
     );
+    return this.scrubbed(e);
   }
 }
 

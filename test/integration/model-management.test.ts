@@ -204,6 +204,7 @@ void describe('model control mode explicit', () => {
     await writeFile(path.join(dir, 'config.pbtxt'), 'name: "mlp" max_batch_size: [');
     const syntax = await rejection(t.server.dataPlane.loadModel('mlp', NO_FILES));
     assert.equal(syntax.code, 'CONFIG_SYNTAX');
+    assert.ok(!syntax.message.includes(repo), `a path leaked: ${syntax.message}`);
     let rows = rowsOf(await index(t), 'mlp');
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.state, 'READY');
@@ -231,6 +232,21 @@ void describe('model control mode explicit', () => {
     await rm(path.join(dir, '2'), { recursive: true });
     await t.server.dataPlane.loadModel('mlp', NO_FILES);
     assert.equal(rowsOf(await index(t), 'mlp').find((r) => r.version === '1')?.reason, '');
+  });
+
+  void it('a load that fails after an unload shows its reason and counts for readiness', async () => {
+    const config = path.join(repo, 'mlp', 'config.pbtxt');
+    await t.server.dataPlane.unloadModel('mlp', { unloadDependents: false });
+    await writeFile(config, 'name: "mlp" max_batch_size: [');
+    await rejection(t.server.dataPlane.loadModel('mlp', NO_FILES));
+    const rows = rowsOf(await index(t), 'mlp');
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.state, 'UNAVAILABLE');
+    assert.match(rows[0]?.reason ?? '', /mlp\/config\.pbtxt/);
+    assert.equal((await fetch(`${t.base}/v2/health/ready`)).status, 503, 'strict readiness');
+    await writeFile(config, mlpConfig(1));
+    await t.server.dataPlane.loadModel('mlp', NO_FILES);
+    assert.equal((await fetch(`${t.base}/v2/health/ready`)).status, 200);
   });
 });
 
