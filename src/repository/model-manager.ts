@@ -25,6 +25,7 @@ import {
   type ConfiguredModel,
   type ModelSource,
 } from './configure-model.js';
+import { collectGarbage } from './collect-garbage.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { assertValidModelName } from './model-name.js';
 import { ModelRegistry } from './model-registry.js';
@@ -296,6 +297,7 @@ export class ModelManager {
     entry.state = 'UNAVAILABLE';
     entry.reason = UNLOADED;
     await served?.override?.remove();
+    collectGarbage();
     this.options.logger.info({ model: entry.name }, 'model unloaded');
   }
 
@@ -464,6 +466,7 @@ export class ModelManager {
       this.options.catalog.forgetModelVersion(entry.name, v.version);
     }
     if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
+    if (old.length > 0) collectGarbage();
   }
 
   // ---- poll mode ----
