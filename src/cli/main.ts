@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `infernode` command: parse flags, start the server, and turn SIGTERM/SIGINT into a bounded
-// drain. A second signal exits at once.
+// drain (src/shutdown.ts). A second signal cuts the drain short; the process still exits only once
+// no run is inside ONNX Runtime, with status 0 for a complete drain and 1 otherwise.
 
 import { helpText, parseArgs } from './server-options.js';
 import { createLogger } from '../logger.js';
@@ -49,14 +50,31 @@ async function main(): Promise<number> {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
       signals += 1;
-      if (signals > 1) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        resolve(1);
+      if (signals === 2) {
+        // Not process.exit: ending the process while a worker is inside session.run aborts it
+        // (SIGABRT). The shutdown answers what is queued now and resolves once the runs return.
+        logger.warn({ signal }, 'second signal: cutting the drain short');
+        void running.stopNow(`second signal (${signal})`);
         return;
       }
-      logger.info({ signal, exitTimeoutSecs: options.exitTimeoutSecs }, 'shutting down');
+      if (signals > 2) {
+        logger.warn({ signal }, 'already stopping: waiting for the runs inside ONNX Runtime');
+        return;
+      }
+      logger.info(
+        {
+          signal,
+          exitTimeoutSecs: options.exitTimeoutSecs,
+          drainDelaySecs: options.drainDelaySecs,
+        },
+        'shutting down',
+      );
       running.shutdown(options.exitTimeoutSecs * 1000).then(
-        (drained) => resolve(drained ? 0 : 1),
+        (drained) => {
+          const status = drained ? 0 : 1;
+          logger.info({ status }, `exiting with status ${status}`);
+          resolve(status);
+        },
         (e: unknown) => {
           logger.error({ err: e instanceof Error ? e.message : String(e) }, 'shutdown failed');
           resolve(1);
@@ -70,8 +88,9 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => {
-    // Exit explicitly: worker threads would otherwise keep the process alive, and a timed-out
-    // drain must not wait for runs still inside ORT.
+    // Exit explicitly rather than waiting for the event loop to empty (an embedding's stray timer
+    // or socket would hold it). The shutdown has stopped every worker by now, so no run is inside
+    // ONNX Runtime: exiting cannot abort the process.
     process.exit(code);
   },
   (e: unknown) => {
