@@ -32,7 +32,11 @@ export interface InfernodeServer {
    * Rejects with an `InferenceServerError` (a catalog `code`, as over HTTP and gRPC).
    */
   infer(model: string, inputs: readonly Tensor[], options?: InferOptions): Promise<InferResult>;
-  /** Drains: not ready, no new requests, queued and running ones finish, then everything closes. */
+  /**
+   * Drains as SIGTERM does (docs/operations.md): not ready at once, the listeners close after
+   * `drainDelaySecs`, what is in flight finishes, then everything closes. `timeoutMs` (default
+   * `exitTimeoutSecs`) bounds it; true when everything drained, false when it was cut short.
+   */
   close(timeoutMs?: number): Promise<boolean>;
 }
 

@@ -1,6 +1,6 @@
 // Composes the server: model repository -> registry -> data plane -> HTTP and gRPC front ends, plus the
-// metrics endpoint; and owns the shutdown sequence (not ready -> stop accepting -> drain ->
-// unload -> close). `cli.ts` wires signals to `shutdown`; tests start servers in-process with it.
+// metrics endpoint; and hands them to the shutdown sequence (shutdown.ts). `cli/main.ts` wires
+// signals to `shutdown` and `stopNow`; tests start servers in-process with it.
 
 import { parseBackendConfig } from './config/backend-config.js';
 import type { ServerOptions } from './cli/server-options.js';
@@ -14,6 +14,7 @@ import { MetricsCatalog } from './metrics/metrics-catalog.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { ModelManager } from './repository/model-manager.js';
 import type { ModelRegistry } from './repository/model-registry.js';
+import { ShutdownSequence } from './shutdown.js';
 import { VERSION } from './version.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 
@@ -31,11 +32,20 @@ export interface RunningServer {
   /** The WebSocket endpoint (absent with --allow-websocket=false). */
   readonly websocket: StreamingRoute | undefined;
   /**
-   * Drains and stops: readiness fails at once, new connections are refused, queued and running
-   * requests finish (bounded by `timeoutMs`), then workers and sockets close. Resolves true when
-   * everything drained in time, false when the timeout cut it short.
+   * Drains and stops (once; later calls return the same promise): readiness fails at once, the
+   * listeners accept for --drain-delay-secs and then close, requests in flight and those arriving
+   * on connections already open are served, then workers and sockets close. `timeoutMs` bounds
+   * the whole; past it the drain is cut short as by `stopNow`. Resolves true when everything
+   * drained, false when it was cut short.
    */
   shutdown(timeoutMs: number): Promise<boolean>;
+  /**
+   * Cuts the drain short, as a second signal does (starting the shutdown if it has not begun):
+   * queued requests are answered SHUTTING_DOWN at once, running ones when their run returns, and
+   * the workers stop only after that, so the process is never aborted under a run. Resolves as
+   * `shutdown` does (false).
+   */
+  stopNow(reason: string): Promise<boolean>;
 }
 
 export async function startServer(options: ServerOptions, logger: Logger): Promise<RunningServer> {
@@ -126,35 +136,25 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       (metricsServer ? `, metrics on ${options.metricsAddress}:${metricsServer.port}` : ''),
   );
 
-  let shutdownPromise: Promise<boolean> | undefined;
-  const shutdown = (timeoutMs: number): Promise<boolean> => {
-    shutdownPromise ??= (async () => {
-      logger.info({ timeoutMs }, 'drain started: not ready, refusing new connections');
-      dataPlane.beginShutdown();
-      models.stopPolling();
-      await frontEnd.stopAccepting();
-      await grpc?.stopAccepting();
-      const drained = await withTimeout(
-        Promise.all(
-          registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler.stop())),
-        ),
-        timeoutMs,
-      );
-      if (drained) {
-        await models.close();
-        logger.info('drain finished: every in-flight request completed');
-      } else {
-        // Runs still inside ORT cannot be stopped safely (terminating their threads aborts the
-        // process); the caller exits the process instead.
-        logger.warn('drain timed out: exiting with requests still in flight');
-      }
-      await frontEnd.close();
-      grpc?.close();
-      await metricsServer?.close();
-      return drained;
-    })();
-    return shutdownPromise;
-  };
+  if (options.drainDelaySecs > 0 && options.drainDelaySecs >= options.exitTimeoutSecs) {
+    logger.warn(
+      `--drain-delay-secs ${options.drainDelaySecs} is not below --exit-timeout-secs ` +
+        `${options.exitTimeoutSecs}, which bounds the whole shutdown: requests in flight when the ` +
+        'listeners close get no time to finish',
+    );
+  }
+  const shutdown = new ShutdownSequence({
+    logger,
+    dataPlane,
+    models,
+    schedulers: () =>
+      registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler)),
+    http: frontEnd,
+    websocket,
+    grpc,
+    metrics: metricsServer,
+    drainDelayMs: options.drainDelaySecs * 1000,
+  });
 
   return {
     httpPort,
@@ -166,18 +166,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     dataPlane,
     metrics,
     websocket,
-    shutdown,
+    shutdown: (timeoutMs) => shutdown.run(timeoutMs),
+    stopNow: (reason) => shutdown.cutShort(reason, options.exitTimeoutSecs * 1000),
   };
-}
-
-async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([p.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `infernode` command: parse flags, start the server, and turn SIGTERM/SIGINT into a bounded
-// drain. A second signal exits at once. Under systemd (Type=notify) it reports readiness, the drain
-// and watchdog pings (systemd-notify.ts).
+// drain (src/shutdown.ts). A second signal cuts the drain short; the process still exits only once
+// no run is inside ONNX Runtime, with status 0 for a complete drain and 1 otherwise. Under systemd
+// (Type=notify) it reports readiness, the drain and watchdog pings (systemd-notify.ts).
 
 import { helpText, parseArgs } from './server-options.js';
 import { openNotifier, watchedServer } from './systemd-notify.js';
@@ -56,17 +57,34 @@ async function main(): Promise<number> {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
       signals += 1;
-      if (signals > 1) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        resolve(1);
+      if (signals === 2) {
+        // Not process.exit: ending the process while a worker is inside session.run aborts it
+        // (SIGABRT). The shutdown answers what is queued now and resolves once the runs return.
+        logger.warn({ signal }, 'second signal: cutting the drain short');
+        void running.stopNow(`second signal (${signal})`);
         return;
       }
-      logger.info({ signal, exitTimeoutSecs: options.exitTimeoutSecs }, 'shutting down');
+      if (signals > 2) {
+        logger.warn({ signal }, 'already stopping: waiting for the runs inside ONNX Runtime');
+        return;
+      }
+      logger.info(
+        {
+          signal,
+          exitTimeoutSecs: options.exitTimeoutSecs,
+          drainDelaySecs: options.drainDelaySecs,
+        },
+        'shutting down',
+      );
       notifier?.stopping(
         `draining: finishing in-flight requests (at most ${options.exitTimeoutSecs} s)`,
       );
       running.shutdown(options.exitTimeoutSecs * 1000).then(
-        (drained) => resolve(drained ? 0 : 1),
+        (drained) => {
+          const status = drained ? 0 : 1;
+          logger.info({ status }, `exiting with status ${status}`);
+          resolve(status);
+        },
         (e: unknown) => {
           logger.error({ err: e instanceof Error ? e.message : String(e) }, 'shutdown failed');
           resolve(1);
@@ -80,8 +98,9 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => {
-    // Exit explicitly: worker threads would otherwise keep the process alive, and a timed-out
-    // drain must not wait for runs still inside ORT.
+    // Exit explicitly rather than waiting for the event loop to empty (an embedding's stray timer
+    // or socket would hold it). The shutdown has stopped every worker by now, so no run is inside
+    // ONNX Runtime: exiting cannot abort the process.
     process.exit(code);
   },
   (e: unknown) => {

@@ -27,7 +27,10 @@ export interface ServerOptions {
   readonly backendConfig: readonly string[];
   readonly strictReadiness: boolean;
   readonly exitOnError: boolean;
+  /** Seconds the whole shutdown may take (drain delay included) before it is cut short. */
   readonly exitTimeoutSecs: number;
+  /** Seconds the listeners keep accepting after readiness fails on SIGTERM (for balancers). */
+  readonly drainDelaySecs: number;
   readonly logVerbose: number;
   readonly httpMaxInputSize: number;
   readonly disableAutoCompleteConfig: boolean;
@@ -70,6 +73,10 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   strictReadiness: true,
   exitOnError: true,
   exitTimeoutSecs: 30,
+  // 0: a server with nothing routing by its readiness (a systemd unit, a dev shell) stops at once,
+  // as Triton does. Behind a balancer or in Kubernetes, set it to the time the balancer takes to
+  // notice (docs/operations.md).
+  drainDelaySecs: 0,
   logVerbose: 0,
   httpMaxInputSize: 64 * 1024 * 1024,
   disableAutoCompleteConfig: false,
@@ -116,7 +123,11 @@ export const FLAGS = {
   'exit-on-error': { kind: 'bool', help: 'Exit when a model fails to load at start-up (true)' },
   'exit-timeout-secs': {
     kind: 'uint',
-    help: 'Seconds to drain in-flight requests on SIGTERM (30)',
+    help: 'Seconds the whole shutdown may take (drain delay included); then queued requests get 503 and the exit status is 1 (30)',
+  },
+  'drain-delay-secs': {
+    kind: 'uint',
+    help: 'Seconds the listeners keep accepting after SIGTERM makes readiness fail (0)',
   },
   'log-verbose': { kind: 'uint', help: 'Verbose logging level; >= 1 logs debug records (0)' },
   'http-max-input-size': {
@@ -303,6 +314,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     strictReadiness: bool('strict-readiness', true),
     exitOnError: bool('exit-on-error', true),
     exitTimeoutSecs: uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
+    drainDelaySecs: uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
     logVerbose: uint('log-verbose', 0),
     httpMaxInputSize: uint('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
     disableAutoCompleteConfig: disableAutoComplete,

@@ -59,7 +59,8 @@ export interface ModelControl {
 }
 
 export class RegistryDataPlane implements DataPlane {
-  private shuttingDown = false;
+  /** Set by beginDrain: not ready, no loads or unloads; inference is still served. */
+  private draining = false;
 
   constructor(
     private readonly registry: ModelRegistry,
@@ -67,9 +68,14 @@ export class RegistryDataPlane implements DataPlane {
     private readonly options: DataPlaneOptions,
   ) {}
 
-  /** From now on the server is not ready and refuses new inferences (SIGTERM drain). */
-  beginShutdown(): void {
-    this.shuttingDown = true;
+  /**
+   * The drain has begun (SIGTERM): from now on the server and its models report not ready, so
+   * balancers stop routing here, and loads and unloads are refused. Inference is still served:
+   * requests on connections already open finish the drain (the schedulers refuse them only when
+   * the drain ends or is cut short).
+   */
+  beginDrain(): void {
+    this.draining = true;
   }
 
   live(): boolean {
@@ -77,7 +83,7 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   ready(): boolean {
-    if (this.shuttingDown) return false;
+    if (this.draining) return false;
     if (this.options.strictReadiness) return this.registry.allReady();
     return this.registry.all().some((e) => e.state === 'READY') || this.registry.all().length === 0;
   }
@@ -87,7 +93,7 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   modelReady(name: string, version: string | undefined): boolean {
-    if (this.shuttingDown) return false;
+    if (this.draining) return false;
     try {
       return this.registry.resolve(name, version).ready();
     } catch (e) {
@@ -142,8 +148,7 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   loadModel(name: string, request: ModelLoadRequest): Promise<void> {
-    if (this.shuttingDown)
-      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
+    if (this.draining) return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
     return this.models.load(name, {
       files: request.files,
       ...(request.config !== undefined ? { configJson: request.config } : {}),
@@ -152,8 +157,7 @@ export class RegistryDataPlane implements DataPlane {
 
   /** `unloadDependents` has nothing to act on until ensembles exist: no model depends on another. */
   unloadModel(name: string, _request: ModelUnloadRequest): Promise<void> {
-    if (this.shuttingDown)
-      return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
+    if (this.draining) return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
     return this.models.unload(name);
   }
 
@@ -163,7 +167,6 @@ export class RegistryDataPlane implements DataPlane {
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse> {
-    if (this.shuttingDown) throw fail('SHUTTING_DOWN', 'the server is shutting down');
     const mv = this.registry.resolve(name, version);
     const reporter = mv.reporter;
     let validated;

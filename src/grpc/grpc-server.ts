@@ -26,7 +26,10 @@ export interface GrpcServerOptions {
 
 export interface GrpcFrontEnd {
   readonly port: number;
-  /** Refuses new calls; calls under way continue (the data plane drains them). */
+  /**
+   * Refuses new calls; calls under way continue, and open ModelStreamInfer streams end once their
+   * requests in flight are answered. Resolves when every call has finished.
+   */
   stopAccepting(): Promise<void>;
   /** Ends every call still open and closes the listener. */
   close(): void;
@@ -48,10 +51,12 @@ export async function startGrpcServer(
   const server = new Server(channelOptions);
   const services = tritonServices();
   const restricted = restrictionsByRpc(options.restrictions);
+  const draining = new AbortController();
   server.addService(
     services.inference,
     inferenceService(plane, {
       restricted,
+      draining: draining.signal,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     }),
   );
@@ -63,13 +68,17 @@ export async function startGrpcServer(
       (err, bound) => (err === null ? resolve(bound) : reject(err)),
     );
   });
+  let stopped: Promise<void> | undefined;
   return {
     port,
-    // tryShutdown closes the listener and sends GOAWAY at once; calls under way continue. Its
-    // callback (every call finished) is not awaited: the data plane's drain bounds the wait.
+    // tryShutdown closes the listener and sends GOAWAY at once; calls under way continue, and its
+    // callback runs when every one has finished. The server's exit timeout bounds that wait.
     stopAccepting: () => {
-      server.tryShutdown(() => undefined);
-      return Promise.resolve();
+      stopped ??= new Promise((resolve) => {
+        draining.abort();
+        server.tryShutdown(() => resolve());
+      });
+      return stopped;
     },
     close: () => server.forceShutdown(),
   };

@@ -34,6 +34,8 @@ export interface ServiceOptions {
   readonly restricted: ReadonlyMap<string, Restriction>;
   /** Called with 5xx-class errors other than UNAVAILABLE, for the log. */
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  /** Aborted when the server stops taking calls: open streams end once they are answered. */
+  readonly draining?: AbortSignal;
 }
 
 /**
@@ -155,6 +157,7 @@ export function inferenceService(
     serveModelStream(plane, call, {
       maxInflight: STREAM_MAX_INFLIGHT,
       maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
+      ...(options.draining !== undefined ? { draining: options.draining } : {}),
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     });
   };

@@ -34,6 +34,11 @@ export interface StreamOptions {
   /** Bytes of answers (tensor data, error texts) written and not yet sent before it stops reading. */
   readonly maxUnsentBytes: number;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  /**
+   * Aborted when the server stops taking calls: the stream is then treated as if the client had
+   * ended it (requests still arriving are served), and it ends once nothing is in flight.
+   */
+  readonly draining?: AbortSignal;
 }
 
 export function serveModelStream(
@@ -61,8 +66,13 @@ export function serveModelStream(
   const finishIfDone = (): void => {
     if (ended && controllers.size === 0 && !closed) {
       closed = true;
+      options.draining?.removeEventListener('abort', drain);
       call.end();
     }
+  };
+  const drain = (): void => {
+    ended = true;
+    finishIfDone();
   };
   const send = (message: ModelStreamInferResponse): void => {
     if (closed) return;
@@ -101,12 +111,15 @@ export function serveModelStream(
   const cancel = (): void => {
     if (closed) return;
     closed = true;
+    options.draining?.removeEventListener('abort', drain);
     const reason = fail('CANCELLED', 'the stream closed before the response was sent');
     for (const c of controllers) c.abort(reason);
     controllers.clear();
   };
   call.on('cancelled', cancel);
   call.on('error', cancel);
+  if (options.draining?.aborted === true) drain();
+  else options.draining?.addEventListener('abort', drain, { once: true });
 }
 
 /** What an answer holds in memory beyond its fixed fields: output bytes and the error text. */

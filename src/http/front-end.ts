@@ -113,6 +113,13 @@ export interface FrontEnd {
   readonly kind: string;
   /** Starts listening; resolves with the bound port (useful with port 0). */
   listen(handler: HttpHandler): Promise<number>;
+  /**
+   * Starts the shutdown drain: connections already open are still served, but every reply from now
+   * on says `Connection: close` and its connection closes once it is written.
+   */
+  beginDrain(): void;
+  /** Resolves the next time no request is being read, handled or written (at once if none is). */
+  whenIdle(): Promise<void>;
   /** Stops accepting new connections; in-flight replies still complete. */
   stopAccepting(): Promise<void>;
   /** Closes every connection. */

@@ -1,8 +1,11 @@
-// The drain half of Scheduler.stop(), held by the scheduler shell: once stopping, new requests are
-// refused and stop() resolves the first time the shell reports it has nothing in flight.
+// The drain half of Scheduler.stop() and stopNow(), held by the scheduler shell: once stopping, new
+// requests are refused, and every stop resolves the first time the shell reports it has nothing in
+// flight.
 
 export class DrainLatch {
   private stopping = false;
+  /** One promise for every caller: a stopNow() after a stop() must not orphan the first. */
+  private drained: Promise<void> | undefined;
   private done: (() => void) | undefined;
 
   /** True from the first stop() on. */
@@ -10,13 +13,17 @@ export class DrainLatch {
     return this.stopping;
   }
 
-  /** Starts draining; `idle` says whether nothing is queued or running right now. */
+  /** Starts draining (again is harmless); `idle` says whether nothing is queued or running now. */
   begin(idle: boolean): Promise<void> {
     this.stopping = true;
-    if (idle) return Promise.resolve();
-    return new Promise((resolve) => {
+    if (idle) {
+      this.settle(true);
+      return Promise.resolve();
+    }
+    this.drained ??= new Promise((resolve) => {
       this.done = resolve;
     });
+    return this.drained;
   }
 
   /** Call wherever in-flight work may have reached zero. */
@@ -24,6 +31,7 @@ export class DrainLatch {
     if (this.stopping && idle && this.done !== undefined) {
       const done = this.done;
       this.done = undefined;
+      this.drained = undefined;
       done();
     }
   }

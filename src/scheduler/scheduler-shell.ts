@@ -1,8 +1,9 @@
 // The one scheduler shell: every request lives here from enqueue until it is answered. The shell
 // queues it under Triton's queue policy (priority levels, max_queue_size, timeouts), withdraws it if
 // its client goes away before it reaches a worker, releases results in arrival order when asked
-// (preserve_ordering), keeps the pending gauge and execution stats, counts what is in flight and
-// drains on stop. A strategy (scheduling-strategy.ts) only plans runs and executes them.
+// (preserve_ordering), keeps the pending gauge and execution stats, counts what is in flight, and
+// drains on stop (or answers its whole queue at once on stopNow). A strategy
+// (scheduling-strategy.ts) only plans runs and executes them.
 //
 // Why one shell, and the direct path as the dynamic batcher with batching disabled rather than a
 // second scheduler on a shared base: that is Triton's own default scheduler, so there is a single
@@ -104,6 +105,18 @@ export class SchedulerShell implements Scheduler {
   stop(): Promise<void> {
     const drained = this.drain.begin(this.inflightCount() === 0);
     this.pump(); // nothing waits for the queue delay once draining
+    return drained;
+  }
+
+  stopNow(): Promise<void> {
+    const drained = this.drain.begin(this.inflightCount() === 0);
+    // Emptied before any is answered: answering re-plans, which must not dispatch the rest.
+    const queued = this.queue.ordered();
+    for (const entry of queued) this.queue.remove(entry);
+    for (const entry of queued) {
+      this.reporter.dequeued();
+      this.answerEarly(entry.value, fail('SHUTTING_DOWN'));
+    }
     return drained;
   }
 

@@ -1,5 +1,6 @@
-// The scheduler interface: three operations, as in Triton's core scheduler.h. `scheduler-shell.ts`
-// implements it once; strategies (scheduling-strategy.ts) plug into the shell.
+// The scheduler interface: the three operations of Triton's core scheduler.h, and a fourth, stopNow,
+// for a shutdown that cannot wait for the queue. `scheduler-shell.ts` implements it once;
+// strategies (scheduling-strategy.ts) plug into the shell.
 //
 // Ownership: `enqueue` takes the validated request; from then on the scheduler owns it until the
 // returned promise settles. The scheduler copies the request's tensors into shared memory when it
@@ -37,4 +38,10 @@ export interface Scheduler {
   inflightCount(): number;
   /** Refuses new requests, lets queued and executing ones finish, then resolves. */
   stop(): Promise<void>;
+  /**
+   * Refuses new requests and answers every queued one with SHUTTING_DOWN at once; resolves when
+   * the runs under way have returned and their requests are answered (one batch per instance).
+   * A run is never cut short: a worker inside ONNX Runtime cannot be stopped safely.
+   */
+  stopNow(): Promise<void>;
 }

@@ -2,6 +2,9 @@
 // close codes, and the per-socket limits with their defaults. docs/websocket-protocol.md describes
 // each; a test checks the doc names the same values.
 
+/** The reason sent with GOING_AWAY at shutdown. */
+export const SHUTDOWN_CLOSE_REASON = 'server shutting down';
+
 /** The request path that upgrades to the streaming protocol. */
 export const WS_PATH = '/v2/ws';
 
@@ -17,6 +20,8 @@ export function isWsProtocol(p: string): p is WsProtocol {
 
 /** RFC 6455 close codes the server uses, with the reason each stands for. */
 export const CLOSE_CODES = Object.freeze({
+  /** The server is shutting down: sent once the socket's requests in flight are answered. */
+  GOING_AWAY: 1001,
   /** A text frame: the protocol is binary only. */
   UNSUPPORTED_DATA: 1003,
   /** A frame that cannot be decoded and has no readable `id` to answer. */

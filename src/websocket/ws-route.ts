@@ -1,5 +1,6 @@
 // The streaming WebSocket endpoint as a `WebSocketRoute` the front ends attach: subprotocol
-// negotiation (which picks the frame codec) and one `WsSession` per accepted socket.
+// negotiation (which picks the frame codec), one `WsSession` per accepted socket, and the sockets
+// still open, which shutdown() closes with 1001 once each has answered its requests.
 
 import type { InferenceServerError } from '../errors.js';
 import type { WebSocketRoute } from '../http/front-end.js';
@@ -30,6 +31,12 @@ export interface StreamingRouteOptions {
 export interface StreamingRoute extends WebSocketRoute {
   readonly limits: WebSocketLimits;
   readonly counters: WsCounters;
+  /**
+   * The server is shutting down: each socket, and any opened from now on, answers the requests it
+   * has in flight, refuses new ones and closes with 1001 "server shutting down". Resolves when
+   * every socket is closed (the client answered the close, or the connection dropped).
+   */
+  shutdown(): Promise<void>;
 }
 
 function codecFor(protocol: WsProtocol): FrameCodec {
@@ -48,6 +55,16 @@ export function streamingRoute(
   const limits: WebSocketLimits = Object.freeze({ ...DEFAULT_WS_LIMITS, ...options.limits });
   const counters = new WsCounters();
   const restricted = options.restricted ?? new RestrictedApis([]);
+  const sessions = new Set<WsSession>();
+  let shuttingDown = false;
+  let closedWaiters: (() => void)[] = [];
+  const gone = (session: WsSession): void => {
+    sessions.delete(session);
+    if (sessions.size > 0) return;
+    const waiters = closedWaiters;
+    closedWaiters = [];
+    for (const wake of waiters) wake();
+  };
   return {
     path: WS_PATH,
     maxMessageBytes: limits.maxFrameBytes,
@@ -67,14 +84,25 @@ export function streamingRoute(
     },
     // The upgrade is accepted whatever its headers: the restrictions are decided here, once, and
     // each frame is checked against them (even when every kind of frame is refused).
-    open: (connection, protocol, headers) =>
-      new WsSession(connection, {
+    open: (connection, protocol, headers) => {
+      const session: WsSession = new WsSession(connection, {
         plane,
         codec: codecFor(isWsProtocol(protocol) ? protocol : MSGPACK_PROTOCOL),
         limits,
         counters,
         access: restricted.accessFor((name) => headers.get(name)),
         ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
-      }),
+        onGone: () => gone(session),
+      });
+      sessions.add(session);
+      if (shuttingDown) session.shutdown();
+      return session;
+    },
+    shutdown: () => {
+      shuttingDown = true;
+      for (const session of [...sessions]) session.shutdown();
+      if (sessions.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => closedWaiters.push(resolve));
+    },
   };
 }

@@ -16,7 +16,7 @@ import type { DecodedRequest, InferenceResponse } from '../protocol/inference-re
 import { FRAME_CATEGORY } from './frame-category.js';
 import { showId, type FrameId } from './frame-id.js';
 import type { FrameCodec, InferFrame, RepositoryFrame } from './ws-frames.js';
-import { CLOSE_CODES, type WebSocketLimits } from './ws-protocol.js';
+import { CLOSE_CODES, SHUTDOWN_CLOSE_REASON, type WebSocketLimits } from './ws-protocol.js';
 import type { WsCounters } from './ws-counters.js';
 import { runRepositoryFrame, type RepositoryPort } from './ws-repository.js';
 
@@ -42,6 +42,11 @@ export interface SessionDeps {
   readonly access: ApiAccess;
   /** Called with 5xx errors other than 503, for the log. */
   readonly onServerError?: (err: InferenceServerError) => void;
+  /**
+   * Called once, when the adapter reports the socket gone (`closed()`); the session's own close
+   * only sends the close frame, which the client has yet to answer.
+   */
+  readonly onGone?: () => void;
 }
 
 interface Slot {
@@ -70,6 +75,9 @@ export class WsSession implements WebSocketPeer {
   #head = 0;
   #queuedBytes = 0;
   #closed = false;
+  #gone = false;
+  /** Set by shutdown(): new requests are refused, and the socket closes once it has none. */
+  #shuttingDown = false;
 
   constructor(connection: WebSocketConnection, deps: SessionDeps) {
     this.#connection = connection;
@@ -80,6 +88,16 @@ export class WsSession implements WebSocketPeer {
   /** Requests in flight on this socket (running, or answered but not yet sent). */
   get inflight(): number {
     return this.#slots.size;
+  }
+
+  /**
+   * The server is shutting down: requests already in flight are answered, new request frames get
+   * a SHUTTING_DOWN error frame (cancel frames still work), and once nothing is left to send the
+   * socket is closed with 1001 "server shutting down".
+   */
+  shutdown(): void {
+    this.#shuttingDown = true;
+    this.#closeIfDone();
   }
 
   message(bytes: Uint8Array, binary: boolean, volatile: boolean): void {
@@ -112,6 +130,16 @@ export class WsSession implements WebSocketPeer {
       this.#refuse(frame.id, refused);
       return;
     }
+    if (this.#shuttingDown && frame.kind !== 'cancel') {
+      this.#refuse(
+        frame.id,
+        fail(
+          'SHUTTING_DOWN',
+          'the server is shutting down: this socket closes once its requests in flight are answered',
+        ),
+      );
+      return;
+    }
     switch (frame.kind) {
       case 'cancel':
         this.#cancel(frame.id);
@@ -141,9 +169,18 @@ export class WsSession implements WebSocketPeer {
       this.#queue = [];
       this.#head = 0;
     }
+    this.#closeIfDone();
   }
 
   closed(): void {
+    this.#end();
+    if (this.#gone) return;
+    this.#gone = true;
+    this.#deps.onGone?.();
+  }
+
+  /** The session is done (its socket closed or closing): nothing more is sent or run. */
+  #end(): void {
     if (this.#closed) return;
     this.#closed = true;
     // Queued requests leave their scheduler queue without running; running ones finish and their
@@ -270,13 +307,23 @@ export class WsSession implements WebSocketPeer {
       return;
     }
     this.#deps.counters.observePending(this.#queuedBytes + this.#connection.bufferedAmount());
+    if (this.#head === this.#queue.length) this.#closeIfDone();
+  }
+
+  /**
+   * Shutting down and every request answered, every frame handed to the socket: the close frame
+   * goes out behind them (the library sends in order).
+   */
+  #closeIfDone(): void {
+    if (!this.#shuttingDown || this.#slots.size > 0 || this.#head < this.#queue.length) return;
+    this.#close(CLOSE_CODES.GOING_AWAY, SHUTDOWN_CLOSE_REASON);
   }
 
   #close(code: number, reason: string): void {
     if (this.#closed) return;
     this.#connection.close(code, closeReason(reason));
     // Some libraries report the close later (after the handshake); the session is done now.
-    this.closed();
+    this.#end();
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type ConformanceCase,
   type FrontEndUnderTest,
 } from './conformance-case.js';
+import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
 import { FRAMING_CASES } from './framing-cases.js';
 import { LIFECYCLE_CASES } from './lifecycle-cases.js';
@@ -21,6 +22,7 @@ export const CASES: readonly ConformanceCase[] = [
   ...TRANSFER_CASES,
   ...FRAMING_CASES,
   ...LIFECYCLE_CASES,
+  ...DRAIN_CASES,
 ];
 
 export function runFrontEndConformance(impl: FrontEndUnderTest): void {

@@ -10,6 +10,8 @@ export interface SpawnedServer {
   readonly base: string;
   /** The metrics endpoint (Prometheus text at `${metricsBase}/metrics`). */
   readonly metricsBase: string;
+  /** host:port of the gRPC front end (with --allow-grpc, the default). */
+  readonly grpcTarget: string;
   readonly lines: string[];
   /** Resolves with the exit code (or signal name) when the process ends. */
   readonly exited: Promise<number | string>;
@@ -56,11 +58,12 @@ export async function spawnServer(
   for (;;) {
     const line = run.lines.find((l) => l.includes('"httpPort"'));
     if (line !== undefined) {
-      const ports = JSON.parse(line) as { httpPort: number; metricsPort: number };
+      const ports = JSON.parse(line) as { httpPort: number; metricsPort: number; grpcPort: number };
       return {
         ...run,
         base: `http://127.0.0.1:${ports.httpPort}`,
         metricsBase: `http://127.0.0.1:${ports.metricsPort}`,
+        grpcTarget: `127.0.0.1:${ports.grpcPort}`,
       };
     }
     const code = await Promise.race([

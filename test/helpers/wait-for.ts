@@ -2,6 +2,8 @@
 // while and assuming what has happened by then: the wait ends as soon as the state is reached,
 // however fast or slow the machine is.
 
+import assert from 'node:assert/strict';
+
 /**
  * Reads `read()` until `done(value)` holds or `timeoutMs` passes, and returns the last value read:
  * the caller asserts on it, so a state never reached fails with the value that was there instead.
@@ -36,4 +38,26 @@ export async function metric(
 /** Requests of `model` queued, not yet executing: Triton's nv_inference_pending_request_count. */
 export function pendingRequests(metricsBase: string, model: string): Promise<number> {
   return metric(metricsBase, 'nv_inference_pending_request_count', `model="${model}"`);
+}
+
+/**
+ * Waits until `n` requests are all on the server and none has finished, for a model whose one
+ * instance runs one request at a time: it runs the first and the pending gauge counts the other
+ * n - 1 (it could only show n - 1 once all n arrived, and no earlier than one finished).
+ */
+export async function allQueued(metricsBase: string, model: string, n: number): Promise<void> {
+  const queued = await waitFor(
+    () => pendingRequests(metricsBase, model),
+    (q) => q === n - 1,
+  );
+  assert.equal(queued, n - 1, `all ${n} requests on the server while the first still runs`);
+}
+
+/** Waits for a line of `lines` (a server's log) containing `text`. */
+export async function logged(lines: readonly string[], text: string): Promise<void> {
+  const seen = await waitFor(
+    () => lines.some((l) => l.includes(text)),
+    (x) => x,
+  );
+  assert.ok(seen, `log line "${text}":\n${lines.join('\n')}`);
 }

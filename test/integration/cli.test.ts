@@ -1,11 +1,12 @@
 // The `infernode` command as an operator runs it: flags, exit codes, and SIGTERM draining
-// in-flight requests (reliability table rows 1, 2, 5 and 6).
+// in-flight requests (reliability table rows 1, 2, 5 and 6). A drain cut short (the exit timeout,
+// a second signal) is in shutdown-stop.test.ts, the drain delay and keep-alive connections in
+// shutdown-drain.test.ts.
 //
-// The signal tests need requests still in flight when the signal lands, and for the bounded drain
-// more queued work than the exit timeout allows. How long slow_fp32 runs differs several-fold
-// between machines, so the file times it first and sizes each request from that; and it sends the
-// signal once the server's pending gauge shows every request arrived and queued behind the first,
-// rather than after a fixed sleep.
+// The signal test needs requests still in flight when the signal lands. How long slow_fp32 runs
+// differs several-fold between machines, so the file times it first and sizes each request from
+// that; and it sends the signal once the server's pending gauge shows every request arrived and
+// queued behind the first, rather than after a fixed sleep.
 
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
@@ -20,7 +21,7 @@ import {
 } from '../helpers/slow-model-timing.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
 import { startTestServer } from '../helpers/test-server.js';
-import { pendingRequests, waitFor } from '../helpers/wait-for.js';
+import { allQueued, logged } from '../helpers/wait-for.js';
 
 /**
  * The least time each slow request runs, by the timing taken at the start: long enough that all
@@ -35,28 +36,6 @@ function send(s: SpawnedServer, n: number, rows: number): Promise<SlowReply | 'd
   return Array.from({ length: n }, (_, k) =>
     inferSlow(s.base, 'slow_fp32', rows, { seed: k }).catch(() => 'dropped' as const),
   );
-}
-
-/**
- * Waits until `n` requests are all on the server and none has finished: the one instance runs the
- * first and the pending gauge counts the other n - 1 (it could only show n - 1 once all n arrived,
- * and no earlier than one finished).
- */
-async function allQueued(s: SpawnedServer, n: number): Promise<void> {
-  const queued = await waitFor(
-    () => pendingRequests(s.metricsBase, 'slow_fp32'),
-    (q) => q === n - 1,
-  );
-  assert.equal(queued, n - 1, `all ${n} requests on the server while the first still runs`);
-}
-
-/** Waits for a log line containing `text` (the server writes its log to stdout). */
-async function logged(s: SpawnedServer, text: string): Promise<void> {
-  const seen = await waitFor(
-    () => s.lines.some((l) => l.includes(text)),
-    (x) => x,
-  );
-  assert.ok(seen, `log line "${text}":\n${s.lines.join('\n')}`);
 }
 
 void describe('infernode command', () => {
@@ -124,10 +103,10 @@ void describe('infernode command', () => {
     c.diagnostic(`${timing.summary}; ${n} requests of ${rows} rows`);
     const s = await serve(['--exit-timeout-secs=20']);
     const inflight = send(s, n, rows);
-    await allQueued(s, n);
+    await allQueued(s.metricsBase, 'slow_fp32', n);
     s.child.kill('SIGTERM');
     // Once the server logs the drain, it is no longer ready and takes no new connections.
-    await logged(s, 'drain started');
+    await logged(s.lines, 'drain started');
     const late = await fetch(`${s.base}/v2/health/ready`).then(
       (r) => r.status,
       () => 'refused',
@@ -147,54 +126,5 @@ void describe('infernode command', () => {
     assert.equal(await s.exited, 0);
     assert.equal(s.lines.filter((l) => l.includes('drain started')).length, 1);
     assert.ok(s.lines.some((l) => l.includes('drain finished')));
-  });
-
-  void it('bounds the drain with --exit-timeout-secs and answers or drops every client', async (c) => {
-    const exitTimeoutMs = 2000;
-    // Queued work of at least 4 exit timeouts by the timing, so the drain cannot finish it in
-    // time even if the machine runs the model several times faster than when it was timed (its
-    // load eased), while the request running at SIGTERM (at least REQUEST_MS, not much more) ends
-    // well inside the timeout. The surplus costs nothing: the process exits at the timeout.
-    const n = 1 + Math.ceil((4 * exitTimeoutMs) / REQUEST_MS);
-    c.diagnostic(`${timing.summary}; ${n} requests of ${rows} rows`);
-    const s = await serve([`--exit-timeout-secs=${exitTimeoutMs / 1000}`]);
-    const inflight = send(s, n, rows);
-    await allQueued(s, n);
-    const signalledAt = performance.now();
-    s.child.kill('SIGTERM');
-    const code = await s.exited;
-    const elapsed = performance.now() - signalledAt;
-    assert.notEqual(code, 0, 'a timed-out drain does not report success');
-    assert.ok(s.lines.some((l) => l.includes('drain timed out')));
-    assert.ok(elapsed < exitTimeoutMs + 8000, `exited after ${elapsed} ms`);
-    const outcomes = await Promise.all(inflight);
-    const answered = outcomes.filter((o): o is SlowReply => o !== 'dropped');
-    // Every request arrived before the signal, so none is refused: each is answered or dropped.
-    for (const r of answered) assert.equal(r.status, 200, JSON.stringify(r.json));
-    assert.ok(
-      answered.some((r) => r.at > signalledAt),
-      'a request in flight at SIGTERM completed during the drain',
-    );
-    assert.ok(answered.length < n, 'the rest did not complete');
-  });
-
-  void it('a second SIGTERM exits at once', async () => {
-    const n = 4;
-    const s = await serve(['--exit-timeout-secs=30']);
-    const inflight = send(s, n, rows);
-    await allQueued(s, n);
-    s.child.kill('SIGTERM');
-    await logged(s, 'drain started');
-    // n - 1 requests of at least REQUEST_MS each are still queued: the drain is far from done.
-    s.child.kill('SIGTERM');
-    const code = await s.exited;
-    assert.notEqual(code, 0);
-    assert.ok(s.lines.some((l) => l.includes('second signal: exiting now')));
-    const outcomes = await Promise.all(inflight);
-    assert.ok(
-      outcomes.some((o) => o === 'dropped'),
-      'it exited with requests still queued rather than after the drain',
-    );
-    assert.ok(!s.lines.some((l) => l.includes('drain finished')));
   });
 });

@@ -7,6 +7,7 @@ import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
 import { splitTarget, type RequestHead } from '../http-call.js';
+import { HttpDrain } from '../http-drain.js';
 import { readHeaders } from './node-headers.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
@@ -35,6 +36,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
   #server: http.Server | undefined;
   #closed: Promise<void> | undefined;
   #websockets: NodeWebSocketHandle | undefined;
+  readonly #drain = new HttpDrain();
   /**
    * Requests with a reply in progress, per socket. When node's parser fails on such a socket
    * (bytes past a Content-Length parsed as a next request) a 400 written now would interleave with
@@ -49,6 +51,8 @@ export class NodeHttpFrontEnd implements FrontEnd {
   async listen(handler: HttpHandler): Promise<number> {
     if (this.#server !== undefined) throw new Error('the node:http front end is already listening');
     const o = this.#options;
+    // node closes the connection after a reply with `Connection: close`, which this adds in a drain.
+    const drainingHandler = this.#drain.wrap(handler);
     const server = http.createServer(
       {
         keepAlive: true, // TCP keep-alive probes on accepted sockets; HTTP keep-alive is the default
@@ -57,7 +61,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
         connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
         noDelay: true,
       },
-      (req, res) => this.#onRequest(req, res, handler),
+      (req, res) => this.#onRequest(req, res, drainingHandler),
     );
     server.keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
@@ -75,6 +79,14 @@ export class NodeHttpFrontEnd implements FrontEnd {
     this.#server = server;
     this.#closed = new Promise((resolve) => server.once('close', () => resolve()));
     return (server.address() as AddressInfo).port;
+  }
+
+  beginDrain(): void {
+    this.#drain.begin();
+  }
+
+  whenIdle(): Promise<void> {
+    return this.#drain.whenIdle();
   }
 
   stopAccepting(): Promise<void> {
@@ -101,7 +113,12 @@ export class NodeHttpFrontEnd implements FrontEnd {
   #onRequest(req: IncomingMessage, res: ServerResponse, handler: HttpHandler): void {
     const socket = req.socket;
     this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
-    res.once('close', () => this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1));
+    this.#drain.opened();
+    // 'close' follows 'finish' (the reply handed to the socket) or the connection's end: once each.
+    res.once('close', () => {
+      this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1);
+      this.#drain.closed();
+    });
     new NodeHttpExchange(req, res, readHead(req), handler, this.#options.maxBodyBytes).start();
   }
 

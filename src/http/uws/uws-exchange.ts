@@ -67,6 +67,10 @@ export class UwsExchange extends HttpExchange {
   }
 
   protected writeReply(wire: WireReply): void {
+    if (saysConnectionClose(wire)) {
+      this.#writeAndClose(wire);
+      return;
+    }
     this.#wire = wire;
     this.#res.cork(() => {
       this.#res.writeStatus(wire.statusLine);
@@ -80,6 +84,25 @@ export class UwsExchange extends HttpExchange {
       this.#res.onWritable(() => this.state !== 'writing' || this.#pump());
       this.#pump();
     });
+  }
+
+  /**
+   * A reply that says `Connection: close` (every reply of a drain): uWS closes a connection after a
+   * reply only through `end(body, true)`, which writes that header itself; a header written by hand,
+   * or tryEnd, leaves the connection open (measured). end() takes the body in one piece and buffers
+   * what the socket does not take at once, so a multi-chunk reply is joined first: one copy, paid
+   * only by the few replies of a drain.
+   */
+  #writeAndClose(wire: WireReply): void {
+    const body = wire.chunks.length === 1 ? wire.chunks[0] : Buffer.concat(wire.chunks);
+    this.#res.cork(() => {
+      this.#res.writeStatus(wire.statusLine);
+      for (const [name, value] of wire.headers) {
+        if (name.toLowerCase() !== 'connection') this.#res.writeHeader(name, value);
+      }
+      this.#res.end(body ?? '', true);
+    });
+    this.#finish();
   }
 
   /**
@@ -121,4 +144,10 @@ export class UwsExchange extends HttpExchange {
     this.#wire = undefined;
     this.#onSettled(this);
   }
+}
+
+function saysConnectionClose(wire: WireReply): boolean {
+  return wire.headers.some(
+    ([name, value]) => name.toLowerCase() === 'connection' && value.toLowerCase() === 'close',
+  );
 }

@@ -7,6 +7,7 @@
 import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
 import type { RequestHead } from '../http-call.js';
+import { HttpDrain } from '../http-drain.js';
 import { readHeaders } from './uws-headers.js';
 import type { UwsApp, UwsModule } from './uws-loader.js';
 import { UwsExchange } from './uws-exchange.js';
@@ -27,6 +28,7 @@ export class UwsFrontEnd implements FrontEnd {
   /** Exchanges not yet done, for close() on builds without app.close(). */
   readonly #open = new Set<UwsExchange>();
   #websockets: UwsWebSocketHandle | undefined;
+  readonly #drain = new HttpDrain();
 
   constructor(uws: UwsModule, options: FrontEndOptions) {
     this.#uws = uws;
@@ -43,7 +45,9 @@ export class UwsFrontEnd implements FrontEnd {
     if (this.#options.websocket !== undefined) {
       this.#websockets = attachUwsWebSocket(app, this.#options.websocket);
     }
-    app.any('/*', (res, req) => this.#onRequest(res, req, handler));
+    // The exchange closes the connection after a reply with `Connection: close` (added in a drain).
+    const drainingHandler = this.#drain.wrap(handler);
+    app.any('/*', (res, req) => this.#onRequest(res, req, drainingHandler));
     return new Promise((resolve, reject) => {
       // Calls back synchronously, with false when the address is taken or not available.
       app.listen(host, port, this.#uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
@@ -60,6 +64,14 @@ export class UwsFrontEnd implements FrontEnd {
         resolve(this.#uws.us_socket_local_port(listenSocket));
       });
     });
+  }
+
+  beginDrain(): void {
+    this.#drain.begin();
+  }
+
+  whenIdle(): Promise<void> {
+    return this.#drain.whenIdle();
   }
 
   stopAccepting(): Promise<void> {
@@ -94,9 +106,12 @@ export class UwsFrontEnd implements FrontEnd {
       readHead(req),
       handler,
       this.#options.maxBodyBytes,
-      (settled) => this.#open.delete(settled),
+      (settled) => {
+        if (this.#open.delete(settled)) this.#drain.closed();
+      },
     );
     this.#open.add(exchange);
+    this.#drain.opened();
     exchange.start();
   }
 }

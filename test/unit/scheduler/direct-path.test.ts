@@ -168,6 +168,44 @@ void describe('the direct path', () => {
     assert.equal(scheduler.inflightCount(), 0);
   });
 
+  void it('stopNow answers the queue with SHUTTING_DOWN at once and resolves when the run returns', async () => {
+    const { target, send, scheduler, rep } = setup();
+    const running = send(request({ seed: 0 }));
+    const queued = [1, 2].map((seed) => send(request({ seed })));
+    let stopped = false;
+    void scheduler.stopNow().then(() => {
+      stopped = true;
+    });
+    await flush();
+    assert.deepEqual(queued.map(errorCode), ['SHUTTING_DOWN', 'SHUTTING_DOWN']);
+    assert.equal(rep.pendingRequests, 0);
+    assert.equal(target.runs.length, 1, 'nothing queued was dispatched');
+    const late = send(request({ seed: 3 }));
+    await flush();
+    assert.equal(errorCode(late), 'SHUTTING_DOWN');
+    assert.equal(stopped, false, 'the run under way is waited for');
+    assert.equal(scheduler.inflightCount(), 1);
+    target.complete(0);
+    await flush();
+    assert.ok(running.result !== undefined, 'the running request is answered with its result');
+    assert.equal(stopped, true);
+  });
+
+  void it('stopNow after stop resolves both, and with nothing in flight resolves at once', async () => {
+    const { target, send, scheduler } = setup();
+    send(request({ seed: 0 }));
+    send(request({ seed: 1 }));
+    const settled: string[] = [];
+    void scheduler.stop().then(() => settled.push('stop'));
+    void scheduler.stopNow().then(() => settled.push('stopNow'));
+    target.complete(0);
+    await flush();
+    assert.deepEqual(settled.sort(), ['stop', 'stopNow']);
+    assert.equal(target.runs.length, 1, 'the queued request was answered, not run');
+    await scheduler.stopNow();
+    await scheduler.stop();
+  });
+
   void it('passes a model without a batch dim its tensors unchanged', async () => {
     const { target, send } = setup({ maxBatchSize: 0 });
     const x = input({

@@ -444,6 +444,18 @@ void describe('DynamicBatcher', () => {
     assert.equal(batcher.inflightCount(), 0);
   });
 
+  void it('stopNow answers requests waiting for the queue delay instead of dispatching them', async () => {
+    const { target, send, batcher, rep } = setup({ settings: { maxQueueDelayUs: 1e9 } });
+    const waiting = [0, 1, 2].map((seed) => send(request({ seed })));
+    assert.equal(target.runs.length, 0);
+    await batcher.stopNow();
+    await flush();
+    assert.deepEqual(waiting.map(errorCode), ['SHUTTING_DOWN', 'SHUTTING_DOWN', 'SHUTTING_DOWN']);
+    assert.equal(target.runs.length, 0);
+    assert.equal(rep.pendingRequests, 0);
+    assert.equal(batcher.inflightCount(), 0);
+  });
+
   void it('keeps the pending gauge exact through dispatch, timeout, cancel and rejection', async () => {
     const { clock, target, send, rep, batcher } = setup({
       db: {

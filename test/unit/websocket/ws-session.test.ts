@@ -330,3 +330,50 @@ void describe('WsSession: frames it cannot use', () => {
     ]);
   });
 });
+
+void describe('WsSession: server shutdown', () => {
+  void it('answers the requests in flight, refuses new ones, then closes with 1001', async () => {
+    const h = harness();
+    await h.infer(1);
+    await h.infer(2);
+    h.session.shutdown();
+    assert.deepEqual(h.socket.closes, [], 'open while requests are in flight');
+    await h.infer(3);
+    await h.complete(0);
+    assert.deepEqual(h.socket.closes, []);
+    await h.complete(1);
+    assert.deepEqual(h.socket.replies().map(brief), [
+      [3, 'SHUTTING_DOWN'],
+      [1, [2, 4]],
+      [2, [4, 6]],
+    ]);
+    assert.deepEqual(h.socket.closes, [[CLOSE_CODES.GOING_AWAY, 'server shutting down']]);
+    assert.equal(h.target.runs.length, 2, 'the refused request never ran');
+  });
+
+  void it('closes only once the responses queued behind a full socket are handed over', async () => {
+    const h = harness();
+    await h.infer(1);
+    h.socket.buffered = h.route.limits.highWaterBytes;
+    await h.complete(0);
+    h.session.shutdown();
+    assert.deepEqual(h.socket.closes, [], 'the response is still queued');
+    h.socket.buffered = 0;
+    h.session.drain();
+    assert.deepEqual(h.socket.replies().map(brief), [[1, [2, 4]]]);
+    assert.deepEqual(h.socket.closes, [[CLOSE_CODES.GOING_AWAY, 'server shutting down']]);
+  });
+
+  void it('closes an idle socket at once; the route resolves when the adapter reports it gone', async () => {
+    const h = harness();
+    let allClosed = false;
+    const closing = h.route.shutdown().then(() => {
+      allClosed = true;
+    });
+    assert.deepEqual(h.socket.closes, [[CLOSE_CODES.GOING_AWAY, 'server shutting down']]);
+    await flush();
+    assert.equal(allClosed, false, 'the client has not answered the close yet');
+    h.session.closed(); // the adapter: the socket is gone
+    await closing;
+  });
+});
