@@ -221,10 +221,19 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<RunR
   }
 }
 
-// A failed load does not throw out of the module: a worker that dies during bootstrap would be
-// respawned by piscina in a loop. It reports the failure instead, and the pool tears itself down.
+// A failed load does not throw out of the module: it is reported (session-failed) and the pool
+// decides (a failed start fails the model's load; a failed replacement is retried after a delay).
 // Top-level await: module evaluation, and so piscina's "ready", waits for the session.
 const loaded = await load();
+
+/**
+ * The pool's first task for every worker (STARTED_TASK in messages.ts). Its piscina pool has no
+ * minimum thread count, so that piscina never replaces a lost worker on its own: this task is what
+ * makes piscina start the thread. It runs once the module, and so the session, has loaded.
+ */
+export function started(): boolean {
+  return 'session' in loaded;
+}
 
 /** The piscina task handler. */
 export default function run(req: RunRequest): Promise<RunResponse> {

@@ -1,9 +1,17 @@
 // Recipes for the test-fixture repository (`--fixtures <dir>`): one Identity model per servable
-// datatype, a deliberately slow model, and a truncated model file. Each carries its config.pbtxt.
+// datatype, a deliberately slow model, a model whose every run fails, and a truncated model file.
+// Each carries its config.pbtxt.
 
 import { DATATYPE_TABLE } from '../../src/tensor/datatypes.js';
 import type { Datatype } from '../../src/tensor/datatypes.js';
-import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
+import {
+  ELEM,
+  encodeModel,
+  floatInitializer,
+  int64Initializer,
+  node,
+  tensorValue,
+} from './graph-builder.js';
 import type { ElemType } from './graph-builder.js';
 import { identityModel, mlpModel, simpleModel } from './bundled-models.js';
 import { MLP_RESEEDED_SEED } from './mlp-weights.js';
@@ -130,6 +138,30 @@ export function slowModel(layers: number = slowLayers()): Uint8Array {
   });
 }
 
+/** `failing_run`'s row width: OUTPUT0 declares twice as many. */
+export const FAILING_RUN_WIDTH = 4;
+
+/**
+ * `failing_run`: loads, then fails inside session.run for every non-empty input, with ORT's own
+ * runtime shape error. Reshape(INPUT0, Shape(INPUT0) * [1, 2]) asks for twice the elements INPUT0
+ * has; the target shape is computed from the input, so ORT cannot refuse the model when it creates
+ * the session. The worker-failure tests' "session that throws on every run".
+ */
+export function failingRunModel(): Uint8Array {
+  return encodeModel({
+    name: 'failing_run',
+    docString: 'Reshape to twice the input element count: every run fails in ONNX Runtime',
+    inputs: [tensorValue('INPUT0', ELEM.FLOAT, ['batch', FAILING_RUN_WIDTH])],
+    outputs: [tensorValue('OUTPUT0', ELEM.FLOAT, ['batch', 2 * FAILING_RUN_WIDTH])],
+    nodes: [
+      node('Shape', ['INPUT0'], ['in_shape'], 'in_shape'),
+      node('Mul', ['in_shape', 'DOUBLE_LAST'], ['bad_shape'], 'double_last'),
+      node('Reshape', ['INPUT0', 'bad_shape'], ['OUTPUT0'], 'reshape'),
+    ],
+    initializers: [int64Initializer('DOUBLE_LAST', [2], [1n, 2n])],
+  });
+}
+
 /** How many leading bytes of `simple`'s model `bad_truncated` keeps. */
 export const TRUNCATED_LENGTH = 100;
 
@@ -219,6 +251,18 @@ export function fixtureModels(): GeneratedModel[] {
         outputs: [{ name: 'OUTPUT0', datatype: 'FP32', dims: [SLOW_WIDTH] }],
         instanceCount: 1,
         parameters: { intra_op_thread_count: '1' },
+      }),
+    },
+    {
+      name: 'failing_run',
+      version: 1,
+      bytes: failingRunModel(),
+      config: renderConfig({
+        name: 'failing_run',
+        maxBatchSize: 8,
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', dims: [FAILING_RUN_WIDTH] }],
+        outputs: [{ name: 'OUTPUT0', datatype: 'FP32', dims: [2 * FAILING_RUN_WIDTH] }],
+        instanceCount: 1,
       }),
     },
     {

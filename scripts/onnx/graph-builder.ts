@@ -88,6 +88,24 @@ export function floatInitializer(
   return { name, dims: [...dims], dataType: ELEM.FLOAT, rawData: raw };
 }
 
+/** An INT64 initializer stored as raw_data, little-endian like `floatInitializer`. */
+export function int64Initializer(
+  name: string,
+  dims: readonly number[],
+  values: readonly bigint[],
+): onnxProto.onnx.ITensorProto {
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (count !== values.length) {
+    throw new Error(
+      `initializer ${name}: dims [${dims.join(',')}] hold ${count} values, got ${values.length}`,
+    );
+  }
+  const raw = new Uint8Array(values.length * 8);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setBigInt64(i * 8, v, true));
+  return { name, dims: [...dims], dataType: ELEM.INT64, rawData: raw };
+}
+
 export interface GraphSpec {
   readonly name: string;
   readonly inputs: readonly onnxProto.onnx.IValueInfoProto[];

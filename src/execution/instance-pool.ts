@@ -1,21 +1,22 @@
-// A model version's instances: one piscina pool per instance-group plan (per GPU for GPU groups),
-// each worker owning one ORT session. The pool is ready only when every worker has created its
-// session; it runs one request per instance at a time; it closes only after in-flight runs finish.
+// A model version's instances: one `ModelInstance` (a worker thread owning one ORT session) per
+// instance of each instance-group plan (per GPU for GPU groups). The pool is ready only when every
+// instance has its session; it gives each instance one run at a time, holds runs while no instance
+// is free, and closes only after in-flight runs finish. Replacing lost workers is model-instance.ts.
 //
 // Never terminate a worker that may be inside ORT. Verified with onnxruntime-node 1.30 on Node 20:
 // destroying a piscina pool (or aborting a task through an AbortSignal) while session.run is
 // executing kills the whole process with SIGABRT ("terminate called after throwing an instance of
 // 'Napi::Error'"). Hence: no AbortSignal is ever passed to piscina, `close()` waits for in-flight
-// runs and for sessions still being created, and a failed load tears the pools down only after
+// runs and for sessions still being created, and a failed load tears the workers down only after
 // every worker has reported.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import type { ModelIO } from '../config/read-model-io.js';
 import { fail } from '../errors.js';
 import type { WireError } from '../errors.js';
-import type { RunRequest, RunResponse, WarmupRun, WorkerEvent, WorkerInit } from './messages.js';
+import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.js';
+import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
 import { assertProvidersInstalled } from './provider-availability.js';
 import { resolveSabTensors } from './sab-capability.js';
 import type { InstanceGroupPlan } from './session-plan.js';
@@ -23,6 +24,17 @@ import { scrubMessage } from './worker-errors.js';
 
 /** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */
 const WORKER_FILE = fileURLToPath(new URL('../../workers/ort-worker.js', import.meta.url));
+
+let defaultWorkerFile = WORKER_FILE;
+
+/**
+ * Tests only: pools started from now on in this process run `file` instead of workers/ort-worker.js
+ * unless their init names one (`undefined` restores the real worker). For tests that start a whole
+ * server in-process, whose model manager cannot pass `workerFile`. Production code never calls it.
+ */
+export function useWorkerFileForTests(file: string | undefined): void {
+  defaultWorkerFile = file ?? WORKER_FILE;
+}
 
 /** The subset of a pino logger the pool uses. */
 export interface PoolLogger {
@@ -50,92 +62,38 @@ export interface InstancePoolInit {
   readonly logger?: PoolLogger;
   /**
    * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
-   * real handler to make a worker exit on cue). Production code never sets it.
+   * real handler to fail on cue). Production code never sets it.
    */
   readonly workerFile?: string;
 }
 
-type SessionState =
-  { readonly state: 'ready' } | { readonly state: 'failed'; readonly error: WireError };
-
-function isWorkerEvent(m: unknown): m is WorkerEvent {
-  if (typeof m !== 'object' || m === null) return false;
-  const type = (m as { type?: unknown }).type;
-  return type === 'infernode:session-ready' || type === 'infernode:session-failed';
+/** The instances of one group plan. */
+interface Group {
+  readonly spec: InstanceGroupPlan;
+  readonly instances: readonly ModelInstance[];
 }
 
-/** One piscina pool: `count` identical workers of one group plan. */
-class GroupPool {
-  readonly sessions = new Map<number, SessionState>();
-  /** Worker errors seen during start-up (a worker that died before it could report). */
-  readonly startupErrors: string[] = [];
-  inFlight = 0;
-  /** The workers piscina started with; replacements spawned later have other thread ids. */
-  private readonly initialThreads: ReadonlySet<number>;
-
-  constructor(
-    readonly spec: InstanceGroupPlan,
-    readonly piscina: Piscina,
-  ) {
-    this.initialThreads = new Set(piscina.threads.map((w) => w.threadId));
-  }
-
-  /**
-   * No initial worker is still inside session creation: each has reported or is gone. Replacements
-   * of workers that died at start-up are not waited for: they die the same way (a broken worker
-   * module) before reaching ORT, and piscina would keep replacing them, so waiting could not end.
-   */
-  initialSettled(): boolean {
-    return this.piscina.threads.every(
-      (w) => !this.initialThreads.has(w.threadId) || this.sessions.has(w.threadId),
-    );
-  }
-
-  /** Every current worker has reported (ready or failed): nobody is inside session creation. */
-  settled(): boolean {
-    return this.piscina.threads.every((w) => this.sessions.has(w.threadId));
-  }
-
-  reportedAtStart(): number {
-    return this.sessions.size + this.startupErrors.length;
-  }
-
-  allReady(): boolean {
-    const threads = this.piscina.threads;
-    return (
-      threads.length === this.spec.count &&
-      threads.every((w) => this.sessions.get(w.threadId)?.state === 'ready')
-    );
-  }
-
-  firstFailure(): string | undefined {
-    for (const s of this.sessions.values()) if (s.state === 'failed') return s.error.message;
-    return this.startupErrors[0];
-  }
-}
+/** A run waiting for a free instance: gets one, or the error that ends its wait. */
+type Waiting = (got: ModelInstance | WireError) => void;
 
 export class InstancePool {
   private closing = false;
   private closed: Promise<void> | undefined;
   private inFlightTotal = 0;
+  private readonly groups: readonly Group[];
+  private readonly instances: readonly ModelInstance[];
+  private readonly waiting: Waiting[] = [];
   private readonly waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
+  private readonly restartListeners: Array<() => void> = [];
   /** The model's inputs and outputs as the first ready session reported them. */
   private io: ModelIO | undefined;
 
   private constructor(
     private readonly init: InstancePoolInit,
-    private readonly pools: readonly GroupPool[],
-  ) {}
-
-  /**
-   * Starts every worker and resolves once all sessions exist. Fails with PROVIDER_UNAVAILABLE before
-   * any worker starts when a plan needs a provider the binding lacks, and with MODEL_LOAD_FAILED
-   * (carrying the worker's scrubbed ORT message) when any worker cannot create its session.
-   */
-  static async start(init: InstancePoolInit): Promise<InstancePool> {
-    for (const g of init.groups) assertProvidersInstalled(g.plan);
-    const sabTensors = await resolveSabTensors(init.sabTensors ?? 'auto');
-    const pools = init.groups.map((spec) => {
+    sabTensors: boolean,
+  ) {
+    const shown = `${init.model}/${init.version}/${path.basename(init.modelPath)}`;
+    this.groups = init.groups.map((spec) => {
       const workerData: WorkerInit = {
         model: init.model,
         version: init.version,
@@ -145,33 +103,55 @@ export class InstancePool {
         sabTensors,
         warmup: init.warmup ?? [],
       };
-      const piscina = new Piscina({
-        filename: init.workerFile ?? WORKER_FILE,
+      const ctx: InstanceContext = {
+        model: init.model,
+        version: init.version,
+        group: spec.instance,
+        workerFile: init.workerFile ?? defaultWorkerFile,
         workerData,
-        minThreads: spec.count,
-        maxThreads: spec.count,
-        // One run per session at a time, as in Triton (an instance executes one batch at a time).
-        concurrentTasksPerWorker: 1,
-        idleTimeout: Infinity,
-      });
-      return new GroupPool(spec, piscina);
+        scrub: (m) => scrubMessage(m, init.modelPath, shown),
+        log: (level, msg) => this.log(level, msg),
+        sessionReady: (instance, event, replacement) =>
+          this.sessionReady(spec, instance, event, replacement),
+        changed: () => this.notify(),
+        restarted: () => {
+          for (const listener of this.restartListeners) listener();
+        },
+      };
+      const instances = Array.from(
+        { length: spec.count },
+        // Triton's instance names: the group's own when it has one instance.
+        (_, k) => new ModelInstance(spec.count > 1 ? `${spec.instance}_${k}` : spec.instance, ctx),
+      );
+      return { spec, instances };
     });
-    const pool = new InstancePool(init, pools);
-    for (const g of pools) pool.listen(g);
+    this.instances = this.groups.flatMap((g) => g.instances);
+  }
+
+  /**
+   * Starts every worker and resolves once all sessions exist. Fails with PROVIDER_UNAVAILABLE before
+   * any worker starts when a plan needs a provider the binding lacks, and with MODEL_LOAD_FAILED
+   * (carrying the worker's scrubbed ORT message) when any worker cannot create its session.
+   */
+  static async start(init: InstancePoolInit): Promise<InstancePool> {
+    for (const g of init.groups) assertProvidersInstalled(g.plan);
+    const sabTensors = await resolveSabTensors(init.sabTensors ?? 'auto');
+    const pool = new InstancePool(init, sabTensors);
 
     // Every initial worker reports once (or dies trying) before anything is decided, so a failed
     // load never destroys a sibling that is still inside InferenceSession.create.
-    await pool.until(() => pools.every((g) => g.reportedAtStart() >= g.spec.count));
-    const failed = pools.find((g) => g.firstFailure() !== undefined);
+    await pool.until(() => pool.instances.every((i) => i.startReported()));
+    const failed = pool.instances.find((i) => i.startFailure !== undefined);
     if (failed !== undefined) {
-      await pool.until(() => pools.every((g) => g.initialSettled()));
-      await Promise.all(pools.map((g) => g.piscina.destroy()));
+      await pool.close();
+      const group = pool.groups.find((g) => g.instances.includes(failed))?.spec.instance;
       throw fail(
         'MODEL_LOAD_FAILED',
         `failed to load model "${init.model}" version ${init.version} instance ` +
-          `${failed.spec.instance}: ${failed.firstFailure() ?? 'unknown error'}`,
+          `${group ?? failed.name}: ${failed.startFailure ?? 'unknown error'}`,
       );
     }
+    for (const i of pool.instances) i.serve();
     pool.log(
       'info',
       `loaded ${pool.capacity} instance(s) (${sabTensors ? 'direct' : 'copied'} SAB inputs)`,
@@ -179,65 +159,35 @@ export class InstancePool {
     return pool;
   }
 
-  private listen(g: GroupPool): void {
-    g.piscina.on('message', (m: unknown) => {
-      if (!isWorkerEvent(m)) return;
-      if (m.type === 'infernode:session-ready') {
-        g.sessions.set(m.threadId, { state: 'ready' });
-        this.io ??= m.io;
-        if (m.warmupRuns > 0) {
-          const ms = (m.warmupNs / 1e6).toFixed(1);
-          this.log(
-            'info',
-            `instance ${g.spec.instance} ran ${m.warmupRuns} warmup request(s) in ${ms} ms`,
-          );
-        }
-        if (g.reportedAtStart() > g.spec.count) {
-          this.log('info', `replacement instance of ${g.spec.instance} is ready`);
-        }
-      } else {
-        g.sessions.set(m.threadId, { state: 'failed', error: m.error });
-        this.log('error', `instance ${g.spec.instance} failed to load: ${m.error.message}`);
-      }
-      this.notify();
-    });
-    // piscina emits 'error' when a worker dies with no task to fail; without a listener that
-    // would be thrown in the main thread. The worker is replaced (see run()).
-    g.piscina.on('error', (e: unknown) => {
-      const message = e instanceof Error ? e.message : String(e);
-      if (g.sessions.size + g.startupErrors.length < g.spec.count) {
-        // This one can become a client-visible load failure: no paths in it.
-        const shown = `${this.init.model}/${this.init.version}/${path.basename(this.init.modelPath)}`;
-        g.startupErrors.push(scrubMessage(message, this.init.modelPath, shown));
-      }
-      this.log('error', `an instance worker of ${g.spec.instance} died: ${message}`);
-      this.notify();
-    });
+  /** Calls `listener` each time a worker is started to replace a lost one. */
+  onInstanceRestart(listener: () => void): void {
+    this.restartListeners.push(listener);
   }
 
-  /** Instances that can run at once. */
   /** The inputs and outputs of the model the sessions opened (set once the pool has started). */
   get modelIO(): ModelIO {
     if (this.io === undefined) throw fail('INTERNAL', 'instance pool has no ready session');
     return this.io;
   }
 
+  /** Instances that can run at once. */
   get capacity(): number {
-    return this.init.groups.reduce((a, g) => a + g.count, 0);
+    return this.instances.length;
   }
 
+  /** Runs accepted and not yet answered (running, or waiting for a free instance). */
   get inFlight(): number {
     return this.inFlightTotal;
   }
 
-  /** Every instance has a live session (false while a crashed worker's replacement is loading). */
+  /** Every instance has a live session (false while a lost worker's replacement is not ready). */
   get ready(): boolean {
-    return !this.closing && this.pools.every((g) => g.allReady());
+    return !this.closing && this.instances.every((i) => i.state === 'ready');
   }
 
   /**
    * Resolves when every instance has a live session again (immediately if it has): after a worker
-   * died, once piscina's replacement has created its session. Never resolves after close().
+   * was lost, once its replacement has created its session. Never resolves after close().
    */
   whenReady(): Promise<void> {
     return this.until(() => this.ready);
@@ -245,56 +195,92 @@ export class InstancePool {
 
   /**
    * Runs one request on a free instance. The scheduler calls this only while `inFlight < capacity`;
-   * a run always completes (there is no cancellation once started). A worker that dies mid-run
-   * fails that run with WORKER_FAILED; piscina starts a replacement.
+   * a run always completes (there is no cancellation once started). While an instance is being
+   * replaced the run waits for a free one (the replacement, or another instance); when no instance
+   * is up or starting (replacements failing, waiting out their back-off) it fails at once with
+   * MODEL_NOT_READY. A worker lost during the run fails that run with WORKER_FAILED.
    */
   async run(req: RunRequest): Promise<RunResponse> {
-    if (this.closing) {
-      return {
-        ok: false,
-        error: {
-          code: 'MODEL_NOT_READY',
-          message: `model "${this.init.model}" version ${this.init.version} is unloading`,
-        },
-      };
-    }
-    const g = this.pick();
-    g.inFlight++;
+    if (this.closing) return { ok: false, error: this.unloading() };
     this.inFlightTotal++;
     try {
-      return (await g.piscina.run(req)) as RunResponse;
-    } catch (e) {
-      this.log('error', `instance of ${g.spec.instance} failed during a run: ${String(e)}`);
-      return {
-        ok: false,
-        error: {
-          code: 'WORKER_FAILED',
-          message:
-            `an instance of model "${this.init.model}" version ${this.init.version} exited ` +
-            `during the request; it is being replaced`,
-        },
-      };
+      const got = await this.acquire();
+      if (!(got instanceof ModelInstance)) return { ok: false, error: got };
+      try {
+        return await got.execute(req);
+      } finally {
+        got.busy = false;
+      }
     } finally {
-      g.inFlight--;
       this.inFlightTotal--;
       this.notify();
     }
   }
 
-  /** The group with the most free instances (first on ties), so groups fill evenly. */
-  private pick(): GroupPool {
-    let best: GroupPool | undefined;
-    for (const g of this.pools) {
-      if (best === undefined || g.spec.count - g.inFlight > best.spec.count - best.inFlight)
-        best = g;
+  /** A free ready instance, marked busy; else a place in line (first come, first served). */
+  private acquire(): Promise<ModelInstance | WireError> {
+    if (this.waiting.length === 0) {
+      const free = this.claim();
+      if (free !== undefined) return Promise.resolve(free);
+      const down = this.noneRunning();
+      if (down !== undefined) return Promise.resolve(down);
     }
-    if (best === undefined) throw fail('INTERNAL', 'instance pool has no instance groups');
-    return best;
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** The group with the most free ready instances (first on ties) gives one, so groups fill evenly. */
+  private claim(): ModelInstance | undefined {
+    let best: ModelInstance[] = [];
+    for (const g of this.groups) {
+      const free = g.instances.filter((i) => i.state === 'ready' && !i.busy);
+      if (free.length > best.length) best = free;
+    }
+    const chosen = best[0];
+    if (chosen !== undefined) chosen.busy = true;
+    return chosen;
+  }
+
+  /** The error for waiting runs when no instance is ready or starting, else undefined. */
+  private noneRunning(): WireError | undefined {
+    if (this.instances.some((i) => i.state === 'ready' || i.state === 'loading')) return undefined;
+    if (this.closing) return this.unloading();
+    const why = this.instances.find((i) => i.lastFailure !== undefined);
+    const reason = why === undefined ? '' : ` (instance ${why.name}: ${why.lastFailure ?? ''})`;
+    return {
+      code: 'MODEL_NOT_READY',
+      message:
+        `model "${this.init.model}" version ${this.init.version} is not ready: no instance is ` +
+        `running${reason}; it is being restarted`,
+    };
+  }
+
+  private unloading(): WireError {
+    return {
+      code: 'MODEL_NOT_READY',
+      message: `model "${this.init.model}" version ${this.init.version} is unloading`,
+    };
+  }
+
+  private sessionReady(
+    spec: InstanceGroupPlan,
+    instance: ModelInstance,
+    event: SessionReadyEvent,
+    replacement: boolean,
+  ): void {
+    this.io ??= event.io;
+    if (event.warmupRuns > 0) {
+      const ms = (event.warmupNs / 1e6).toFixed(1);
+      this.log(
+        'info',
+        `instance ${spec.instance} ran ${event.warmupRuns} warmup request(s) in ${ms} ms`,
+      );
+    }
+    if (replacement) this.log('info', `replacement instance of ${instance.name} is ready`);
   }
 
   /**
-   * Stops taking runs, waits for in-flight runs and for any replacement worker still creating its
-   * session, then destroys the workers. Idempotent.
+   * Stops taking runs, waits for in-flight runs (those waiting for an instance are still served) and
+   * for any worker still creating its session, then destroys the workers. Idempotent.
    */
   close(): Promise<void> {
     this.closed ??= this.drainAndDestroy();
@@ -303,8 +289,10 @@ export class InstancePool {
 
   private async drainAndDestroy(): Promise<void> {
     this.closing = true;
-    await this.until(() => this.inFlightTotal === 0 && this.pools.every((g) => g.settled()));
-    await Promise.all(this.pools.map((g) => g.piscina.destroy()));
+    for (const i of this.instances) i.stopRestarting();
+    this.notify();
+    await this.until(() => this.inFlightTotal === 0 && this.instances.every((i) => i.settled()));
+    await Promise.all(this.instances.map((i) => i.destroy()));
   }
 
   private until(check: () => boolean): Promise<void> {
@@ -312,7 +300,15 @@ export class InstancePool {
     return new Promise((resolve) => this.waiters.push({ check, resolve }));
   }
 
+  /** Something changed: hand free instances to waiting runs, then wake whoever waits on a state. */
   private notify(): void {
+    while (this.waiting.length > 0) {
+      const free = this.claim();
+      if (free === undefined) break;
+      this.waiting.shift()?.(free);
+    }
+    const down = this.waiting.length > 0 ? this.noneRunning() : undefined;
+    if (down !== undefined) for (const w of this.waiting.splice(0)) w(down);
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i];
       if (w !== undefined && w.check()) {

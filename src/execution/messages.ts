@@ -1,8 +1,9 @@
 // Typed messages at the worker boundary (main thread <-> ORT worker).
 //
-// Lifecycle of one worker (one model instance): piscina starts it with `WorkerInit` as workerData;
-// the worker creates its InferenceSession (load) and runs the warmup requests it is given, then
-// serves `RunRequest`s one at a time (execute) until the pool is destroyed (unload). The pool is
+// Lifecycle of one worker (one model instance): the pool's `STARTED_TASK` makes piscina start it
+// with `WorkerInit` as workerData; the worker creates its InferenceSession (load) and runs the warmup
+// requests it is given, reports a `WorkerEvent`, then serves `RunRequest`s one at a time (execute)
+// until its pool is destroyed (unload) or it is lost and replaced (model-instance.ts). A pool is
 // destroyed only when no run is in flight: terminating a thread inside session.run aborts the
 // process (onnxruntime-node 1.30), so cancellation is cooperative — a run always finishes and an
 // unwanted result is dropped by the caller.
@@ -45,6 +46,9 @@ export interface WarmupRun {
   readonly request: RunRequest;
 }
 
+/** The worker module's named export that the pool runs first, to make piscina start the thread. */
+export const STARTED_TASK = 'started';
+
 export interface RunRequest {
   readonly inputs: readonly TensorDescriptor[];
   /** Output names to return, in order. Empty: every model output, in the model's order. */
@@ -66,10 +70,10 @@ export type RunResponse =
 
 /**
  * What a worker posts on its parentPort (piscina re-emits it as the pool's 'message' event) once its
- * session is created, or failed to be. The pool counts these to know every instance is loaded before
- * it reports ready, and never destroys a pool while a worker is still inside session creation (that
- * too would terminate a thread inside ORT). `threadId` tells workers of one pool apart, since they
- * all share one workerData.
+ * session is created, or failed to be. The pool waits for these to know every instance is loaded
+ * before it reports ready, and never destroys a worker while it is still inside session creation
+ * (that too would terminate a thread inside ORT). `threadId` tells the current worker's report from
+ * a lost one's, since an instance's successive workers share one workerData.
  */
 export type WorkerEvent =
   | {

@@ -9,17 +9,19 @@ import { InferenceServerError } from '../errors.js';
 // separators, so "inputs/outputs" or "a / b" in a sentence are left alone.
 const ABSOLUTE_PATH = /(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\s'"`:,;()[\]]+[\\/])+[^\s'"`:,;()[\]]*/g;
 
-// ORT prefixes some messages with "<source file>:<line> <C++ signature> ": noise for a client.
-const SOURCE_PREFIX = /^<path>:\d+ [^\n]*?\) (?=\S)/;
+// ORT prefixes some messages with "<source file>:<line> <C++ signature> ": noise for a client. A
+// kernel that fails inside session.run puts the same prefix after "Status Message: ".
+const SOURCE_PREFIX = /(^|Status Message: )<path>:\d+ [^\n]*?\) (?=\S)/;
 
 /**
  * Makes `message` safe for a client: `modelPath` becomes `displayPath` (e.g. `simple/1/model.onnx`),
- * any other absolute path becomes `<path>`, and ORT's source-location prefix is dropped.
+ * any other absolute path becomes `<path>`, and ORT's source-location prefix is dropped (at the start,
+ * or after a failed kernel's "Status Message: ").
  */
 export function scrubMessage(message: string, modelPath: string, displayPath: string): string {
   let m = modelPath.length > 0 ? message.split(modelPath).join(displayPath) : message;
   m = m.replace(ABSOLUTE_PATH, '<path>');
-  m = m.replace(SOURCE_PREFIX, '');
+  m = m.replace(SOURCE_PREFIX, '$1');
   return m.trim();
 }
 

@@ -100,6 +100,16 @@ export class MetricsCatalog {
   });
 
   /**
+   * Worker restarts: each worker thread started to replace a lost one (it died, its task handler
+   * threw, or its session failed to load again). Triton has no equivalent: its instances are not
+   * replaced. A steady climb is a crash loop; the pool spaces the restarts out (restart-backoff.ts).
+   */
+  readonly instanceRestarts = this.counter(
+    'infernode_instance_restarts_total',
+    'Model instance workers started to replace a lost one (died, threw, or failed to load again)',
+  );
+
+  /**
    * Drops every series of a model version that no longer serves (unloaded, or not selected by a
    * reload), as Triton removes an unloaded model's metrics. A version that is reloaded in place
    * keeps its series: its counters continue.
@@ -124,6 +134,7 @@ export class MetricsCatalog {
       this.queueLatency,
       this.computeLatency,
       this.batchSize,
+      this.instanceRestarts,
     ]) {
       family.remove(labels);
     }

@@ -36,6 +36,7 @@ export class ModelReporter {
   private readonly queueLatency: HistogramChild;
   private readonly computeLatency: HistogramChild;
   private readonly batchSizes: HistogramChild;
+  private readonly restarts: CounterChild;
   private pendingCount = 0;
 
   constructor(
@@ -70,6 +71,9 @@ export class ModelReporter {
     this.queueLatency = catalog.queueLatency.labels(labels);
     this.computeLatency = catalog.computeLatency.labels(labels);
     this.batchSizes = catalog.batchSize.labels(labels);
+    this.restarts = catalog.instanceRestarts.labels(labels);
+    // As for the pending gauge: the series exists (at 0) from load, so a first restart is a change.
+    this.restarts.inc(0);
   }
 
   /** Requests enqueued and not yet executing (nv_inference_pending_request_count). */
@@ -106,6 +110,11 @@ export class ModelReporter {
     this.outputUs.inc(t.outputNs / 1e3);
     this.requestLatency.observe(t.totalNs / 1e9);
     this.queueLatency.observe(t.queueNs / 1e9);
+  }
+
+  /** A worker was started to replace a lost instance worker (infernode_instance_restarts_total). */
+  instanceRestarted(): void {
+    this.restarts.inc();
   }
 
   failed(reason: FailureReason, totalNs: number): void {

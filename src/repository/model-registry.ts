@@ -61,11 +61,15 @@ export class ModelRegistry {
   }
 
   /**
-   * Strict readiness: every model the server is meant to serve has a serving version. A model
-   * unloaded on request is not counted; one whose load failed is.
+   * Strict readiness: every model the server is meant to serve has a serving version, each with all
+   * of its instances up (not while a lost worker is being replaced). A model unloaded on request is
+   * not counted; one whose load failed is.
    */
   allReady(): boolean {
-    for (const e of this.entries.values()) if (e.wanted && e.state !== 'READY') return false;
+    for (const e of this.entries.values()) {
+      if (!e.wanted) continue;
+      if (e.state !== 'READY' || ![...e.versions.values()].every((v) => v.ready())) return false;
+    }
     return true;
   }
 }

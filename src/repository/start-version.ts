@@ -62,6 +62,7 @@ export async function startVersion(
     throw e;
   }
   const reporter = new ModelReporter(deps.catalog, config.name, version);
+  pool.onInstanceRestart(() => reporter.instanceRestarted());
   // The dynamic batcher when the config has dynamic_batching, else the direct strategy.
   const scheduler = createScheduler(config, pool, reporter, {
     maxBlockBytes: deps.maxInputBytes,

@@ -17,7 +17,9 @@ export async function copyModel(repo: string, name: string, as: string = name): 
   const bundled = path.join(MODEL_REPOSITORY, name);
   const fixture = path.join(FIXTURE_REPOSITORY, name);
   const from = name.startsWith('identity_') && name !== 'identity_bytes' ? fixture : bundled;
-  const source = ['slow_fp32', 'bad_truncated', 'mlp_reseeded'].includes(name) ? fixture : from;
+  const source = ['slow_fp32', 'bad_truncated', 'mlp_reseeded', 'failing_run'].includes(name)
+    ? fixture
+    : from;
   const to = path.join(repo, as);
   await cp(source, to, { recursive: true });
   return to;

@@ -9,7 +9,7 @@ import { typedView } from '../../../src/memory/views.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
 
-const EXITING_WORKER = fileURLToPath(new URL('./fixtures/exiting-worker.js', import.meta.url));
+const FAULTY_WORKER = fileURLToPath(new URL('./fixtures/faulty-worker.js', import.meta.url));
 
 let repos: GeneratedRepos;
 before(async () => {
@@ -35,7 +35,7 @@ void describe('worker exit', () => {
       modelPath: repos.bundled('simple'),
       groups: [{ instance: 'simple_0', count: 1, plan: CPU_PLAN }],
       sabTensors: false,
-      workerFile: EXITING_WORKER,
+      workerFile: FAULTY_WORKER,
       logger: {
         info: (m) => messages.push(m),
         warn: (m) => messages.push(m),

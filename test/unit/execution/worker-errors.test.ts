@@ -1,5 +1,6 @@
 // Scrubbing worker error messages: no file-system path reaches a client. The inputs are the real ORT
-// 1.30 messages seen for a truncated model, a missing file and a global-thread-pool session.
+// 1.30 messages seen for a truncated model, a missing file, a global-thread-pool session and a
+// Reshape that fails at run time.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -36,6 +37,22 @@ void describe('scrubMessage', () => {
     assert.equal(
       scrubMessage(raw, MODEL, SHOWN),
       'session_env.EnvCreatedWithGlobalThreadPools() was false.',
+    );
+  });
+
+  void it('drops the source-location prefix of a kernel that failed inside session.run', () => {
+    const raw =
+      "Non-zero status code returned while running Reshape node. Name:'reshape' Status Message: " +
+      '/onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:91 ' +
+      'onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, ' +
+      'onnxruntime::TensorShapeVector&, bool) input_shape_size == requested_shape_size was false. ' +
+      'The input tensor cannot be reshaped to the requested shape. Input shape:{1,4}, requested ' +
+      'shape:{1,8}';
+    assert.equal(
+      scrubMessage(raw, MODEL, SHOWN),
+      "Non-zero status code returned while running Reshape node. Name:'reshape' Status Message: " +
+        'input_shape_size == requested_shape_size was false. The input tensor cannot be reshaped ' +
+        'to the requested shape. Input shape:{1,4}, requested shape:{1,8}',
     );
   });
 

@@ -1,5 +1,6 @@
 // The test-fixture repository: every identity_<dtype> round-trips through onnxruntime-node,
-// slow_fp32 runs and has its configured depth, bad_truncated fails to load, configs are written.
+// slow_fp32 runs and has its configured depth, failing_run loads but fails every run, bad_truncated
+// fails to load, configs are written.
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { generateFixtures } from '../../../scripts/generate-models.js';
 import { simpleModel } from '../../../scripts/onnx/bundled-models.js';
 import {
   DEFAULT_SLOW_LAYERS,
+  FAILING_RUN_WIDTH,
   IDENTITY_DATATYPES,
   SLOW_WIDTH,
   TRUNCATED_LENGTH,
@@ -183,6 +185,21 @@ void describe('fixture models', () => {
     assert.match(text, /^max_batch_size: 8$/m);
     assert.match(text, /instance_group \[ \{ count: 1, kind: KIND_CPU \} \]/);
     assert.match(text, /key: "intra_op_thread_count"\n\s*value: \{ string_value: "1" \}/);
+  });
+
+  void it('failing_run loads, then every run fails inside ORT with its Reshape error', async () => {
+    const session = await openSession(repo.dir, 'failing_run');
+    assert.deepEqual(inputShape(session, 0), ['batch', FAILING_RUN_WIDTH]);
+    for (const rows of [1, 2, 8]) {
+      const x = new ort.Tensor('float32', new Float32Array(rows * FAILING_RUN_WIDTH), [
+        rows,
+        FAILING_RUN_WIDTH,
+      ]);
+      await assert.rejects(session.run({ INPUT0: x }), /Reshape/, `${rows} row(s)`);
+    }
+    await session.release();
+    const text = await readFile(path.join(repo.dir, 'failing_run', 'config.pbtxt'), 'utf8');
+    assert.match(text, /^max_batch_size: 8$/m);
   });
 
   void it('bad_truncated holds the first bytes of simple and fails to load in ORT', async () => {

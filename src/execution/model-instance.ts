@@ -1,0 +1,329 @@
+// One model instance: a worker thread owning one ORT session, and what keeps it serving. Each worker
+// runs in a piscina pool of its own, built with no minimum thread count so that piscina never
+// replaces a worker by itself: piscina 5.3 replaces a worker that dies after starting at once, with
+// no back-off, and after one dies while starting it stops replacing for good, leaving its queued
+// tasks waiting forever. This class starts every worker, and after a loss starts the next one at
+// once or after a back-off (restart-backoff.ts).
+//
+// What a loss is, and what happens to the run it had:
+// - the worker thread dies (`process.exit`, an uncaught error): piscina fails its task, the run gets
+//   WORKER_FAILED, and a new worker replaces it;
+// - the task handler throws (a bug outside ORT): the run gets WORKER_FAILED and the worker is
+//   recycled, since its state is suspect. Terminating it is safe: it runs one task at a time and that
+//   task has returned, so nothing of it is inside ORT;
+// - a replacement whose session fails to load is retired and retried.
+// An ORT error inside session.run is not a loss: it is the run's reply (INFER_FAILED) and the
+// session keeps serving, as in Triton (see docs/architecture.md, "Worker failures").
+
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { WireError } from '../errors.js';
+import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
+import { STARTED_TASK } from './messages.js';
+import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
+
+/** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
+export type InstanceState =
+  /** A worker is starting: creating its session (it is never terminated in this state). */
+  | 'loading'
+  /** Its session exists and it takes runs, one at a time. */
+  | 'ready'
+  /** No worker: the next one starts after a back-off delay. */
+  | 'waiting'
+  /** Closed: it starts no worker again. */
+  | 'closed';
+
+export type SessionReadyEvent = Extract<WorkerEvent, { type: 'infernode:session-ready' }>;
+
+/** What an instance needs from its pool: fixed facts and the pool's callbacks. */
+export interface InstanceContext {
+  readonly model: string;
+  readonly version: number;
+  /** The instance group's name (`simple_0`), which load and warmup messages name. */
+  readonly group: string;
+  readonly workerFile: string;
+  readonly workerData: WorkerInit;
+  /** Makes worker error text safe for a client: no absolute paths. */
+  scrub(message: string): string;
+  log(level: 'info' | 'error', msg: string): void;
+  /** A session reported ready (`replacement`: not the instance's first worker). */
+  sessionReady(instance: ModelInstance, event: SessionReadyEvent, replacement: boolean): void;
+  /** State or business changed: the pool looks at readiness and waiting runs again. */
+  changed(): void;
+  /** A worker was started to replace a lost one (infernode_instance_restarts_total). */
+  restarted(): void;
+}
+
+function describeError(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(2);
+
+export class ModelInstance {
+  state: InstanceState = 'loading';
+  /** A run is executing on it (the pool sets and clears this around `execute`). */
+  busy = false;
+  /** Set during the pool's start only: the first failure, which fails the model's load. */
+  startFailure: string | undefined;
+  /** Client-safe: why the last worker was lost, while no worker is up. */
+  lastFailure: string | undefined;
+
+  /** False while the pool starts: a loss then fails the load instead of being replaced. */
+  private serving = false;
+  private closing = false;
+  private piscina!: Piscina;
+  /** The current worker; undefined once it is lost, until the next one starts. */
+  private worker: Worker | undefined;
+  private session: 'pending' | 'ready' | 'failed' = 'pending';
+  private readyAt = 0;
+  /** The current worker has answered a run (any reply: the worker works). */
+  private answered = false;
+  /** Consecutive losses with no healthy worker in between: the back-off's input. */
+  private failures = 0;
+  private workersStarted = 0;
+  private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** The lost worker's pool being destroyed, and the replacement that waits for it. */
+  private retiring: Promise<void> = Promise.resolve();
+  private replacing: Promise<void> | undefined;
+
+  constructor(
+    /** Triton-style: the group name, suffixed `_<k>` when the group has several instances. */
+    readonly name: string,
+    private readonly ctx: InstanceContext,
+  ) {
+    this.startWorker();
+  }
+
+  /** The pool has started: from now on a lost worker is replaced. */
+  serve(): void {
+    this.serving = true;
+  }
+
+  /** The worker reported its session (ready or failed) or died: start-up can decide. */
+  startReported(): boolean {
+    return this.session !== 'pending' || this.startFailure !== undefined;
+  }
+
+  /** Nothing is running or being created: the instance can be destroyed without aborting ORT. */
+  settled(): boolean {
+    const creating = this.worker !== undefined && this.session === 'pending';
+    return !this.busy && !creating && this.replacing === undefined;
+  }
+
+  /**
+   * Runs `req` on this instance's worker (the caller has made it busy). Never throws: a worker lost
+   * during the run gives WORKER_FAILED, naming the instance and what happened.
+   */
+  async execute(req: RunRequest): Promise<RunResponse> {
+    const { piscina, worker } = this;
+    const where = `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`;
+    if (worker === undefined || this.state !== 'ready') {
+      // The pool hands out ready instances only; running here would make piscina start a worker.
+      return { ok: false, error: { code: 'INTERNAL', message: `${where} is not ready` } };
+    }
+    try {
+      const response = (await piscina.run(req)) as RunResponse;
+      this.answered = true;
+      return response;
+    } catch (e) {
+      if (piscina.threads.includes(worker)) {
+        this.recycle(worker, e);
+        const error: WireError = {
+          code: 'WORKER_FAILED',
+          message:
+            `${where} failed during the request (${this.ctx.scrub(describeError(e))}); ` +
+            `its worker is being restarted`,
+        };
+        return { ok: false, error };
+      }
+      // The thread died: its own 'exit' or 'error' listener has seen it first, with the cause.
+      const cause = this.lastLoss?.worker === worker ? this.lastLoss.cause : describeError(e);
+      this.lost(worker, cause);
+      const error: WireError = {
+        code: 'WORKER_FAILED',
+        message: `${where} exited during the request (${this.ctx.scrub(cause)}); it is being replaced`,
+      };
+      return { ok: false, error };
+    }
+  }
+
+  /** Stops starting workers (the pool is closing); a worker being created still finishes. */
+  stopRestarting(): void {
+    this.closing = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Destroys the worker; call only once `settled()`, after `stopRestarting()`. */
+  async destroy(): Promise<void> {
+    this.stopRestarting();
+    this.state = 'closed';
+    this.worker = undefined;
+    await this.retiring;
+    await this.piscina.destroy();
+  }
+
+  private startWorker(): void {
+    const piscina = new Piscina({
+      filename: this.ctx.workerFile,
+      workerData: this.ctx.workerData,
+      // No minimum: piscina would otherwise replace a dead worker itself, at once and forever.
+      minThreads: 0,
+      maxThreads: 1,
+      // One run per session at a time, as in Triton (an instance executes one batch at a time).
+      concurrentTasksPerWorker: 1,
+      idleTimeout: Infinity,
+    });
+    piscina.on('message', (m: unknown) => this.onWorkerEvent(piscina, m));
+    // piscina re-emits an uncaught worker error as 'error' when no task is running; the worker's
+    // own listeners below handle it. Without a listener it would be thrown in the main thread.
+    piscina.on('error', () => {});
+    // The first task makes piscina start the thread. If the worker dies before it runs, it stays
+    // queued until this pool is destroyed, which rejects it: nothing waits on it.
+    piscina.run(null, { name: STARTED_TASK }).then(
+      () => {},
+      () => {},
+    );
+    const worker = piscina.threads[0];
+    if (worker === undefined) throw new Error('piscina did not start a worker'); // a bug
+    this.piscina = piscina;
+    this.worker = worker;
+    this.session = 'pending';
+    this.answered = false;
+    this.state = 'loading';
+    this.workersStarted++;
+    let uncaught: string | undefined;
+    worker.on('error', (e: unknown) => {
+      uncaught = `uncaught ${describeError(e)}`;
+      this.lost(worker, uncaught);
+    });
+    worker.once('exit', (code: number) => this.lost(worker, uncaught ?? `exit code ${code}`));
+  }
+
+  private onWorkerEvent(piscina: Piscina, m: unknown): void {
+    if (piscina !== this.piscina || !isWorkerEvent(m)) return;
+    if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
+    if (m.type === 'infernode:session-ready') {
+      this.session = 'ready';
+      this.state = 'ready';
+      this.readyAt = performance.now();
+      this.lastFailure = undefined;
+      this.ctx.sessionReady(this, m, this.workersStarted > 1);
+    } else {
+      this.session = 'failed';
+      if (!this.serving) {
+        this.startFailure ??= m.error.message;
+        this.ctx.log('error', `instance ${this.ctx.group} failed to load: ${m.error.message}`);
+      } else {
+        // A replacement that cannot create its session is retired (it holds no session and no
+        // task, so terminating it is safe) and tried again later.
+        this.worker = undefined;
+        this.failures++;
+        this.lastFailure = m.error.message;
+        this.retire();
+        this.restartLater(
+          `the replacement for instance ${this.name} failed to load: ${m.error.message}`,
+        );
+      }
+    }
+    this.ctx.changed();
+  }
+
+  /** The worker's thread is gone. Idempotent: its 'error', 'exit' and failed run all report it. */
+  private lost(worker: Worker, cause: string): void {
+    if (worker !== this.worker) return;
+    this.lastLoss = { worker, cause };
+    const wasReady = this.session === 'ready';
+    const during = this.busy ? 'during a request' : wasReady ? 'while idle' : 'while starting';
+    this.worker = undefined;
+    this.retire();
+    if (!this.serving) {
+      this.startFailure ??= this.ctx.scrub(
+        `its worker died before its session was ready: ${cause}`,
+      );
+      this.ctx.log('error', `an instance worker of ${this.ctx.group} died: ${cause}`);
+      this.state = 'waiting';
+      this.ctx.changed();
+      return;
+    }
+    this.failures = this.wasHealthy(wasReady) ? 1 : this.failures + 1;
+    this.lastFailure = this.ctx.scrub(`its worker died ${during} (${cause})`);
+    this.restartLater(`instance ${this.name} died ${during} (${cause})`);
+    this.ctx.changed();
+  }
+
+  /** The task handler threw: retire the (idle) worker and start another. */
+  private recycle(worker: Worker, e: unknown): void {
+    if (worker !== this.worker) return;
+    const wasReady = this.session === 'ready';
+    this.worker = undefined;
+    this.retire();
+    this.failures = this.wasHealthy(wasReady) ? 1 : this.failures + 1;
+    this.lastFailure = this.ctx.scrub(`its worker threw during a request (${describeError(e)})`);
+    const stack = e instanceof Error && e.stack !== undefined ? e.stack : describeError(e);
+    this.restartLater(
+      `instance ${this.name} threw during a request, restarting its worker: ${stack}`,
+    );
+    this.ctx.changed();
+  }
+
+  /** A worker that answered a run, or stayed up long enough, resets the back-off. */
+  private wasHealthy(wasReady: boolean): boolean {
+    return wasReady && (this.answered || performance.now() - this.readyAt >= RESTART_STABLE_MS);
+  }
+
+  /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
+  private retire(): void {
+    const old = this.piscina;
+    // piscina.destroy does not reject; the catch only keeps one failure from stalling the chain.
+    this.retiring = this.retiring.then(() => old.destroy()).catch(() => {});
+  }
+
+  /** Logs the loss once, at error level, and starts the next worker at once or after the back-off. */
+  private restartLater(what: string): void {
+    if (this.closing) {
+      this.state = 'closed';
+      this.ctx.log('error', what);
+      return;
+    }
+    const delay = restartDelayMs(this.failures);
+    this.ctx.log(
+      'error',
+      `${what}; ${delay === 0 ? 'starting a replacement' : `next attempt in ${seconds(delay)} s`}`,
+    );
+    if (delay === 0) {
+      this.state = 'loading';
+      this.replacing = this.replace();
+      return;
+    }
+    this.state = 'waiting';
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.state = 'loading';
+      this.replacing = this.replace();
+      this.ctx.changed();
+    }, delay);
+    // A pending retry must not keep the process alive on its own.
+    this.timer.unref();
+  }
+
+  private async replace(): Promise<void> {
+    await this.retiring;
+    if (!this.closing) {
+      this.ctx.restarted();
+      this.startWorker();
+    } else {
+      this.state = 'closed';
+    }
+    this.replacing = undefined;
+    this.ctx.changed();
+  }
+}
+
+function isWorkerEvent(m: unknown): m is WorkerEvent {
+  if (typeof m !== 'object' || m === null) return false;
+  const type = (m as { type?: unknown }).type;
+  return type === 'infernode:session-ready' || type === 'infernode:session-failed';
+}

@@ -1,0 +1,27 @@
+// When a lost model instance gets its next worker: at once after a first failure, then after a delay
+// that doubles with each further consecutive failure, so a worker that keeps dying (or keeps failing
+// to create its session) costs a bounded amount of CPU instead of a respawn loop.
+
+/** The delay after the second consecutive failure; each further one doubles it. */
+export const RESTART_BASE_DELAY_MS = 250;
+
+/** The longest wait between two attempts (30 s: a crash loop costs one worker start per 30 s). */
+export const RESTART_MAX_DELAY_MS = 30_000;
+
+/**
+ * A worker that served a request, or stayed up this long, was healthy: the count of consecutive
+ * failures starts again from zero, and its next loss is replaced at once.
+ */
+export const RESTART_STABLE_MS = 60_000;
+
+/**
+ * Milliseconds to wait before starting a worker after `failures` consecutive failures (deaths, or
+ * sessions that failed to load, with no healthy worker in between): 0 for the first, then 250 ms,
+ * 500 ms, 1 s, ... up to 30 s.
+ */
+export function restartDelayMs(failures: number): number {
+  if (failures <= 1) return 0;
+  // Capped before the power so a long loop cannot overflow to Infinity.
+  const doublings = Math.min(failures - 2, 20);
+  return Math.min(RESTART_MAX_DELAY_MS, RESTART_BASE_DELAY_MS * 2 ** doublings);
+}
