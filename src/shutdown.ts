@@ -104,9 +104,10 @@ export class ShutdownSequence {
     p.http.beginDrain();
     if (p.drainDelayMs > 0) {
       if (!(await this.#unlessCut(delay(p.drainDelayMs)))) return false;
-      p.logger.info('drain delay over: refusing new connections');
     }
     if (!(await this.#unlessCut(this.#stopAccepting()))) return false;
+    // Said once the listeners are closed, so that whoever reads it can rely on it.
+    if (p.drainDelayMs > 0) p.logger.info('drain delay over: refusing new connections');
     if (!(await this.#unlessCut(p.http.whenIdle()))) return false;
     // Every network request is answered by now; only in-process ones (the embedded API) can still
     // be queued. stop() lets them finish and refuses more.
