@@ -12,7 +12,7 @@ import {
 } from './conformance-case.js';
 import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
-import { FRAMING_CASES } from './framing-cases.js';
+import { FRAMING_CASES, PIPELINED_AFTER_REFUSAL_CASES } from './framing-cases.js';
 import { LIFECYCLE_CASES } from './lifecycle-cases.js';
 import { TRANSFER_CASES } from './transfer-cases.js';
 
@@ -21,6 +21,7 @@ export type { FrontEndUnderTest } from './conformance-case.js';
 export const CASES: readonly ConformanceCase[] = [
   ...TRANSFER_CASES,
   ...FRAMING_CASES,
+  ...PIPELINED_AFTER_REFUSAL_CASES,
   ...LIFECYCLE_CASES,
   ...DRAIN_CASES,
 ];

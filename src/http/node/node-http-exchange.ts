@@ -11,17 +11,21 @@ import type { WireReply } from '../reply-body.js';
 export class NodeHttpExchange extends HttpExchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  readonly #onRefused: () => void;
 
+  /** `onRefused` runs when this request is refused for its framing or size (see writeRejection). */
   constructor(
     req: IncomingMessage,
     res: ServerResponse,
     head: RequestHead,
     handler: HttpHandler,
     maxBodyBytes: number,
+    onRefused: () => void,
   ) {
     super(head, handler, maxBodyBytes);
     this.#req = req;
     this.#res = res;
+    this.#onRefused = onRefused;
   }
 
   start(): void {
@@ -42,6 +46,9 @@ export class NodeHttpExchange extends HttpExchange {
   }
 
   protected writeRejection(wire: WireReply): void {
+    // node's parser has already read, and may already have emitted, requests pipelined behind this
+    // one; the front end drops them unserved (their bytes may be this request's unread body).
+    this.#onRefused();
     const headers: OutgoingHttpHeaders = Object.fromEntries(wire.headers);
     headers['content-length'] = wire.totalBytes;
     // With "Connection: close" node ends the socket once this reply is out, after discarding

@@ -43,6 +43,13 @@ export class NodeHttpFrontEnd implements FrontEnd {
    * that reply, so the socket is closed instead.
    */
   readonly #busy = new WeakMap<Duplex, number>();
+  /**
+   * Connections on which a request was refused for its framing or size. What node's parser finds
+   * after it on the connection is not a request the client framed (it may be the refused request's
+   * own body, a smuggled request): it is never handed to the handler, and the connection closes
+   * once the 400 is out.
+   */
+  readonly #refused = new WeakSet<Duplex>();
 
   constructor(options: NodeHttpFrontEndOptions) {
     this.#options = options;
@@ -112,6 +119,10 @@ export class NodeHttpFrontEnd implements FrontEnd {
 
   #onRequest(req: IncomingMessage, res: ServerResponse, handler: HttpHandler): void {
     const socket = req.socket;
+    if (this.#refused.has(socket)) {
+      req.resume();
+      return;
+    }
     this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
     this.#drain.opened();
     // 'close' follows 'finish' (the reply handed to the socket) or the connection's end: once each.
@@ -119,7 +130,15 @@ export class NodeHttpFrontEnd implements FrontEnd {
       this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1);
       this.#drain.closed();
     });
-    new NodeHttpExchange(req, res, readHead(req), handler, this.#options.maxBodyBytes).start();
+    const refused = (): void => void this.#refused.add(socket);
+    new NodeHttpExchange(
+      req,
+      res,
+      readHead(req),
+      handler,
+      this.#options.maxBodyBytes,
+      refused,
+    ).start();
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
