@@ -12,6 +12,7 @@ export class NodeHttpExchange extends HttpExchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
   readonly #onRefused: () => void;
+  readonly #bodyTimeoutMs: number;
 
   /** `onRefused` runs when this request is refused for its framing or size (see writeRejection). */
   constructor(
@@ -21,11 +22,13 @@ export class NodeHttpExchange extends HttpExchange {
     handler: HttpHandler,
     maxBodyBytes: number,
     onRefused: () => void,
+    bodyTimeoutMs: number,
   ) {
     super(head, handler, maxBodyBytes);
     this.#req = req;
     this.#res = res;
     this.#onRefused = onRefused;
+    this.#bodyTimeoutMs = bodyTimeoutMs;
   }
 
   start(): void {
@@ -36,8 +39,18 @@ export class NodeHttpExchange extends HttpExchange {
     this.#req.on('error', () => undefined);
     if (!this.begin()) return;
     // After a rejection node discards the rest of the body; bodyChunk ignores what still arrives.
+    // While the body arrives, a silence longer than the body timeout closes the connection (the
+    // socket's inactivity timer, reset by every byte); cleared once the body is in, so a long
+    // inference is never cut off by it.
+    // The listener is the request's (node emits 'timeout' on an incomplete request), so keep-alive
+    // sockets do not collect one per request.
+    const socket = this.#req.socket;
+    this.#req.setTimeout(this.#bodyTimeoutMs, () => socket.destroy());
     this.#req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
-    this.#req.once('end', () => this.bodyEnd());
+    this.#req.once('end', () => {
+      socket.setTimeout(0);
+      this.bodyEnd();
+    });
   }
 
   protected breakConnection(): void {
