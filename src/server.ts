@@ -95,6 +95,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     host: options.httpAddress,
     port: options.httpPort,
     maxBodyBytes: options.httpMaxInputSize,
+    limits: {
+      headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
+      bodyTimeoutMs: options.httpBodyTimeoutSecs * 1000,
+      keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
+      maxConnections: options.httpMaxConnections,
+    },
     ...(websocket !== undefined ? { websocket } : {}),
   });
   if (selected.reason !== undefined) logger.warn(selected.reason);

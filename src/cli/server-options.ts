@@ -33,6 +33,14 @@ export interface ServerOptions {
   readonly drainDelaySecs: number;
   readonly logVerbose: number;
   readonly httpMaxInputSize: number;
+  /** Seconds a client may take to send a request's head. */
+  readonly httpHeaderTimeoutSecs: number;
+  /** Longest silence, in seconds, while a request's body is arriving. */
+  readonly httpBodyTimeoutSecs: number;
+  /** Seconds a keep-alive connection may sit between requests. */
+  readonly httpIdleTimeoutSecs: number;
+  /** Open HTTP connections at most (WebSockets included); 0: no cap. */
+  readonly httpMaxConnections: number;
   readonly disableAutoCompleteConfig: boolean;
   readonly httpFrontEnd: FrontEndChoice;
   /** Force the worker input-copy path even where ORT accepts SharedArrayBuffer tensors (tests). */
@@ -79,6 +87,10 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   drainDelaySecs: 0,
   logVerbose: 0,
   httpMaxInputSize: 64 * 1024 * 1024,
+  httpHeaderTimeoutSecs: 10,
+  httpBodyTimeoutSecs: 10,
+  httpIdleTimeoutSecs: 10,
+  httpMaxConnections: 0,
   disableAutoCompleteConfig: false,
   httpFrontEnd: 'auto',
   disableSabTensors: false,
@@ -133,6 +145,22 @@ export const FLAGS = {
   'http-max-input-size': {
     kind: 'uint',
     help: 'Largest request body in bytes, after decompression (67108864)',
+  },
+  'http-header-timeout-secs': {
+    kind: 'uint',
+    help: 'Seconds a client may take to send a request head; then the connection closes (10)',
+  },
+  'http-body-timeout-secs': {
+    kind: 'uint',
+    help: 'Longest silence in seconds while a request body arrives; then the connection closes (10)',
+  },
+  'http-idle-timeout-secs': {
+    kind: 'uint',
+    help: 'Seconds a keep-alive connection may wait for its next request (10)',
+  },
+  'http-max-connections': {
+    kind: 'uint',
+    help: 'Open HTTP connections at most, WebSockets included; more are closed at once (0: no cap)',
   },
   'disable-auto-complete-config': {
     kind: 'flag',
@@ -317,6 +345,19 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     drainDelaySecs: uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
     logVerbose: uint('log-verbose', 0),
     httpMaxInputSize: uint('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
+    httpHeaderTimeoutSecs: positive(
+      'http-header-timeout-secs',
+      uint('http-header-timeout-secs', DEFAULT_OPTIONS.httpHeaderTimeoutSecs, 3600),
+    ),
+    httpBodyTimeoutSecs: positive(
+      'http-body-timeout-secs',
+      uint('http-body-timeout-secs', DEFAULT_OPTIONS.httpBodyTimeoutSecs, 3600),
+    ),
+    httpIdleTimeoutSecs: positive(
+      'http-idle-timeout-secs',
+      uint('http-idle-timeout-secs', DEFAULT_OPTIONS.httpIdleTimeoutSecs, 3600),
+    ),
+    httpMaxConnections: uint('http-max-connections', DEFAULT_OPTIONS.httpMaxConnections),
     disableAutoCompleteConfig: disableAutoComplete,
     httpFrontEnd: frontEnd,
     disableSabTensors: bool('disable-sab-tensors', false),

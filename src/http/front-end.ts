@@ -43,6 +43,24 @@ export interface FrontEndOptions {
    * matched on Upgrade requests for `path` before its catch-all HTTP route.
    */
   readonly websocket?: WebSocketRoute;
+  /**
+   * Connection limits (--http-header-timeout-secs, --http-body-timeout-secs,
+   * --http-idle-timeout-secs, --http-max-connections). Unset: 10 s each and no cap, uWS 20.30's
+   * fixed behaviour; the uWS adapter accepts only those values (select-front-end.ts falls back to
+   * node:http for others).
+   */
+  readonly limits?: ConnectionLimits;
+}
+
+export interface ConnectionLimits {
+  /** Time to receive a request's head (slowloris on the head). */
+  readonly headersTimeoutMs?: number;
+  /** Longest silence while a request's body arrives. */
+  readonly bodyTimeoutMs?: number;
+  /** Idle time before a keep-alive connection is closed. */
+  readonly keepAliveTimeoutMs?: number;
+  /** Open connections at most, upgraded WebSockets included; 0 or unset: no cap. */
+  readonly maxConnections?: number;
 }
 
 /**

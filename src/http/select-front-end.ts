@@ -2,9 +2,9 @@
 // the options, node:http otherwise, with one sentence saying why for the start-up log.
 
 import { fail } from '../errors.js';
-import type { FrontEnd } from './front-end.js';
-import { NodeHttpFrontEnd, type NodeHttpFrontEndOptions } from './node/node-http-front-end.js';
-import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd } from './uws/uws-front-end.js';
+import type { FrontEnd, FrontEndOptions } from './front-end.js';
+import { NodeHttpFrontEnd } from './node/node-http-front-end.js';
+import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd, uwsLimitsReason } from './uws/uws-front-end.js';
 import { loadUws, type UwsLoadResult } from './uws/uws-loader.js';
 
 /** `--http-front-end`: `auto` prefers uWS and falls back; the others insist. */
@@ -12,7 +12,7 @@ export type FrontEndChoice = 'auto' | 'uws' | 'node';
 
 export const FRONT_END_CHOICES: readonly FrontEndChoice[] = Object.freeze(['auto', 'uws', 'node']);
 
-export interface SelectFrontEndOptions extends NodeHttpFrontEndOptions {
+export interface SelectFrontEndOptions extends FrontEndOptions {
   readonly frontEnd?: FrontEndChoice;
 }
 
@@ -61,6 +61,9 @@ export function parseFrontEndChoice(value: string): FrontEndChoice {
 
 // Checked before loading the binary: options uWS cannot honour whatever the Node version.
 function uwsUnavailableReason(options: SelectFrontEndOptions): string | undefined {
+  const reason = uwsLimitsReason(options.limits);
+  if (reason !== undefined) return reason;
+
   if (options.maxBodyBytes > UWS_MAX_CONTENT_LENGTH) {
     return (
       `--http-max-input-size ${options.maxBodyBytes} is above the ${UWS_MAX_CONTENT_LENGTH} bytes ` +

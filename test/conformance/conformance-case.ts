@@ -2,7 +2,7 @@
 // case receives, and small helpers. Kept apart so case files and the runner do not import each other.
 
 import { randomBytes } from 'node:crypto';
-import type { FrontEnd, FrontEndOptions } from '../../src/http/front-end.js';
+import type { ConnectionLimits, FrontEnd, FrontEndOptions } from '../../src/http/front-end.js';
 import type { EchoState } from './echo-handler.js';
 
 export interface FrontEndUnderTest {
@@ -23,6 +23,11 @@ export interface FrontEndUnderTest {
    * replies; the pending call is aborted). Replies here are always asynchronous.
    */
   readonly asyncPipelining: 'in-order' | 'close';
+  /**
+   * Set when the adapter's connection limits are fixed (uWS 20.30): cases that ask for limits get
+   * these instead, and read them from `CaseContext.limits`.
+   */
+  readonly fixedLimits?: Required<ConnectionLimits>;
   /** Cases this adapter cannot pass, each with the written reason (shown as the skip message). */
   readonly skip?: Readonly<Partial<Record<string, string>>>;
 }
@@ -33,6 +38,8 @@ export interface CaseContext {
   readonly port: number;
   readonly echo: EchoState;
   readonly maxBodyBytes: number;
+  /** The limits the adapter runs with in this case (the case's own, or the adapter's fixed ones). */
+  readonly limits: ConnectionLimits;
   readonly url: (pathAndQuery: string) => string;
   /** Starts another adapter of the same kind (closed with the case). */
   readonly startAnother: (port: number) => Promise<{ frontEnd: FrontEnd; port: number }>;
@@ -43,6 +50,8 @@ export interface ConformanceCase {
   readonly title: string;
   /** The body limit for this case's adapter; default 64 MiB (Triton's --http-max-input-size). */
   readonly maxBodyBytes?: number;
+  /** Connection limits for this case's adapter (where the adapter's are fixed, it gets those). */
+  readonly limits?: ConnectionLimits;
   run(ctx: CaseContext): Promise<void>;
 }
 

@@ -211,3 +211,90 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
     },
   },
 ];
+
+/**
+ * Sends `refused` and a well-formed GET pipelined behind it in one write, and checks that the
+ * refused request gets a 400 (or, where the library closes first, nothing) and that the follower is
+ * never served: the connection closes, and the handler never sees the follower's path.
+ */
+async function expectNothingServedAfter(
+  ctx: CaseContext,
+  refused: Buffer,
+  what: string,
+): Promise<void> {
+  const follower = rawRequest('GET', '/smuggled');
+  const conn = await RawConnection.open(ctx.port);
+  await conn.send(Buffer.concat([refused, follower]));
+  const first = await conn.next();
+  if (first !== 'closed') {
+    assert.equal(first.status, 400, `${what}: status of the refused request`);
+    assert.equal(first.headers.get('connection'), 'close', `${what}: Connection header`);
+    const second = await conn.next();
+    assert.equal(second, 'closed', `${what}: a second response came back on the connection`);
+  } else {
+    // Only an adapter that closes rather than pipeline behind a pending reply may skip the 400:
+    // its rejection is written a turn later, and the follower's head closes the connection first.
+    assert.equal(ctx.impl.asyncPipelining, 'close', `${what}: closed without the 400`);
+  }
+  await conn.closed();
+  conn.destroy();
+  await assertLive(ctx);
+  const served = ctx.echo.calls.filter((c) => c.summary.path === '/smuggled').length;
+  assert.equal(served, 0, `${what}: the pipelined request reached the handler`);
+}
+
+export const PIPELINED_AFTER_REFUSAL_CASES: readonly ConformanceCase[] = [
+  {
+    id: 'conflicting-content-length-pipelined',
+    title: 'a request pipelined behind two conflicting Content-Lengths is never served',
+    async run(ctx) {
+      const refused = rawRequest(
+        'POST',
+        '/refused',
+        [
+          ['Content-Length', '2'],
+          ['Content-Length', '40'],
+        ],
+        '{}',
+      );
+      await expectNothingServedAfter(ctx, refused, 'CL 2 + CL 40');
+    },
+  },
+  {
+    id: 'unknown-transfer-coding-pipelined',
+    title: 'a request pipelined behind Transfer-Encoding: gzip, chunked is never served',
+    async run(ctx) {
+      const refused = rawRequest(
+        'POST',
+        '/refused',
+        [['Transfer-Encoding', 'gzip, chunked']],
+        '2\r\n{}\r\n0\r\n\r\n',
+      );
+      await expectNothingServedAfter(ctx, refused, 'TE gzip, chunked');
+    },
+  },
+  {
+    id: 'over-limit-pipelined',
+    title: 'a request pipelined behind an over-limit Content-Length is never served',
+    maxBodyBytes: LIMIT,
+    async run(ctx) {
+      const body = 'x'.repeat(LIMIT + 1);
+      const refused = rawRequest('POST', '/refused', [['Content-Length', String(LIMIT + 1)]], body);
+      await expectNothingServedAfter(ctx, refused, 'over-limit body');
+    },
+  },
+  {
+    id: 'chunked-over-limit-pipelined',
+    title: 'a request pipelined behind a chunked body that passes the limit is never served',
+    maxBodyBytes: LIMIT,
+    async run(ctx) {
+      const refused = rawRequest(
+        'POST',
+        '/refused',
+        [['Transfer-Encoding', 'chunked']],
+        `${(LIMIT + 1).toString(16)}\r\n${'x'.repeat(LIMIT + 1)}\r\n0\r\n\r\n`,
+      );
+      await expectNothingServedAfter(ctx, refused, 'chunked over limit');
+    },
+  },
+];

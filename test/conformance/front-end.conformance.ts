@@ -12,8 +12,9 @@ import {
 } from './conformance-case.js';
 import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
-import { FRAMING_CASES } from './framing-cases.js';
+import { FRAMING_CASES, PIPELINED_AFTER_REFUSAL_CASES } from './framing-cases.js';
 import { LIFECYCLE_CASES } from './lifecycle-cases.js';
+import { LIMIT_CASES } from './limit-cases.js';
 import { TRANSFER_CASES } from './transfer-cases.js';
 
 export type { FrontEndUnderTest } from './conformance-case.js';
@@ -21,8 +22,10 @@ export type { FrontEndUnderTest } from './conformance-case.js';
 export const CASES: readonly ConformanceCase[] = [
   ...TRANSFER_CASES,
   ...FRAMING_CASES,
+  ...PIPELINED_AFTER_REFUSAL_CASES,
   ...LIFECYCLE_CASES,
   ...DRAIN_CASES,
+  ...LIMIT_CASES,
 ];
 
 export function runFrontEndConformance(impl: FrontEndUnderTest): void {
@@ -39,10 +42,11 @@ export function runFrontEndConformance(impl: FrontEndUnderTest): void {
 
 async function runCase(impl: FrontEndUnderTest, c: ConformanceCase): Promise<void> {
   const maxBodyBytes = c.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const limits = c.limits === undefined ? {} : (impl.fixedLimits ?? c.limits);
   const echo = new EchoState();
   const started: FrontEnd[] = [];
   const start = async (port: number): Promise<{ frontEnd: FrontEnd; port: number }> => {
-    const frontEnd = impl.create({ host: '127.0.0.1', port, maxBodyBytes });
+    const frontEnd = impl.create({ host: '127.0.0.1', port, maxBodyBytes, limits });
     const bound = await frontEnd.listen(echo.handler);
     started.push(frontEnd);
     return { frontEnd, port: bound };
@@ -59,6 +63,7 @@ async function runCase(impl: FrontEndUnderTest, c: ConformanceCase): Promise<voi
       port,
       echo,
       maxBodyBytes,
+      limits,
       url: (pathAndQuery) => `http://127.0.0.1:${port}${pathAndQuery}`,
       startAnother: start,
     });

@@ -1,7 +1,7 @@
 // Runs the FrontEnd conformance suite against the uWebSockets.js adapter. Skipped, with the loader's
 // reason, on a Node release the uWS binary does not support.
 
-import { UwsFrontEnd } from '../../src/http/uws/uws-front-end.js';
+import { UWS_FIXED_TIMEOUT_MS, UwsFrontEnd } from '../../src/http/uws/uws-front-end.js';
 import { loadUws } from '../../src/http/uws/uws-loader.js';
 import { runFrontEndConformance } from './front-end.conformance.js';
 
@@ -20,4 +20,15 @@ runFrontEndConformance({
   // connection"): a request arriving while a reply is pending closes the connection. Every reply
   // from this adapter is asynchronous. Browsers and HTTP client libraries do not pipeline.
   asyncPipelining: 'close',
+  // Its HTTP timeouts are built in (10 s, in 4 s timer steps) and it has no connection count.
+  fixedLimits: {
+    headersTimeoutMs: UWS_FIXED_TIMEOUT_MS,
+    bodyTimeoutMs: UWS_FIXED_TIMEOUT_MS,
+    keepAliveTimeoutMs: UWS_FIXED_TIMEOUT_MS,
+    maxConnections: 0,
+  },
+  skip: {
+    'connection-cap':
+      'uWebSockets.js 20.30 cannot count or refuse HTTP connections; --http-max-connections selects node:http',
+  },
 });

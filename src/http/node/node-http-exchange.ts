@@ -11,17 +11,24 @@ import type { WireReply } from '../reply-body.js';
 export class NodeHttpExchange extends HttpExchange {
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  readonly #onRefused: () => void;
+  readonly #bodyTimeoutMs: number;
 
+  /** `onRefused` runs when this request is refused for its framing or size (see writeRejection). */
   constructor(
     req: IncomingMessage,
     res: ServerResponse,
     head: RequestHead,
     handler: HttpHandler,
     maxBodyBytes: number,
+    onRefused: () => void,
+    bodyTimeoutMs: number,
   ) {
     super(head, handler, maxBodyBytes);
     this.#req = req;
     this.#res = res;
+    this.#onRefused = onRefused;
+    this.#bodyTimeoutMs = bodyTimeoutMs;
   }
 
   start(): void {
@@ -32,8 +39,18 @@ export class NodeHttpExchange extends HttpExchange {
     this.#req.on('error', () => undefined);
     if (!this.begin()) return;
     // After a rejection node discards the rest of the body; bodyChunk ignores what still arrives.
+    // While the body arrives, a silence longer than the body timeout closes the connection (the
+    // socket's inactivity timer, reset by every byte); cleared once the body is in, so a long
+    // inference is never cut off by it.
+    // The listener is the request's (node emits 'timeout' on an incomplete request), so keep-alive
+    // sockets do not collect one per request.
+    const socket = this.#req.socket;
+    this.#req.setTimeout(this.#bodyTimeoutMs, () => socket.destroy());
     this.#req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
-    this.#req.once('end', () => this.bodyEnd());
+    this.#req.once('end', () => {
+      socket.setTimeout(0);
+      this.bodyEnd();
+    });
   }
 
   protected breakConnection(): void {
@@ -42,6 +59,9 @@ export class NodeHttpExchange extends HttpExchange {
   }
 
   protected writeRejection(wire: WireReply): void {
+    // node's parser has already read, and may already have emitted, requests pipelined behind this
+    // one; the front end drops them unserved (their bytes may be this request's unread body).
+    this.#onRefused();
     const headers: OutgoingHttpHeaders = Object.fromEntries(wire.headers);
     headers['content-length'] = wire.totalBytes;
     // With "Connection: close" node ends the socket once this reply is out, after discarding

@@ -12,27 +12,25 @@ import { readHeaders } from './node-headers.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
 
-export interface NodeHttpTimeouts {
-  /** Time to receive a request's head; stops clients trickling headers (slowloris). Default 30 s. */
-  readonly headersTimeoutMs?: number;
-  /** Time to receive a whole request, head and body. Default 300 s: a 64 MiB body on a slow link. */
-  readonly requestTimeoutMs?: number;
-  /** Idle time before a keep-alive connection is closed. Default 10 s, the same as uWS. */
-  readonly keepAliveTimeoutMs?: number;
-}
-
-export interface NodeHttpFrontEndOptions extends FrontEndOptions, NodeHttpTimeouts {}
-
-const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
-const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+// The defaults are uWebSockets.js 20.30's fixed behaviour (measured: a head trickled a line every
+// 3 s, a body a byte every 3 s and a connection that sends nothing are all closed at 10-12 s), so
+// the two front ends behave alike unless a flag says otherwise.
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/**
+ * node's bound on receiving a whole request, head and body, whatever the pace: a client sending
+ * one byte just inside the body timeout forever is still cut off. Five minutes covers a 64 MiB
+ * body on a slow link.
+ */
+const REQUEST_TIMEOUT_MS = 300_000;
 // node checks the two request timeouts on this period (default 30 s, which would let a slow client
-// hold a socket for up to twice headersTimeout). The check walks the connection list: cheap.
-const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
+// hold a socket for up to four times headersTimeout). The check walks the connection list: cheap.
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export class NodeHttpFrontEnd implements FrontEnd {
   readonly kind = 'node-http';
-  readonly #options: NodeHttpFrontEndOptions;
+  readonly #options: FrontEndOptions;
   #server: http.Server | undefined;
   #closed: Promise<void> | undefined;
   #websockets: NodeWebSocketHandle | undefined;
@@ -43,35 +41,46 @@ export class NodeHttpFrontEnd implements FrontEnd {
    * that reply, so the socket is closed instead.
    */
   readonly #busy = new WeakMap<Duplex, number>();
+  /**
+   * Connections on which a request was refused for its framing or size. What node's parser finds
+   * after it on the connection is not a request the client framed (it may be the refused request's
+   * own body, a smuggled request): it is never handed to the handler, and the connection closes
+   * once the 400 is out.
+   */
+  readonly #refused = new WeakSet<Duplex>();
 
-  constructor(options: NodeHttpFrontEndOptions) {
+  constructor(options: FrontEndOptions) {
     this.#options = options;
   }
 
   async listen(handler: HttpHandler): Promise<number> {
     if (this.#server !== undefined) throw new Error('the node:http front end is already listening');
-    const o = this.#options;
+    const o = this.#options.limits ?? {};
     // node closes the connection after a reply with `Connection: close`, which this adds in a drain.
     const drainingHandler = this.#drain.wrap(handler);
     const server = http.createServer(
       {
         keepAlive: true, // TCP keep-alive probes on accepted sockets; HTTP keep-alive is the default
         headersTimeout: o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-        requestTimeout: o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        requestTimeout: Math.max(REQUEST_TIMEOUT_MS, o.headersTimeoutMs ?? 0),
         connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
         noDelay: true,
       },
       (req, res) => this.#onRequest(req, res, drainingHandler),
     );
     server.keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+    // node closes a connection over the cap as soon as it is accepted ('drop' event), before a byte
+    // is read: the client sees the connection close, the server spends nothing on it.
+    if ((o.maxConnections ?? 0) > 0) server.maxConnections = o.maxConnections ?? 0;
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
       this.#onClientError(error, socket),
     );
     // The WebSocket route shares the port through the 'upgrade' event (ws's handleUpgrade).
-    if (o.websocket !== undefined) this.#websockets = attachNodeWebSocket(server, o.websocket);
+    const websocket = this.#options.websocket;
+    if (websocket !== undefined) this.#websockets = attachNodeWebSocket(server, websocket);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(o.port, o.host, () => {
+      server.listen(this.#options.port, this.#options.host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -112,6 +121,10 @@ export class NodeHttpFrontEnd implements FrontEnd {
 
   #onRequest(req: IncomingMessage, res: ServerResponse, handler: HttpHandler): void {
     const socket = req.socket;
+    if (this.#refused.has(socket)) {
+      req.resume();
+      return;
+    }
     this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
     this.#drain.opened();
     // 'close' follows 'finish' (the reply handed to the socket) or the connection's end: once each.
@@ -119,7 +132,16 @@ export class NodeHttpFrontEnd implements FrontEnd {
       this.#busy.set(socket, (this.#busy.get(socket) ?? 1) - 1);
       this.#drain.closed();
     });
-    new NodeHttpExchange(req, res, readHead(req), handler, this.#options.maxBodyBytes).start();
+    const refused = (): void => void this.#refused.add(socket);
+    new NodeHttpExchange(
+      req,
+      res,
+      readHead(req),
+      handler,
+      this.#options.maxBodyBytes,
+      refused,
+      this.#options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    ).start();
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

@@ -22,6 +22,8 @@ export class UwsExchange extends HttpExchange {
   #wire: WireReply | undefined;
   #index = 0;
   #chunkStart = 0;
+  /** Set by onAborted whatever the exchange state: `res` is gone. */
+  #gone = false;
 
   constructor(
     res: HttpResponse,
@@ -48,7 +50,7 @@ export class UwsExchange extends HttpExchange {
 
   /** Force-closes the connection (used by close() on builds without `app.close()`). */
   forceClose(): void {
-    if (this.state === 'done' || this.state === 'aborted') return;
+    if (this.#gone || this.state === 'done' || this.state === 'aborted') return;
     this.#res.close(); // runs onAborted synchronously
   }
 
@@ -56,14 +58,31 @@ export class UwsExchange extends HttpExchange {
     this.forceClose();
   }
 
+  /**
+   * A framing or size error: one 400 with `Connection: close`, then the connection closes, and
+   * nothing the client sent after the refused request is served.
+   *
+   * The reply is written on the next turn of the event loop, never inside the uWS callback that
+   * found the error. uWS 20.30 keeps parsing the bytes of the read that carried the refused request
+   * after the callback returns, and a request pipelined behind it in that read is routed and served
+   * even after `end(body, true)` (measured: 400 then 200 on one connection, the smuggling shape).
+   * With the reply still pending, uWS instead closes the connection when the next request's head
+   * arrives (it does not pipeline behind a pending response): the follower is never routed, and the
+   * client sees the connection close without the 400. With nothing behind it, the 400 goes out and
+   * `end(body, true)` closes the connection once it is written.
+   */
   protected writeRejection(wire: WireReply): void {
-    this.#res.cork(() => {
-      this.#res.writeStatus(wire.statusLine);
-      for (const [name, value] of wire.headers) this.#res.writeHeader(name, value);
-      // An error body is one small chunk; end() copies it, and `true` asks uWS to close after it.
-      this.#res.end(wire.chunks[0] ?? '', true);
+    setImmediate(() => {
+      if (!this.#gone) {
+        this.#res.cork(() => {
+          this.#res.writeStatus(wire.statusLine);
+          for (const [name, value] of wire.headers) this.#res.writeHeader(name, value);
+          // An error body is one small chunk; end() copies it, and `true` asks uWS to close after it.
+          this.#res.end(wire.chunks[0] ?? '', true);
+        });
+      }
+      this.#onSettled(this);
     });
-    this.#onSettled(this);
   }
 
   protected writeReply(wire: WireReply): void {
@@ -140,6 +159,7 @@ export class UwsExchange extends HttpExchange {
   }
 
   #onAborted(): void {
+    this.#gone = true;
     if (!this.abandon()) return;
     this.#wire = undefined;
     this.#onSettled(this);

@@ -5,7 +5,7 @@
 // importing this file can never fail on a Node release the binary does not support.
 
 import type { HttpRequest, HttpResponse, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
-import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
+import type { ConnectionLimits, FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
 import type { RequestHead } from '../http-call.js';
 import { HttpDrain } from '../http-drain.js';
 import { readHeaders } from './uws-headers.js';
@@ -19,6 +19,30 @@ import { attachUwsWebSocket, type UwsWebSocketHandle } from './uws-websocket.js'
  */
 export const UWS_MAX_CONTENT_LENGTH = 999_999_999;
 
+/**
+ * uWebSockets.js 20.30's fixed HTTP timeouts, in ms: a head trickled a line every 3 s, a body a byte
+ * every 3 s, a connection that sends nothing and an idle keep-alive connection are all closed at
+ * 10-12 s (its timer runs in 4 s steps). None can be changed from JavaScript.
+ */
+export const UWS_FIXED_TIMEOUT_MS = 10_000;
+
+/** Why uWS cannot honour `limits`, or undefined when they are its fixed behaviour. */
+export function uwsLimitsReason(limits: ConnectionLimits | undefined): string | undefined {
+  const timeouts: [string, number | undefined][] = [
+    ['--http-header-timeout-secs', limits?.headersTimeoutMs],
+    ['--http-body-timeout-secs', limits?.bodyTimeoutMs],
+    ['--http-idle-timeout-secs', limits?.keepAliveTimeoutMs],
+  ];
+  for (const [flag, ms] of timeouts) {
+    if (ms !== undefined && ms !== UWS_FIXED_TIMEOUT_MS) {
+      return `${flag}=${ms / 1000}: uWebSockets.js 20.30's HTTP timeouts are fixed at 10 s`;
+    }
+  }
+  const cap = limits?.maxConnections ?? 0;
+  if (cap > 0) return `--http-max-connections=${cap}: uWebSockets.js 20.30 cannot cap connections`;
+  return undefined;
+}
+
 export class UwsFrontEnd implements FrontEnd {
   readonly kind = 'uws';
   readonly #uws: UwsModule;
@@ -30,7 +54,10 @@ export class UwsFrontEnd implements FrontEnd {
   #websockets: UwsWebSocketHandle | undefined;
   readonly #drain = new HttpDrain();
 
+  /** Throws when `options.limits` asks for what uWS cannot do (see uwsLimitsReason). */
   constructor(uws: UwsModule, options: FrontEndOptions) {
+    const reason = uwsLimitsReason(options.limits);
+    if (reason !== undefined) throw new Error(reason);
     this.#uws = uws;
     this.#options = options;
   }

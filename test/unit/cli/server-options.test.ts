@@ -148,3 +148,36 @@ void describe('gRPC flags', () => {
     );
   });
 });
+
+void describe('HTTP connection limit flags', () => {
+  void it('default to uWS 20.30 fixed behaviour: 10 s head, body silence and idle; no cap', () => {
+    const o = parse();
+    assert.equal(o.httpHeaderTimeoutSecs, 10);
+    assert.equal(o.httpBodyTimeoutSecs, 10);
+    assert.equal(o.httpIdleTimeoutSecs, 10);
+    assert.equal(o.httpMaxConnections, 0);
+    assert.equal(DEFAULT_OPTIONS.httpMaxConnections, 0);
+  });
+  void it('take whole seconds and a connection count', () => {
+    const o = parse(
+      '--http-header-timeout-secs=3',
+      '--http-body-timeout-secs=60',
+      '--http-idle-timeout-secs=120',
+      '--http-max-connections=5000',
+    );
+    assert.deepEqual(
+      [o.httpHeaderTimeoutSecs, o.httpBodyTimeoutSecs, o.httpIdleTimeoutSecs, o.httpMaxConnections],
+      [3, 60, 120, 5000],
+    );
+  });
+  void it('refuse a zero timeout (it would close every connection at once)', () => {
+    refuses(
+      ['--http-header-timeout-secs=0'],
+      '--http-header-timeout-secs: expected an integer >= 1, got 0',
+    );
+    refuses(
+      ['--http-idle-timeout-secs=0'],
+      '--http-idle-timeout-secs: expected an integer >= 1, got 0',
+    );
+  });
+});

@@ -124,3 +124,20 @@ void test('no body: empty chunks are fine, any byte is refused', () => {
     'BAD_REQUEST',
   );
 });
+
+void test('a chunked body gets 1,024 free pieces, then one more per KiB received', () => {
+  const tiny = new BodyAccumulator({ kind: 'chunked' }, 1 << 20);
+  for (let i = 0; i < 1024; i += 1) tiny.append(new Uint8Array(1));
+  // 1,025 pieces for 1,025 bytes is exactly the budget (1,024 + floor(1,025 / 1,024)); one more is not.
+  tiny.append(new Uint8Array(1));
+  assert.equal(
+    codeOf(() => tiny.append(new Uint8Array(1))),
+    'BAD_REQUEST',
+  );
+  const sized = new BodyAccumulator({ kind: 'chunked' }, 1 << 24);
+  for (let i = 0; i < 5000; i += 1) sized.append(new Uint8Array(1024));
+  assert.equal(sized.finish().byteLength, 5000 * 1024);
+  const framed = new BodyAccumulator({ kind: 'length', length: 5000 }, 1 << 20);
+  for (let i = 0; i < 5000; i += 1) framed.append(new Uint8Array(1));
+  assert.equal(framed.finish().byteLength, 5000, 'a Content-Length body has no piece budget');
+});

@@ -114,3 +114,40 @@ void test(
     assert.equal(result.body, 'served');
   },
 );
+
+void test('connection limits uWS cannot honour select node:http, and =uws refuses them', () => {
+  const neverCalled = (): UwsLoadResult => assert.fail('the loader must not run');
+  const fixed = { headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000, keepAliveTimeoutMs: 10_000 };
+  const cases: [SelectFrontEndOptions['limits'], string][] = [
+    [
+      { ...fixed, headersTimeoutMs: 5000 },
+      "--http-header-timeout-secs=5: uWebSockets.js 20.30's HTTP timeouts are fixed at 10 s",
+    ],
+    [
+      { ...fixed, bodyTimeoutMs: 30_000 },
+      "--http-body-timeout-secs=30: uWebSockets.js 20.30's HTTP timeouts are fixed at 10 s",
+    ],
+    [
+      { ...fixed, keepAliveTimeoutMs: 1000 },
+      "--http-idle-timeout-secs=1: uWebSockets.js 20.30's HTTP timeouts are fixed at 10 s",
+    ],
+    [
+      { ...fixed, maxConnections: 100 },
+      '--http-max-connections=100: uWebSockets.js 20.30 cannot cap connections',
+    ],
+  ];
+  for (const [limits, why] of cases) {
+    const selection = selectFrontEnd({ ...OPTIONS, limits }, neverCalled);
+    assert.equal(selection.frontEnd.kind, 'node-http');
+    assert.equal(selection.reason, `${why}: serving HTTP with node:http`);
+    assert.throws(
+      () => selectFrontEnd({ ...OPTIONS, limits, frontEnd: 'uws' }, neverCalled),
+      (e: unknown) =>
+        e instanceof InferenceServerError && e.message === `--http-front-end=uws: ${why}`,
+    );
+  }
+  // The defaults are uWS's own behaviour: they keep it.
+  const loaded = loadUws();
+  const kept = selectFrontEnd({ ...OPTIONS, limits: { ...fixed, maxConnections: 0 } });
+  assert.equal(kept.frontEnd.kind, loaded.ok ? 'uws' : 'node-http');
+});
