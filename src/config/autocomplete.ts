@@ -128,12 +128,15 @@ export function autocomplete(
     );
   }
 
-  if ((raw.input?.length ?? 0) === 0) {
+  // A sequence model's ONNX inputs include its control and state tensors, which the sequence
+  // batcher fills, so its inputs and outputs are never filled in from the model (as in Triton).
+  const sequence = raw.sequence_batching !== undefined;
+  if (!sequence && (raw.input?.length ?? 0) === 0) {
     out.input = modelIO.inputs.map((t): RawModelInput =>
       tensorConfig(name, 'input', t, maxBatchSize),
     );
   }
-  if ((raw.output?.length ?? 0) === 0) {
+  if (!sequence && (raw.output?.length ?? 0) === 0) {
     out.output = modelIO.outputs.map((t): RawModelOutput =>
       tensorConfig(name, 'output', t, maxBatchSize),
     );

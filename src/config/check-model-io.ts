@@ -16,10 +16,33 @@ export function checkModelAgainstConfig(config: ModelConfig, io: ModelIO): void 
   const model = config.name;
   const invalid = (message: string): Error =>
     fail('CONFIG_INVALID', `unable to load model '${model}', ${message}`);
-  if (io.inputs.length !== config.input.length) {
+  // A sequence model's control and state tensors are model inputs (and state outputs) that the
+  // sequence batcher fills: they count, and must exist in the model.
+  const sb = config.sequence_batching;
+  const controlInputs = (sb?.control_input ?? []).map((c) => c.name);
+  const stateInputs = (sb?.state ?? []).map((st) => st.input_name);
+  const expected = config.input.length + controlInputs.length + stateInputs.length;
+  if (io.inputs.length !== expected) {
     throw invalid(
-      `configuration expects ${config.input.length} inputs, model provides ${io.inputs.length}`,
+      sb === undefined
+        ? `configuration expects ${config.input.length} inputs, model provides ${io.inputs.length}`
+        : `configuration expects ${expected} inputs (${config.input.length} inputs, ${controlInputs.length} control inputs, ${stateInputs.length} state inputs), model provides ${io.inputs.length}`,
     );
+  }
+  const modelInputs = new Set(io.inputs.map((t) => t.name));
+  const modelOutputs = new Set(io.outputs.map((t) => t.name));
+  for (const [names, have, what] of [
+    [controlInputs, modelInputs, 'control input'],
+    [stateInputs, modelInputs, 'state input'],
+    [(sb?.state ?? []).map((st) => st.output_name), modelOutputs, 'state output'],
+  ] as const) {
+    for (const n of names) {
+      if (!have.has(n)) {
+        throw invalid(
+          `sequence batching ${what} '${n}' is not a tensor of the model, which has ${[...have].sort().join(', ')}`,
+        );
+      }
+    }
   }
   for (const [role, configured, actual] of [
     ['input', config.input, io.inputs],

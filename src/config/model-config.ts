@@ -67,6 +67,70 @@ export interface DynamicBatchingConfig {
   readonly priority_queue_policy: Readonly<Record<string, QueuePolicyConfig>>;
 }
 
+export type SequenceControlKind =
+  | 'CONTROL_SEQUENCE_START'
+  | 'CONTROL_SEQUENCE_READY'
+  | 'CONTROL_SEQUENCE_END'
+  | 'CONTROL_SEQUENCE_CORRID';
+
+/**
+ * One control of a `control_input`. Boolean kinds carry exactly one false/true pair (false first);
+ * CORRID carries `data_type` (the correlation id's tensor type) instead.
+ */
+export interface SequenceControlConfig {
+  readonly kind: SequenceControlKind;
+  readonly int32_false_true: readonly number[];
+  readonly fp32_false_true: readonly number[];
+  readonly bool_false_true: readonly boolean[];
+  readonly data_type?: ConfigDataType;
+}
+
+export interface SequenceControlInputConfig {
+  readonly name: string;
+  readonly control: readonly SequenceControlConfig[];
+}
+
+export interface SequenceInitialStateConfig {
+  readonly name: string;
+  readonly data_type: ConfigDataType;
+  readonly dims: readonly number[];
+  readonly zero_data?: boolean;
+  /** Read from `<model>/initial_state/<data_file>`. */
+  readonly data_file?: string;
+}
+
+/** Implicit state: the model's `output_name` of step i is fed as its `input_name` at step i+1. */
+export interface SequenceStateConfig {
+  readonly input_name: string;
+  readonly output_name: string;
+  readonly data_type: ConfigDataType;
+  /** Without the batch dim. */
+  readonly dims: readonly number[];
+  readonly initial_state: readonly SequenceInitialStateConfig[];
+}
+
+export interface SequenceDirectConfig {
+  readonly max_queue_delay_microseconds: number;
+  readonly minimum_slot_utilization: number;
+}
+
+export interface SequenceOldestConfig {
+  readonly max_candidate_sequences: number;
+  readonly preferred_batch_size: readonly number[];
+  readonly max_queue_delay_microseconds: number;
+  readonly preserve_ordering: boolean;
+}
+
+/** Exactly one of `direct` and `oldest` is set after normalization (direct when neither was). */
+export interface SequenceBatchingConfig {
+  /** 0 in config.pbtxt becomes Triton's default, 1,000,000. */
+  readonly max_sequence_idle_microseconds: number;
+  readonly control_input: readonly SequenceControlInputConfig[];
+  readonly state: readonly SequenceStateConfig[];
+  readonly direct?: SequenceDirectConfig;
+  readonly oldest?: SequenceOldestConfig;
+}
+
 export interface WarmupInputConfig {
   readonly data_type: ConfigDataType;
   readonly dims: readonly number[];
@@ -96,6 +160,7 @@ export interface ModelConfig {
   readonly default_model_filename: string;
   readonly optimization?: OptimizationConfig;
   readonly dynamic_batching?: DynamicBatchingConfig;
+  readonly sequence_batching?: SequenceBatchingConfig;
   readonly model_warmup: readonly ModelWarmupConfig[];
   /** ModelParameter map: values are always strings (`{ string_value }` in the proto). */
   readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;

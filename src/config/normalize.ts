@@ -13,6 +13,7 @@ import type {
   RawModelOptimizationPolicy,
   RawModelOutput,
   RawModelQueuePolicy,
+  RawModelSequenceBatching,
   RawModelVersionPolicy,
   RawModelWarmup,
 } from './generated/model-config-schema.js';
@@ -24,6 +25,7 @@ import type {
   ModelWarmupConfig,
   OptimizationConfig,
   QueuePolicyConfig,
+  SequenceBatchingConfig,
   VersionPolicy,
   WarmupInputConfig,
 } from './model-config.js';
@@ -59,6 +61,9 @@ export function normalizeModelConfig(
     optimization: optimization(raw.optimization),
     ...(raw.dynamic_batching !== undefined && {
       dynamic_batching: dynamicBatching(raw.dynamic_batching, maxBatchSize),
+    }),
+    ...(raw.sequence_batching !== undefined && {
+      sequence_batching: sequenceBatching(name, raw.sequence_batching),
     }),
     model_warmup: warmups(name, raw.model_warmup ?? [], warnings),
     parameters: mapValues(raw.parameters ?? {}, (p) => ({ string_value: p.string_value ?? '' })),
@@ -182,6 +187,58 @@ function dynamicBatching(
       default_queue_policy: queuePolicy(d.default_queue_policy),
     }),
     priority_queue_policy: mapValues(d.priority_queue_policy ?? {}, queuePolicy),
+  };
+}
+
+/** Triton's default idle time when the config leaves it 0 (sequence_batch_scheduler.cc). */
+export const DEFAULT_SEQUENCE_IDLE_US = 1_000_000;
+
+/** Proto defaults; no strategy means `direct { }`, as in Triton. */
+function sequenceBatching(model: string, s: RawModelSequenceBatching): SequenceBatchingConfig {
+  const idle = s.max_sequence_idle_microseconds ?? 0;
+  return {
+    max_sequence_idle_microseconds: idle === 0 ? DEFAULT_SEQUENCE_IDLE_US : idle,
+    control_input: (s.control_input ?? []).map((c) => ({
+      name: c.name ?? '',
+      control: (c.control ?? []).map((k) => ({
+        kind: k.kind ?? 'CONTROL_SEQUENCE_START',
+        int32_false_true: [...(k.int32_false_true ?? [])],
+        fp32_false_true: [...(k.fp32_false_true ?? [])],
+        bool_false_true: [...(k.bool_false_true ?? [])],
+        ...(k.data_type !== undefined &&
+          k.data_type !== 'TYPE_INVALID' && {
+            data_type: dataType(k.data_type, `control input '${c.name ?? ''}'`, model),
+          }),
+      })),
+    })),
+    state: (s.state ?? []).map((st) => ({
+      input_name: st.input_name ?? '',
+      output_name: st.output_name ?? '',
+      data_type: dataType(st.data_type, `state '${st.input_name ?? ''}'`, model),
+      dims: [...(st.dims ?? [])],
+      initial_state: (st.initial_state ?? []).map((i) => ({
+        name: i.name ?? '',
+        data_type: dataType(i.data_type, `initial state '${i.name ?? ''}'`, model),
+        dims: [...(i.dims ?? [])],
+        ...(i.zero_data !== undefined && { zero_data: i.zero_data }),
+        ...(i.data_file !== undefined && { data_file: i.data_file }),
+      })),
+    })),
+    ...(s.oldest !== undefined
+      ? {
+          oldest: {
+            max_candidate_sequences: s.oldest.max_candidate_sequences ?? 0,
+            preferred_batch_size: [...(s.oldest.preferred_batch_size ?? [])],
+            max_queue_delay_microseconds: s.oldest.max_queue_delay_microseconds ?? 0,
+            preserve_ordering: s.oldest.preserve_ordering ?? false,
+          },
+        }
+      : {
+          direct: {
+            max_queue_delay_microseconds: s.direct?.max_queue_delay_microseconds ?? 0,
+            minimum_slot_utilization: s.direct?.minimum_slot_utilization ?? 0,
+          },
+        }),
   };
 }
 

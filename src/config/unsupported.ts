@@ -1,5 +1,5 @@
 // Triton config features infernode parses but does not implement. Ones that would change what a
-// client gets (a sequence batcher, decoupled responses, a response cache, ...) are UNSUPPORTED errors
+// client gets (iterative sequences, decoupled responses, a response cache, ...) are UNSUPPORTED errors
 // naming the field, so a Triton config never half-works silently. Ones that only tune hardware or
 // bookkeeping infernode does not have are accepted with a warning saying they are ignored.
 
@@ -26,7 +26,9 @@ export function checkSupported(raw: RawModelConfig): string[] {
     throw unsupported(model, field, why);
   };
 
-  if (raw.sequence_batching !== undefined) no('sequence_batching', 'there is no sequence batcher');
+  if (raw.sequence_batching?.iterative_sequence === true) {
+    no('sequence_batching { iterative_sequence: true }', 'requests are never rescheduled');
+  }
   if (raw.ensemble_scheduling !== undefined) no('ensemble_scheduling', 'there are no ensembles');
   if ((raw.batch_input?.length ?? 0) > 0)
     no('batch_input', 'ragged batch inputs are not generated');

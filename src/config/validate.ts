@@ -7,6 +7,7 @@ import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
+import { validateSequenceBatching } from './validate-sequence.js';
 
 export interface ValidateContext {
   /** The model directory's name, which `name` must equal. */
@@ -56,6 +57,7 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
   validateTensors(config, 'input', config.input);
   validateTensors(config, 'output', config.output);
   validateDynamicBatching(config);
+  validateSequenceBatching(config);
   validateInstanceGroups(
     config,
     ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),

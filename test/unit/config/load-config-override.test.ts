@@ -102,7 +102,7 @@ void test('errors: the JSON reader names `config JSON`; the later stages say wha
   assert.equal(invalid.message, 'optimization.graph.level: expected -1, 0, 1 or 2, got 5');
   const unsupported = await loadError(dir, {
     readModelIO: neverRead,
-    ...override({ ...IO, sequence_batching: {} }),
+    ...override({ ...IO, sequence_batching: { iterative_sequence: true } }),
   });
   assert.equal(unsupported.code, 'UNSUPPORTED');
 });

@@ -8,8 +8,8 @@ import { check, IO, rejects } from './pipeline-helpers.js';
 void test('unsupported Triton features are UNSUPPORTED errors naming the field', () => {
   const cases: [string, RegExp][] = [
     [
-      'max_batch_size: 2 sequence_batching { }',
-      /sequence_batching is not supported by infernode \(there is no sequence batcher\)/,
+      'max_batch_size: 2 sequence_batching { iterative_sequence: true }',
+      /sequence_batching \{ iterative_sequence: true \} is not supported by infernode \(requests are never rescheduled\)/,
     ],
     [
       'platform: "onnxruntime_onnx" ensemble_scheduling { }',
