@@ -63,6 +63,9 @@ export const ERROR_CATALOG = Object.freeze({
   QUEUE_FULL: entry('UNAVAILABLE', 'Exceeds maximum queue size'),
   QUEUE_TIMEOUT: entry('UNAVAILABLE', 'Request timeout expired'),
   CANCELLED: entry('CANCELLED', 'the request was cancelled'),
+  SEQUENCE_ID_REQUIRED: entry('INVALID_ARG', 'a sequence model needs a correlation id'),
+  SEQUENCE_NOT_STARTED: entry('INVALID_ARG', 'the sequence was not started, or has ended'),
+  SEQUENCE_LIMIT: entry('UNAVAILABLE', 'the model has as many live sequences as it allows'),
   // Model loading
   CONFIG_SYNTAX: entry('INVALID_ARG', 'config.pbtxt has a syntax error'),
   CONFIG_INVALID: entry('INVALID_ARG', 'the model config is invalid'),

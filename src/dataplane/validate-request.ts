@@ -18,6 +18,7 @@ import { reshape, shapeText } from '../tensor/shape.js';
 import { inputLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
+  type SequenceFields,
   type ValidatedInput,
   type ValidatedOutput,
   type ValidatedRequest,
@@ -37,7 +38,7 @@ export interface ValidationContext {
   readonly maxInputBytes: number;
 }
 
-/** Request parameters Triton reserves; `sequence_*` need the sequence batcher, not built yet. */
+/** Request parameters Triton reserves for sequences; refused by a model without sequence batching. */
 const SEQUENCE_PARAMETERS = ['sequence_id', 'sequence_start', 'sequence_end'] as const;
 
 /**
@@ -51,12 +52,15 @@ export function validateRequest(
 ): ValidatedRequest {
   const req = 'rawBinary' in request ? rawBinaryRequest(sig, request.rawBinary) : request;
   const params = req.parameters;
-  for (const key of SEQUENCE_PARAMETERS) {
-    if (Object.hasOwn(params, key)) {
-      throw fail(
-        'UNSUPPORTED',
-        `parameter '${key}' needs sequence batching, which model '${sig.name}' does not have`,
-      );
+  const sequence = sig.sequence ? sequenceFields(sig, params) : undefined;
+  if (!sig.sequence) {
+    for (const key of SEQUENCE_PARAMETERS) {
+      if (Object.hasOwn(params, key)) {
+        throw fail(
+          'UNSUPPORTED',
+          `parameter '${key}' needs sequence batching, which model '${sig.name}' does not have`,
+        );
+      }
     }
   }
   const priority = nonNegativeInt(params, 'priority');
@@ -103,6 +107,13 @@ export function validateRequest(
     inputs.push(v);
   }
 
+  if (sequence !== undefined && batchSize !== 1) {
+    throw fail(
+      'BAD_BATCH_SIZE',
+      `inference request to model '${sig.name}' must specify batch-size 1 due to requirements of sequence batcher, got batch size ${batchSize}`,
+    );
+  }
+
   return brandValidated({
     model: sig.name,
     version: sig.version,
@@ -112,9 +123,38 @@ export function validateRequest(
     outputs: validateOutputs(sig, req),
     priority,
     timeoutUs,
+    ...(sequence !== undefined && { sequence }),
     signal: ctx.signal,
     arrivalNs: ctx.arrivalNs,
   });
+}
+
+/**
+ * `sequence_id` (a uint64 as a safe integer, or a string; 0 and "" mean none, as in Triton),
+ * `sequence_start` and `sequence_end` for a sequence model, which requires a correlation id.
+ */
+function sequenceFields(sig: ModelSignature, params: Parameters): SequenceFields {
+  const raw = Object.hasOwn(params, 'sequence_id') ? params['sequence_id'] : 0;
+  if (!(
+    typeof raw === 'string' ||
+    (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0)
+  )) {
+    throw fail(
+      'BAD_PARAMETER',
+      `parameter 'sequence_id' must be an integer >= 0 (at most ${Number.MAX_SAFE_INTEGER}) or a string, got ${JSON.stringify(raw)}`,
+    );
+  }
+  if (raw === 0 || raw === '') {
+    throw fail(
+      'SEQUENCE_ID_REQUIRED',
+      `inference request to model '${sig.name}' must specify a non-zero or non-empty correlation ID`,
+    );
+  }
+  return {
+    id: raw,
+    start: boolParam(params, 'sequence_start', false),
+    end: boolParam(params, 'sequence_end', false),
+  };
 }
 
 function validateInput(

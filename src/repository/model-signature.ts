@@ -25,6 +25,8 @@ export interface ModelSignature {
   /** Output names in config order: what "all outputs" means. */
   readonly outputOrder: readonly string[];
   readonly requiredInputs: readonly string[];
+  /** The model has `sequence_batching`: every request belongs to a sequence. */
+  readonly sequence: boolean;
 }
 
 function tensor(t: ModelTensorConfig): TensorSignature {
@@ -52,6 +54,7 @@ export function modelSignature(config: ModelConfig, version: number): ModelSigna
     outputs,
     outputOrder: config.output.map((t) => t.name),
     requiredInputs: config.input.filter((t) => t.optional !== true).map((t) => t.name),
+    sequence: config.sequence_batching !== undefined,
   });
 }
 

@@ -29,6 +29,14 @@ export interface ValidatedOutput {
   readonly binary: boolean;
 }
 
+/** Where a request stands in its sequence (Triton's sequence extension); sequence models only. */
+export interface SequenceFields {
+  /** The correlation id: a safe integer > 0 or a non-empty string (0 and "" mean none). */
+  readonly id: number | string;
+  readonly start: boolean;
+  readonly end: boolean;
+}
+
 export interface ValidatedRequest {
   readonly [validated]: true;
   readonly model: string;
@@ -42,6 +50,8 @@ export interface ValidatedRequest {
   readonly priority: number;
   /** Queue timeout in microseconds; 0 = none. */
   readonly timeoutUs: number;
+  /** Set exactly when the model has sequence batching. */
+  readonly sequence?: SequenceFields;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /** process.hrtime.bigint() when the request was accepted, as a number of ns. */

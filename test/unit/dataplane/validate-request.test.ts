@@ -74,6 +74,7 @@ void describe('validateRequest golden cases', () => {
       );
       assert.equal(v.priority, want.priority ?? 0, 'priority');
       assert.equal(v.timeoutUs, want.timeoutUs ?? 0, 'timeoutUs');
+      assert.deepEqual(v.sequence, want.sequence, 'sequence');
     });
   }
 });

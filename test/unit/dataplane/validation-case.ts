@@ -29,6 +29,12 @@ export interface Accepted {
   readonly outputs?: readonly (readonly [string, boolean])[];
   readonly priority?: number;
   readonly timeoutUs?: number;
+  /** The sequence fields a sequence model's request carries. */
+  readonly sequence?: {
+    readonly id: number | string;
+    readonly start: boolean;
+    readonly end: boolean;
+  };
 }
 
 export interface Refused {

@@ -67,6 +67,82 @@ export const REQUEST_CASES: readonly ValidationCase[] = [
     },
   },
   {
+    what: 'a sequence request with a numeric id, starting',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])], {
+      parameters: { sequence_id: 7, sequence_start: true },
+    }),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 'x', shape: [1, 2], bytes: '0000803f00000040' }],
+      sequence: { id: 7, start: true, end: false },
+    },
+  },
+  {
+    what: 'a sequence request with a string id, ending',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])], {
+      parameters: { sequence_id: 'mic-3', sequence_end: true },
+    }),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 'x', shape: [1, 2], bytes: '0000803f00000040' }],
+      sequence: { id: 'mic-3', start: false, end: true },
+    },
+  },
+  {
+    what: 'a sequence model request without a correlation id',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])]),
+    refused: {
+      code: 'SEQUENCE_ID_REQUIRED',
+      message:
+        "inference request to model 'sequence' must specify a non-zero or non-empty correlation ID",
+    },
+  },
+  {
+    what: 'a sequence id of 0 (none, in Triton)',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])], { parameters: { sequence_id: 0 } }),
+    refused: {
+      code: 'SEQUENCE_ID_REQUIRED',
+      message:
+        "inference request to model 'sequence' must specify a non-zero or non-empty correlation ID",
+    },
+  },
+  {
+    what: 'a negative sequence id',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])], { parameters: { sequence_id: -3 } }),
+    refused: {
+      code: 'BAD_PARAMETER',
+      message: `parameter 'sequence_id' must be an integer >= 0 (at most 9007199254740991) or a string, got -3`,
+    },
+  },
+  {
+    what: 'sequence_start that is not a boolean',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [1, 2], [1, 2])], {
+      parameters: { sequence_id: 1, sequence_start: 'yes' },
+    }),
+    refused: {
+      code: 'BAD_PARAMETER',
+      message: `parameter 'sequence_start' must be a boolean, got "yes"`,
+    },
+  },
+  {
+    what: 'a sequence request of two rows',
+    model: 'sequence',
+    request: request([json('x', 'FP32', [2, 2], [1, 2, 3, 4])], {
+      parameters: { sequence_id: 1, sequence_start: true },
+    }),
+    refused: {
+      code: 'BAD_BATCH_SIZE',
+      message:
+        "inference request to model 'sequence' must specify batch-size 1 due to requirements of sequence batcher, got batch size 2",
+    },
+  },
+  {
     what: 'binary_data_output that is not a boolean',
     model: 'simple',
     request: request([json('INPUT0', 'INT32', [1, 16], range16()), input1()], {

@@ -51,6 +51,7 @@ function signature(
     outputs: new Map(outputs.map((t) => [t.name, t])),
     outputOrder: outputs.map((t) => t.name),
     requiredInputs: inputs.map((t) => t.name),
+    sequence: false,
   };
 }
 
