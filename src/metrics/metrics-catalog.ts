@@ -109,6 +109,29 @@ export class MetricsCatalog {
     'Model instance workers started to replace a lost one (died, threw, or failed to load again)',
   );
 
+  // The sequence batcher's occupancy (sequence models only). Per-step latency is
+  // infernode_request_duration_seconds: each request of a sequence is one step.
+  readonly sequencesLive = this.gauge(
+    'infernode_sequence_live',
+    'Sequences started and not yet ended or released, holding a slot or waiting for one',
+  );
+  readonly sequenceSlotsInUse = this.gauge(
+    'infernode_sequence_slots_in_use',
+    'Sequence batcher state slots held by a sequence',
+  );
+  readonly sequenceSlots = this.gauge(
+    'infernode_sequence_slots',
+    'Sequence batcher state slots (direct: max_batch_size per instance; oldest: max_candidate_sequences)',
+  );
+  readonly sequenceBacklog = this.gauge(
+    'infernode_sequence_backlog',
+    'Started sequences waiting for a free slot',
+  );
+  readonly sequencesIdleReleased = this.counter(
+    'infernode_sequence_idle_released_total',
+    'Sequences released after max_sequence_idle_microseconds without a request',
+  );
+
   /**
    * Drops every series of a model version that no longer serves (unloaded, or not selected by a
    * reload), as Triton removes an unloaded model's metrics. A version that is reloaded in place
@@ -130,6 +153,11 @@ export class MetricsCatalog {
       this.computeInferDurationUs,
       this.computeOutputDurationUs,
       this.loadDurationSecs,
+      this.sequencesLive,
+      this.sequenceSlotsInUse,
+      this.sequenceSlots,
+      this.sequenceBacklog,
+      this.sequencesIdleReleased,
       this.requestLatency,
       this.queueLatency,
       this.computeLatency,
@@ -142,6 +170,15 @@ export class MetricsCatalog {
 
   private counter(name: string, help: string): Counter<ModelLabel> {
     return new Counter<ModelLabel>({
+      name,
+      help,
+      labelNames: MODEL_LABELS,
+      registers: [this.registry],
+    });
+  }
+
+  private gauge(name: string, help: string): Gauge<ModelLabel> {
+    return new Gauge<ModelLabel>({
       name,
       help,
       labelNames: MODEL_LABELS,

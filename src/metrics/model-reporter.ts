@@ -37,6 +37,7 @@ export class ModelReporter {
   private readonly computeLatency: HistogramChild;
   private readonly batchSizes: HistogramChild;
   private readonly restarts: CounterChild;
+  private readonly catalog: MetricsCatalog;
   private pendingCount = 0;
 
   constructor(
@@ -46,6 +47,7 @@ export class ModelReporter {
     private readonly now: () => number = Date.now,
   ) {
     const labels = { model, version: String(version) };
+    this.catalog = catalog;
     this.stats = new ModelStats(model, version);
     this.success = catalog.requestSuccess.labels(labels);
     const failure = (reason: FailureReason): CounterChild =>
@@ -74,6 +76,26 @@ export class ModelReporter {
     this.restarts = catalog.instanceRestarts.labels(labels);
     // As for the pending gauge: the series exists (at 0) from load, so a first restart is a change.
     this.restarts.inc(0);
+  }
+
+  /** The sequence batcher's occupancy (set, not inc/dec: one batcher owns a version's series). */
+  sequences(s: {
+    readonly live: number;
+    readonly slotsInUse: number;
+    readonly slots: number;
+    readonly backlog: number;
+  }): void {
+    const labels = { model: this.model, version: String(this.version) };
+    this.catalog.sequencesLive.labels(labels).set(s.live);
+    this.catalog.sequenceSlotsInUse.labels(labels).set(s.slotsInUse);
+    this.catalog.sequenceSlots.labels(labels).set(s.slots);
+    this.catalog.sequenceBacklog.labels(labels).set(s.backlog);
+  }
+
+  sequenceIdleReleased(): void {
+    this.catalog.sequencesIdleReleased
+      .labels({ model: this.model, version: String(this.version) })
+      .inc();
   }
 
   /** Requests enqueued and not yet executing (nv_inference_pending_request_count). */

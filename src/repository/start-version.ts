@@ -63,9 +63,10 @@ export async function startVersion(
   }
   const reporter = new ModelReporter(deps.catalog, config.name, version);
   pool.onInstanceRestart(() => reporter.instanceRestarted());
-  // The dynamic batcher when the config has dynamic_batching, else the direct strategy.
+  // The sequence batcher, the dynamic batcher, or the direct strategy, as the config says.
   const scheduler = createScheduler(config, pool, reporter, {
     maxBlockBytes: deps.maxInputBytes,
+    modelDir: c.source.dir,
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   deps.catalog.loadDurationSecs

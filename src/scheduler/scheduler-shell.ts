@@ -64,6 +64,7 @@ export class SchedulerShell implements Scheduler {
       // The head of the queue may have changed: re-plan.
       delayed: () => this.pump(),
     });
+    strategy.bindWake?.(() => this.pump());
   }
 
   enqueue(request: ValidatedRequest): Promise<SchedulerResult> {
@@ -84,8 +85,15 @@ export class SchedulerShell implements Scheduler {
         entry: undefined,
       };
       try {
+        this.strategy.admit?.(request);
+      } catch (e) {
+        reject(toServerError(e));
+        return;
+      }
+      try {
         entry = this.queue.push(w, request.priority, request.timeoutUs);
       } catch (e) {
+        this.strategy.released?.(request);
         reject(toServerError(e));
         return;
       }
@@ -105,7 +113,7 @@ export class SchedulerShell implements Scheduler {
   stop(): Promise<void> {
     const drained = this.drain.begin(this.inflightCount() === 0);
     this.pump(); // nothing waits for the queue delay once draining
-    return drained;
+    return drained.then(() => this.strategy.dispose?.());
   }
 
   stopNow(): Promise<void> {
@@ -117,7 +125,7 @@ export class SchedulerShell implements Scheduler {
       this.reporter.dequeued();
       this.answerEarly(entry.value, fail('SHUTTING_DOWN'));
     }
-    return drained;
+    return drained.then(() => this.strategy.dispose?.());
   }
 
   /** The client went away: a queued request leaves at once; a running one finishes, unanswered. */
@@ -130,6 +138,7 @@ export class SchedulerShell implements Scheduler {
   /** A request leaving the queue without running: answered now, its place in the order freed. */
   private answerEarly(w: Waiter, error: InferenceServerError): void {
     w.request.signal.removeEventListener('abort', w.onAbort);
+    this.strategy.released?.(w.request);
     this.order.settle(w.place, () => undefined);
     w.reject(error);
     this.pump(); // the head may have changed, and with it the delay to wait for

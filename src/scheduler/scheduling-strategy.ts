@@ -40,6 +40,20 @@ export interface SchedulingStrategy {
   readonly capacity: number;
   /** Requests with equal keys may share a run. Called once per request, when it is queued. */
   keyOf(request: ValidatedRequest): string;
+  /**
+   * Called before a request is queued: a throw refuses it (the error answers the client). A
+   * strategy that keeps per-request bookkeeping (the sequence batcher) starts it here.
+   */
+  admit?(request: ValidatedRequest): void;
+  /** An admitted request left the queue without running (withdrawn, timed out, shut down). */
+  released?(request: ValidatedRequest): void;
+  /**
+   * Given once by the shell: call it when something outside a request's life (a timer of the
+   * strategy's own, such as the sequence batcher's idle release) may let a queued request run.
+   */
+  bindWake?(wake: () => void): void;
+  /** The shell has drained: cancel the strategy's own timers. */
+  dispose?(): void;
   /** The next run, from the queue in service order (priority level, then arrival); pure. */
   plan(queue: readonly QueuedRequest[], ctx: PlanContext): BatchPlan;
   /**
