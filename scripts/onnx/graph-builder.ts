@@ -95,6 +95,24 @@ export function floatInitializer(
   return { name, dims: [...dims], dataType: ELEM.FLOAT, rawData: raw };
 }
 
+/** An INT32 initializer stored as raw_data, little-endian like `floatInitializer`. */
+export function int32Initializer(
+  name: string,
+  dims: readonly number[],
+  values: readonly number[],
+): onnxProto.onnx.ITensorProto {
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (count !== values.length) {
+    throw new Error(
+      `initializer ${name}: dims [${dims.join(',')}] hold ${count} values, got ${values.length}`,
+    );
+  }
+  const raw = new Uint8Array(values.length * 4);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setInt32(i * 4, v, true));
+  return { name, dims: [...dims], dataType: ELEM.INT32, rawData: raw };
+}
+
 /** An INT64 initializer stored as raw_data, little-endian like `floatInitializer`. */
 export function int64Initializer(
   name: string,
