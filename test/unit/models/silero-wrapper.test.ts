@@ -1,11 +1,15 @@
 // The bundled silero_vad wrapper against the package's original model, in-process, on the committed
 // espeak-ng clips: step by step with the state and context fed back it gives the original's
 // probabilities; the clips really are speech to the model; a batch of three sequences equals three
-// runs alone; and the carried state matters (resetting it each step changes the answer).
+// runs alone; and the carried state matters (resetting it each step changes the answer). The
+// committed config.pbtxt is checked against the wrapper's signature.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ort from 'onnxruntime-node';
+import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { generateBundled } from '../../../scripts/generate-models.js';
 import {
   SILERO_CHUNK_SAMPLES,
@@ -18,6 +22,8 @@ import {
   runWrapped,
   type SpeechClip,
 } from '../../helpers/silero-reference.js';
+import { MODEL_REPOSITORY } from '../../helpers/paths.js';
+import { sequenceModelIo, sessionIo } from '../../helpers/sequence-model-io.js';
 import { openSession, tempDir } from './model-dirs.js';
 
 /** Agreement between the wrapper and the original, per step (the task's bound; measured: 0). */
@@ -63,6 +69,17 @@ void describe('silero_vad wrapper', () => {
   void it('exposes audio, batch-first state and context, and no sr', () => {
     assert.deepEqual(wrapped.inputNames, ['audio', 'state', 'context']);
     assert.deepEqual(wrapped.outputNames, ['probability', 'state_out', 'context_out']);
+  });
+
+  void it('the committed config.pbtxt names exactly its inputs, outputs and states', async () => {
+    const file = path.join(MODEL_REPOSITORY, 'silero_vad', 'config.pbtxt');
+    const raw = parseModelConfig(await readFile(file), file);
+    assert.deepEqual(sequenceModelIo(raw), sessionIo(wrapped));
+    assert.deepEqual(raw.sequence_batching?.oldest?.preferred_batch_size, [16, 32, 64]);
+    assert.deepEqual(
+      raw.sequence_batching?.state?.map((s) => s.initial_state?.[0]?.zero_data),
+      [true, true],
+    );
   });
 
   for (const c of SPEECH_CLIPS) {
