@@ -1,10 +1,12 @@
-// Recipes for the models in the bundled `model_repository/`: simple, mlp, identity_bytes and
-// addsub_fp32. Their config.pbtxt files are committed by hand, so these recipes carry none.
+// Recipes for the models in the bundled `model_repository/`: simple, mlp, identity_bytes,
+// addsub_fp32 and silero_vad. Their config.pbtxt files are committed by hand, so these recipes
+// carry none.
 
 import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
 import type { ElemType } from './graph-builder.js';
 import type { GeneratedModel } from './generated-model.js';
 import { mlpWeights } from './mlp-weights.js';
+import { sileroVadWrapperModel } from './silero-vad-wrapper.js';
 
 /** Triton's quick-start add/sub model: INT32 [-1,16] x2 -> sum and difference. */
 export function simpleModel(): Uint8Array {
@@ -85,5 +87,6 @@ export function bundledModels(): GeneratedModel[] {
     { name: 'mlp', version: 1, bytes: mlpModel() },
     { name: 'identity_bytes', version: 1, bytes: identityBytesModel() },
     { name: 'addsub_fp32', version: 1, bytes: addSubFp32Model() },
+    { name: 'silero_vad', version: 1, bytes: sileroVadWrapperModel() },
   ];
 }

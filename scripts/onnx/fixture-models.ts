@@ -1,6 +1,6 @@
 // Recipes for the test-fixture repository (`--fixtures <dir>`): one Identity model per servable
-// datatype, a deliberately slow model, a model whose every run fails, and a truncated model file.
-// Each carries its config.pbtxt.
+// datatype, a deliberately slow model, a model whose every run fails, a truncated model file, and
+// the sequence-batching models of sequence-fixtures.ts. Each carries its config.pbtxt.
 
 import { DATATYPE_TABLE } from '../../src/tensor/datatypes.js';
 import type { Datatype } from '../../src/tensor/datatypes.js';
@@ -16,6 +16,7 @@ import type { ElemType } from './graph-builder.js';
 import { identityModel, mlpModel, simpleModel } from './bundled-models.js';
 import { MLP_RESEEDED_SEED } from './mlp-weights.js';
 import type { GeneratedModel } from './generated-model.js';
+import { sequenceFixtureRecipes } from './sequence-fixtures.js';
 import { mulberry32, uniformFloats } from './seeded-random.js';
 
 /** The datatypes that get an `identity_<dtype>` fixture: every one ORT can hold (BF16 it cannot). */
@@ -165,21 +166,26 @@ export function failingRunModel(): Uint8Array {
 /** How many leading bytes of `simple`'s model `bad_truncated` keeps. */
 export const TRUNCATED_LENGTH = 100;
 
-interface TensorLine {
+export interface TensorLine {
   readonly name: string;
   readonly datatype: Datatype;
   readonly dims: readonly number[];
 }
 
+/** What `renderConfig` writes. */
+export interface ConfigSpec {
+  readonly name: string;
+  readonly maxBatchSize: number;
+  readonly inputs: readonly TensorLine[];
+  readonly outputs: readonly TensorLine[];
+  readonly instanceCount: number;
+  readonly parameters?: Readonly<Record<string, string>>;
+  /** A rendered `sequence_batching { ... }` block (sequence-fixtures.ts renders them). */
+  readonly sequenceBatching?: string;
+}
+
 /** Renders a config.pbtxt in Triton's own layout (the same style as the committed bundled configs). */
-export function renderConfig(opts: {
-  name: string;
-  maxBatchSize: number;
-  inputs: readonly TensorLine[];
-  outputs: readonly TensorLine[];
-  instanceCount: number;
-  parameters?: Readonly<Record<string, string>>;
-}): string {
+export function renderConfig(opts: ConfigSpec): string {
   const tensors = (list: readonly TensorLine[]): string =>
     list
       .map(
@@ -194,6 +200,7 @@ export function renderConfig(opts: {
     `max_batch_size: ${opts.maxBatchSize}`,
     `input [\n${tensors(opts.inputs)}\n]`,
     `output [\n${tensors(opts.outputs)}\n]`,
+    ...(opts.sequenceBatching === undefined ? [] : [opts.sequenceBatching]),
     `instance_group [ { count: ${opts.instanceCount}, kind: KIND_CPU } ]`,
   ];
   for (const [key, value] of Object.entries(opts.parameters ?? {})) {
@@ -280,5 +287,11 @@ export function fixtureModels(): GeneratedModel[] {
         instanceCount: 1,
       }),
     },
+    ...sequenceFixtureRecipes().map((r) => ({
+      name: r.config.name,
+      version: 1,
+      bytes: r.bytes,
+      config: renderConfig(r.config),
+    })),
   ];
 }

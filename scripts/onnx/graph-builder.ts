@@ -67,6 +67,13 @@ export function intAttribute(name: string, value: number): onnxProto.onnx.IAttri
   return { name, type: onnx.AttributeProto.AttributeType.INT, i: value };
 }
 
+export function intsAttribute(
+  name: string,
+  values: readonly number[],
+): onnxProto.onnx.IAttributeProto {
+  return { name, type: onnx.AttributeProto.AttributeType.INTS, ints: [...values] };
+}
+
 /**
  * An FP32 initializer stored as raw_data. Written through a little-endian DataView (not the
  * Float32Array's own bytes) so the file is byte-identical on any host, as ONNX's raw_data demands.
@@ -86,6 +93,24 @@ export function floatInitializer(
   const view = new DataView(raw.buffer);
   for (let i = 0; i < values.length; i++) view.setFloat32(i * 4, values[i] as number, true);
   return { name, dims: [...dims], dataType: ELEM.FLOAT, rawData: raw };
+}
+
+/** An INT32 initializer stored as raw_data, little-endian like `floatInitializer`. */
+export function int32Initializer(
+  name: string,
+  dims: readonly number[],
+  values: readonly number[],
+): onnxProto.onnx.ITensorProto {
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (count !== values.length) {
+    throw new Error(
+      `initializer ${name}: dims [${dims.join(',')}] hold ${count} values, got ${values.length}`,
+    );
+  }
+  const raw = new Uint8Array(values.length * 4);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setInt32(i * 4, v, true));
+  return { name, dims: [...dims], dataType: ELEM.INT32, rawData: raw };
 }
 
 /** An INT64 initializer stored as raw_data, little-endian like `floatInitializer`. */
@@ -112,7 +137,12 @@ export interface GraphSpec {
   readonly outputs: readonly onnxProto.onnx.IValueInfoProto[];
   readonly nodes: readonly onnxProto.onnx.INodeProto[];
   readonly initializers?: readonly onnxProto.onnx.ITensorProto[];
+  /** Intermediate value types, e.g. those of an embedded graph; ORT infers them when absent. */
+  readonly valueInfo?: readonly onnxProto.onnx.IValueInfoProto[];
   readonly docString?: string;
+  /** IR and opset versions when the graph needs newer ones than IR_VERSION / OPSET_VERSION. */
+  readonly irVersion?: number;
+  readonly opsetVersion?: number;
 }
 
 /**
@@ -121,8 +151,8 @@ export interface GraphSpec {
  */
 export function encodeModel(spec: GraphSpec): Uint8Array {
   const model: onnxProto.onnx.IModelProto = {
-    irVersion: IR_VERSION,
-    opsetImport: [{ domain: '', version: OPSET_VERSION }],
+    irVersion: spec.irVersion ?? IR_VERSION,
+    opsetImport: [{ domain: '', version: spec.opsetVersion ?? OPSET_VERSION }],
     producerName: 'infernode-generate-models',
     docString: spec.docString ?? '',
     graph: {
@@ -131,6 +161,7 @@ export function encodeModel(spec: GraphSpec): Uint8Array {
       input: [...spec.inputs],
       output: [...spec.outputs],
       initializer: [...(spec.initializers ?? [])],
+      valueInfo: [...(spec.valueInfo ?? [])],
     },
   };
   const problem = onnx.ModelProto.verify(model);

@@ -13,6 +13,7 @@ import { loadModelConfig } from '../../../src/config/load-model-config.js';
 import type { ModelConfig } from '../../../src/config/model-config.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { parseModelConfigJson } from '../../../src/config/parse-model-config-json.js';
+import { InferenceServerError } from '../../../src/errors.js';
 import { bundledModels } from '../../../scripts/onnx/bundled-models.js';
 import { fixtureModels } from '../../../scripts/onnx/fixture-models.js';
 import { writeModels } from '../../../scripts/onnx/generated-model.js';
@@ -25,6 +26,12 @@ const INT64_FORMS: readonly NonNullable<ConfigJsonOptions['int64']>[] = ['number
 /** The /config JSON as a client would send it back. */
 const asOverride = (config: ModelConfig, int64: ConfigJsonOptions['int64']) =>
   JSON.stringify(toConfigJson(config, { int64 }));
+
+/** The config pipeline's refusal of `sequence_batching` (src/config/unsupported.ts). */
+const isSequenceBatchingRefusal = (err: unknown): boolean =>
+  err instanceof InferenceServerError &&
+  err.code === 'UNSUPPORTED' &&
+  err.message.includes('sequence_batching');
 
 const bundled = bundledModels();
 const fixtures = fixtureModels();
@@ -52,9 +59,20 @@ void test('every committed model_repository config is among the bundled models',
 });
 
 for (const m of [...bundled, ...fixtures]) {
-  void test(`round trip through loadModelConfig: ${m.name}`, async () => {
+  void test(`round trip through loadModelConfig: ${m.name}`, async (t) => {
     const dir = path.join(repo.root(), m.name);
-    const original = await loadModelConfig(dir);
+    let original: Awaited<ReturnType<typeof loadModelConfig>>;
+    try {
+      original = await loadModelConfig(dir);
+    } catch (err) {
+      // silero_vad and the sequence_* fixtures are refused until the sequence batcher lands; the
+      // round trip then runs for them without a change here.
+      if (isSequenceBatchingRefusal(err)) {
+        t.skip(`${m.name}: sequence_batching is UNSUPPORTED for now`);
+        return;
+      }
+      throw err;
+    }
     for (const int64 of INT64_FORMS) {
       const again = await loadModelConfig(dir, {
         configOverride: { json: asOverride(original.config, int64) },
