@@ -12,6 +12,7 @@ import { fail, toServerError } from '../errors.js';
 import { encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import type { DecodedInput, DecodedOutput, DecodedRequest } from '../protocol/inference-request.js';
 import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
+import { SEQUENCE_KEYS, withSequenceFields } from '../protocol/sequence-parameters.js';
 import {
   checkTensorCount,
   keepPayload,
@@ -92,15 +93,26 @@ function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): Client
   }
   const model = requireModel(own(doc, 'model'));
   const version = optionalVersion(own(doc, 'version'));
+  const parameters = readParameters(own(doc, 'parameters'), {
+    where: 'request',
+    reserveTritonPrefix: true,
+  });
   const request: DecodedRequest = {
-    parameters: readParameters(own(doc, 'parameters'), {
-      where: 'request',
-      reserveTritonPrefix: true,
-    }),
+    parameters: withSequenceFields(parameters, sequenceFields(doc), kindOf),
     inputs: readInputs(own(doc, 'inputs'), volatile),
     ...optionalOutputs(own(doc, 'outputs')),
   };
   return { kind: 'infer', id, model, ...(version !== undefined ? { version } : {}), request };
+}
+
+/** The top-level sequence fields; nil is taken as absent, as for `version` and `outputs`. */
+function sequenceFields(doc: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of SEQUENCE_KEYS) {
+    const v = own(doc, key);
+    if (v !== null && v !== undefined) fields[key] = v;
+  }
+  return fields;
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
