@@ -77,10 +77,12 @@ export function withSequenceFields(
   describe: Describe,
 ): Parameters {
   checkSequenceParameters(params);
-  const present = SEQUENCE_KEYS.filter((k) => fields[k] !== undefined);
-  if (present.length === 0) return params;
-  const out = Object.assign(Object.create(null) as Record<string, ParameterValue>, params);
-  for (const key of present) {
+  // Every WebSocket infer frame comes through here: no intermediate arrays, and the copy of the
+  // map (null-prototype, like readParameters' output) is made only when the frame sets a field.
+  let out: Record<string, ParameterValue> | undefined;
+  for (const key of SEQUENCE_KEYS) {
+    const v = fields[key];
+    if (v === undefined) continue;
     if (Object.hasOwn(params, key)) {
       throw fail(
         'BAD_PARAMETER',
@@ -88,7 +90,8 @@ export function withSequenceFields(
           'preferably as the frame field',
       );
     }
-    out[key] = sequenceValue(key, fields[key], 'frame field', describe);
+    out ??= Object.assign(Object.create(null) as Record<string, ParameterValue>, params);
+    out[key] = sequenceValue(key, v, 'frame field', describe);
   }
-  return Object.freeze(out);
+  return out === undefined ? params : Object.freeze(out);
 }

@@ -12,7 +12,7 @@ import { fail, toServerError } from '../errors.js';
 import { encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import type { DecodedInput, DecodedOutput, DecodedRequest } from '../protocol/inference-request.js';
 import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
-import { SEQUENCE_KEYS, withSequenceFields } from '../protocol/sequence-parameters.js';
+import { withSequenceFields, type SequenceFields } from '../protocol/sequence-parameters.js';
 import {
   checkTensorCount,
   keepPayload,
@@ -106,14 +106,15 @@ function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): Client
 }
 
 /** The top-level sequence fields; nil is taken as absent, as for `version` and `outputs`. */
-function sequenceFields(doc: Record<string, unknown>): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const key of SEQUENCE_KEYS) {
-    const v = own(doc, key);
-    if (v !== null && v !== undefined) fields[key] = v;
-  }
-  return fields;
+function sequenceFields(doc: Record<string, unknown>): SequenceFields {
+  return {
+    sequence_id: nilAsAbsent(own(doc, 'sequence_id')),
+    sequence_start: nilAsAbsent(own(doc, 'sequence_start')),
+    sequence_end: nilAsAbsent(own(doc, 'sequence_end')),
+  };
 }
+
+const nilAsAbsent = (v: unknown): unknown => (v === null ? undefined : v);
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return isJsonObject(v) && !(v instanceof Uint8Array);
