@@ -414,8 +414,43 @@ parametersLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * Sequence batching: the correlation id of the sequence this request belongs to, as an integer
+ * (at most 2^53-1; larger ids are refused) ...
+ */
+sequenceId():bigint|null {
+  const offset = this.bb!.__offset(this.bb_pos, 16);
+  return offset ? this.bb!.readUint64(this.bb_pos + offset) : null;
+}
+
+/**
+ * ... or as a string. Set at most one of the two. Neither may also be in `parameters`.
+ */
+sequenceIdString():string|null
+sequenceIdString(optionalEncoding:flatbuffers.Encoding):string|Uint8Array|null
+sequenceIdString(optionalEncoding?:any):string|Uint8Array|null {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
+}
+
+/**
+ * The first request of its sequence.
+ */
+sequenceStart():boolean|null {
+  const offset = this.bb!.__offset(this.bb_pos, 20);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : null;
+}
+
+/**
+ * The last request of its sequence.
+ */
+sequenceEnd():boolean|null {
+  const offset = this.bb!.__offset(this.bb_pos, 22);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : null;
+}
+
 static startInferRequest(builder:flatbuffers.Builder) {
-  builder.startObject(6);
+  builder.startObject(10);
 }
 
 static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
@@ -478,6 +513,22 @@ static startParametersVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
 }
 
+static addSequenceId(builder:flatbuffers.Builder, sequenceId:bigint) {
+  builder.addFieldInt64(6, sequenceId, BigInt(0));
+}
+
+static addSequenceIdString(builder:flatbuffers.Builder, sequenceIdStringOffset:flatbuffers.Offset) {
+  builder.addFieldOffset(7, sequenceIdStringOffset, 0);
+}
+
+static addSequenceStart(builder:flatbuffers.Builder, sequenceStart:boolean) {
+  builder.addFieldInt8(8, +sequenceStart, 0);
+}
+
+static addSequenceEnd(builder:flatbuffers.Builder, sequenceEnd:boolean) {
+  builder.addFieldInt8(9, +sequenceEnd, 0);
+}
+
 static endInferRequest(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   builder.requiredField(offset, 4) // id
@@ -486,7 +537,7 @@ static endInferRequest(builder:flatbuffers.Builder):flatbuffers.Offset {
   return offset;
 }
 
-static createInferRequest(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset, modelOffset:flatbuffers.Offset, versionOffset:flatbuffers.Offset, inputsOffset:flatbuffers.Offset, outputsOffset:flatbuffers.Offset, parametersOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createInferRequest(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset, modelOffset:flatbuffers.Offset, versionOffset:flatbuffers.Offset, inputsOffset:flatbuffers.Offset, outputsOffset:flatbuffers.Offset, parametersOffset:flatbuffers.Offset, sequenceId:bigint|null, sequenceIdStringOffset:flatbuffers.Offset, sequenceStart:boolean|null, sequenceEnd:boolean|null):flatbuffers.Offset {
   InferRequest.startInferRequest(builder);
   InferRequest.addId(builder, idOffset);
   InferRequest.addModel(builder, modelOffset);
@@ -494,6 +545,13 @@ static createInferRequest(builder:flatbuffers.Builder, idOffset:flatbuffers.Offs
   InferRequest.addInputs(builder, inputsOffset);
   InferRequest.addOutputs(builder, outputsOffset);
   InferRequest.addParameters(builder, parametersOffset);
+  if (sequenceId !== null)
+    InferRequest.addSequenceId(builder, sequenceId);
+  InferRequest.addSequenceIdString(builder, sequenceIdStringOffset);
+  if (sequenceStart !== null)
+    InferRequest.addSequenceStart(builder, sequenceStart);
+  if (sequenceEnd !== null)
+    InferRequest.addSequenceEnd(builder, sequenceEnd);
   return InferRequest.endInferRequest(builder);
 }
 }

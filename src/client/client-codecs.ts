@@ -21,7 +21,13 @@ import { alignedByteVector } from '../websocket/flatbuffers-frames.js';
 import { writeParameterTables } from '../websocket/flatbuffers-parameters.js';
 import { FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL } from '../websocket/ws-protocol.js';
 import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
-import type { InferOptions, InferResult, RepositoryIndexRow } from './client-types.js';
+import {
+  sequenceFields,
+  type InferOptions,
+  type InferResult,
+  type RepositoryIndexRow,
+  type SequenceFields,
+} from './client-types.js';
 
 /** A repository frame to send; `files` are keyed by the path after `file:`. */
 export type RepositoryRequest =
@@ -86,6 +92,8 @@ export const msgpackClientCodec: ClientCodec = {
         ? { outputs: options.outputs.map((name) => ({ name })) }
         : {}),
       ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
+      // First-class frame fields, not parameters: the server refuses a key given both ways.
+      ...sequenceFields(options),
     }),
   encodeCancel: (id) => packr.pack({ id, cancel: true }),
   encodeRepository: (id, r) => {
@@ -130,6 +138,23 @@ export const msgpackClientCodec: ClientCodec = {
   },
 };
 
+/**
+ * The optional scalar sequence fields of an InferRequest being built. flatc 2.0.8's TypeScript adds
+ * an optional scalar with a default of 0, so the builder would drop a 0 id or a `false` and the
+ * server would see the field absent; forcing defaults for just these adds writes them.
+ */
+export function addSequenceScalars(b: Builder, sequence: SequenceFields): void {
+  b.forceDefaults(true);
+  if (typeof sequence.sequence_id === 'number') {
+    InferRequest.addSequenceId(b, BigInt(sequence.sequence_id));
+  }
+  if (sequence.sequence_start !== undefined) {
+    InferRequest.addSequenceStart(b, sequence.sequence_start);
+  }
+  if (sequence.sequence_end !== undefined) InferRequest.addSequenceEnd(b, sequence.sequence_end);
+  b.forceDefaults(false);
+}
+
 export const flatbuffersClientCodec: ClientCodec = {
   protocol: FLATBUFFERS_PROTOCOL,
   encodeRequest: (id, model, inputs, options) => {
@@ -161,15 +186,22 @@ export const flatbuffersClientCodec: ClientCodec = {
       b,
       writeParameterTables(b, options.parameters),
     );
-    const request = InferRequest.createInferRequest(
-      b,
-      b.createString(String(id)),
-      b.createString(model),
-      options.version === undefined ? 0 : b.createString(String(options.version)),
-      inputsVector,
-      outputsVector,
-      params,
-    );
+    const idOffset = b.createString(String(id));
+    const modelOffset = b.createString(model);
+    const version = options.version === undefined ? 0 : b.createString(String(options.version));
+    const sequence = sequenceFields(options);
+    const sequenceIdString =
+      typeof sequence.sequence_id === 'string' ? b.createString(sequence.sequence_id) : 0;
+    InferRequest.startInferRequest(b);
+    InferRequest.addId(b, idOffset);
+    InferRequest.addModel(b, modelOffset);
+    if (version !== 0) InferRequest.addVersion(b, version);
+    InferRequest.addInputs(b, inputsVector);
+    if (outputsVector !== 0) InferRequest.addOutputs(b, outputsVector);
+    InferRequest.addParameters(b, params);
+    if (sequenceIdString !== 0) InferRequest.addSequenceIdString(b, sequenceIdString);
+    addSequenceScalars(b, sequence);
+    const request = InferRequest.endInferRequest(b);
     ClientFrame.startClientFrame(b);
     ClientFrame.addInfer(b, request);
     b.finish(ClientFrame.endClientFrame(b));

@@ -13,6 +13,62 @@ export interface InferOptions {
   readonly timeoutMs?: number;
   /** Request parameters (`priority`, `timeout` in microseconds, user keys). */
   readonly parameters?: Parameters;
+  /**
+   * The sequence (correlation) id for a model with a sequence batcher: an integer in [0, 2^53-1]
+   * or a string. Sent as the `sequence_id` request parameter (HTTP, gRPC) or frame field (WebSocket).
+   */
+  readonly sequenceId?: number | string;
+  /** This request starts its sequence (`sequence_start`). */
+  readonly sequenceStart?: boolean;
+  /** This request ends its sequence (`sequence_end`). */
+  readonly sequenceEnd?: boolean;
+}
+
+/** The sequence options under their wire names; a field is absent when its option is. */
+export interface SequenceFields {
+  readonly sequence_id?: number | string;
+  readonly sequence_start?: boolean;
+  readonly sequence_end?: boolean;
+}
+
+/**
+ * The sequence options under their wire names. Throws when an option is also given in
+ * `parameters` under its wire name: the server would refuse that frame (WebSocket), or one value
+ * would silently win (HTTP, gRPC).
+ */
+export function sequenceFields(options: InferOptions): SequenceFields {
+  const fields: Record<string, number | string | boolean> = {};
+  const set = (
+    key: keyof SequenceFields,
+    option: string,
+    v: number | string | boolean | undefined,
+  ) => {
+    if (v === undefined) return;
+    if (options.parameters !== undefined && Object.hasOwn(options.parameters, key)) {
+      throw new InferenceClientError(
+        'OPTIONS',
+        `infer option '${option}' and parameters.${key} are both set; set one of them`,
+      );
+    }
+    fields[key] = v;
+  };
+  const id = options.sequenceId;
+  if (typeof id === 'number' && !(Number.isSafeInteger(id) && id >= 0)) {
+    // Not sent as is: FlatBuffers' ulong cannot hold it, and every server refuses it anyway.
+    throw new InferenceClientError(
+      'OPTIONS',
+      `infer option 'sequenceId' must be an integer in [0, 2^53-1] or a string, got ${id}`,
+    );
+  }
+  set('sequence_id', 'sequenceId', id);
+  set('sequence_start', 'sequenceStart', options.sequenceStart);
+  set('sequence_end', 'sequenceEnd', options.sequenceEnd);
+  return fields;
+}
+
+/** The request parameters HTTP and gRPC send: `parameters` plus the sequence options. */
+export function requestParameters(options: InferOptions): Parameters {
+  return { ...options.parameters, ...sequenceFields(options) };
 }
 
 export interface InferResult {
@@ -65,7 +121,7 @@ export function output(result: InferResult, name: string): Tensor {
 /**
  * A failed request. `code` is the server's catalog code (WebSocket), `GRPC_<status name>` (gRPC),
  * `HTTP_<status>` (HTTP, whose error bodies carry only a message), or TIMEOUT / CONNECTION /
- * PROTOCOL for client-side failures.
+ * PROTOCOL / OPTIONS (contradictory infer options) for client-side failures.
  */
 export class InferenceClientError extends Error {
   readonly code: string;

@@ -16,6 +16,7 @@ import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
 import {
   configText,
   InferenceClientError,
+  requestParameters,
   type InferOptions,
   type InferResult,
   type LoadModelOptions,
@@ -46,6 +47,25 @@ type InferStub = Client & {
   RepositoryModelUnload: Rpc<object>;
 };
 
+/**
+ * ModelInferRequest.parameters as InferParameter messages: `parameters` and the sequence options.
+ * Integers go as int64_param (as Triton's clients send sequence_id), strings as string_param.
+ */
+export function grpcParameters(options: InferOptions): Record<string, object> {
+  const parameters: Record<string, object> = {};
+  for (const [k, v] of Object.entries(requestParameters(options))) {
+    parameters[k] =
+      typeof v === 'boolean'
+        ? { bool_param: v }
+        : typeof v === 'string'
+          ? { string_param: v }
+          : Number.isSafeInteger(v)
+            ? { int64_param: v }
+            : { double_param: v };
+  }
+  return parameters;
+}
+
 export class GrpcTransport implements Transport {
   readonly #stub: InferStub;
   readonly #defaultTimeoutMs: number | undefined;
@@ -71,22 +91,15 @@ export class GrpcTransport implements Transport {
     this.#defaultTimeoutMs = defaultTimeoutMs;
   }
 
-  infer(model: string, inputs: readonly Tensor[], options: InferOptions): Promise<InferResult> {
-    const parameters: Record<string, object> = {};
-    for (const [k, v] of Object.entries(options.parameters ?? {})) {
-      parameters[k] =
-        typeof v === 'boolean'
-          ? { bool_param: v }
-          : typeof v === 'string'
-            ? { string_param: v }
-            : Number.isSafeInteger(v)
-              ? { int64_param: v }
-              : { double_param: v };
-    }
+  async infer(
+    model: string,
+    inputs: readonly Tensor[],
+    options: InferOptions,
+  ): Promise<InferResult> {
     const request = {
       model_name: model,
       model_version: options.version === undefined ? '' : String(options.version),
-      parameters,
+      parameters: grpcParameters(options),
       inputs: inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
       outputs: (options.outputs ?? []).map((name) => ({ name })),
       raw_input_contents: inputs.map(tensorBytes),

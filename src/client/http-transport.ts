@@ -14,6 +14,7 @@ import {
 import {
   configText,
   InferenceClientError,
+  requestParameters,
   type InferOptions,
   type InferResult,
   type LoadModelOptions,
@@ -153,10 +154,6 @@ export class HttpTransport implements Transport {
   }
 }
 
-function requestParameters(options: InferOptions, extra?: Record<string, unknown>): object {
-  return { ...options.parameters, ...extra };
-}
-
 function jsonBody(inputs: readonly Tensor[], options: InferOptions) {
   const doc = {
     parameters: requestParameters(options),
@@ -177,7 +174,7 @@ function jsonBody(inputs: readonly Tensor[], options: InferOptions) {
 function binaryBody(inputs: readonly Tensor[], options: InferOptions) {
   const payloads = inputs.map(tensorBytes);
   const doc = {
-    parameters: requestParameters(options, { binary_data_output: true }),
+    parameters: { ...requestParameters(options), binary_data_output: true },
     inputs: inputs.map((t, i) => ({
       name: t.name,
       datatype: t.datatype,

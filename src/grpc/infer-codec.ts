@@ -13,6 +13,7 @@ import {
   type Parameters,
 } from '../protocol/inference-request.js';
 import { contentsToRaw, type TensorContents } from './tensor-contents.js';
+import { checkSequenceParameters } from '../protocol/sequence-parameters.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 
 /** `InferParameter`, with proto-loader's `oneofs` naming the member that is set. */
@@ -112,7 +113,7 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
   });
   return {
     ...(msg.id !== '' ? { id: msg.id } : {}),
-    parameters: decodeParameters(msg.parameters),
+    parameters: checkSequenceParameters(decodeParameters(refuseDoubleSequenceId(msg.parameters))),
     inputs: decoded,
     ...(outputs.length > 0
       ? {
@@ -123,6 +124,24 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
         }
       : {}),
   };
+}
+
+/**
+ * A sequence_id sent as double_param is refused, as Triton does: decoded, it would be a number like
+ * any integer id, and a fractional or rounded id must not pass for one.
+ */
+function refuseDoubleSequenceId(
+  p: Readonly<Record<string, InferParameter>> | undefined,
+): Readonly<Record<string, InferParameter>> | undefined {
+  const choice = p !== undefined && Object.hasOwn(p, 'sequence_id') ? p['sequence_id'] : undefined;
+  if (choice?.parameter_choice === 'double_param') {
+    throw fail(
+      'BAD_PARAMETER',
+      "request parameter 'sequence_id' must be an int64_param, uint64_param or string_param, " +
+        'got double_param',
+    );
+  }
+  return p;
 }
 
 function hasContents(c: TensorContents): boolean {
@@ -147,9 +166,16 @@ export function decodeParameters(
         break;
       case 'int64_param':
       case 'uint64_param': {
-        const n = Number(v[v.parameter_choice] ?? 0);
+        // With `longs: String` both arrive as exact decimal digits; a value a JS number cannot hold
+        // exactly (a uint64 sequence_id past 2^53-1, say) is refused with the digits sent.
+        const sent = v[v.parameter_choice] ?? 0;
+        const n = Number(sent);
         if (!Number.isSafeInteger(n)) {
-          throw fail('BAD_PARAMETER', `parameter '${key}': ${n} is not a safe integer`);
+          throw fail(
+            'BAD_PARAMETER',
+            `parameter '${key}': ${v.parameter_choice} must be within ±(2^53-1) ` +
+              `(${Number.MAX_SAFE_INTEGER}), got ${String(sent)}`,
+          );
         }
         out[key] = n;
         break;

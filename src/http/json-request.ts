@@ -13,6 +13,7 @@ import {
 } from '../protocol/inference-request.js';
 import { parseJsonBytes } from './json-text.js';
 import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
+import { checkSequenceParameters } from '../protocol/sequence-parameters.js';
 import { repeatedNameError } from '../protocol/tensor-names.js';
 
 function tensorList(
@@ -143,10 +144,10 @@ export function requestFromDocument(doc: unknown, binary: BinarySection): Decode
   if (id !== undefined && typeof id !== 'string') {
     throw fail('BAD_REQUEST', `expected 'id' to be a string, got ${jsonKind(id)}`);
   }
-  const parameters = readParameters(own(doc, 'parameters'), {
-    where: 'request',
-    reserveTritonPrefix: true,
-  });
+  // JSON.parse has rounded any number past 2^53-1: a sequence_id that large is refused here.
+  const parameters = checkSequenceParameters(
+    readParameters(own(doc, 'parameters'), { where: 'request', reserveTritonPrefix: true }),
+  );
 
   const seen = new Set<string>();
   const inputs = rawInputs.map((entry, i) => {

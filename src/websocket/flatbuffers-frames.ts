@@ -15,6 +15,7 @@ import type {
   InferenceResponse,
 } from '../protocol/inference-request.js';
 import { readParameters } from '../protocol/parameters.js';
+import { withSequenceFields, type SequenceFields } from '../protocol/sequence-parameters.js';
 import type { InferRequest } from '../../schemas/generated/infernode-ws_generated.js';
 import {
   ClientFrame,
@@ -22,7 +23,13 @@ import {
   ServerFrame,
   Tensor,
 } from '../../schemas/generated/infernode-ws_generated.js';
-import { checkTensorCount, keepPayload, optionalVersion, requireModel } from './frame-fields.js';
+import {
+  checkTensorCount,
+  keepPayload,
+  kindOf,
+  optionalVersion,
+  requireModel,
+} from './frame-fields.js';
 import { ABSENT_ID, badIdError, readStringId, type FrameId, type IdReading } from './frame-id.js';
 import { checkByteVector, checkCount } from './flatbuffers-bounds.js';
 import { readParameterTables } from './flatbuffers-parameters.js';
@@ -154,10 +161,36 @@ function readInferRequest(
     model,
     ...(version !== undefined ? { version } : {}),
     request: {
-      parameters: readParameters(params, { where: 'request', reserveTritonPrefix: true }),
+      parameters: withSequenceFields(
+        readParameters(params, { where: 'request', reserveTritonPrefix: true }),
+        sequenceFields(req),
+        kindOf,
+      ),
       inputs,
       ...(outputs !== undefined ? { outputs } : {}),
     },
+  };
+}
+
+/**
+ * The optional sequence fields (absent: null). The id is a ulong or a string, in two fields; the
+ * ulong stays a bigint here so an id past 2^53-1 is refused with the digits sent.
+ */
+function sequenceFields(req: InferRequest): SequenceFields {
+  const number = req.sequenceId();
+  const string = req.sequenceIdString();
+  if (number !== null && string !== null) {
+    throw fail(
+      'BAD_PARAMETER',
+      "frame fields 'sequence_id' and 'sequence_id_string' are both set; set at most one",
+    );
+  }
+  const [start, end] = [req.sequenceStart(), req.sequenceEnd()];
+  return {
+    ...(number !== null && { sequence_id: number }),
+    ...(string !== null && { sequence_id: string }),
+    ...(start !== null && { sequence_start: start }),
+    ...(end !== null && { sequence_end: end }),
   };
 }
 

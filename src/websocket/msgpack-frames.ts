@@ -12,6 +12,7 @@ import { fail, toServerError } from '../errors.js';
 import { encodeBytesTensor } from '../tensor/bytes-tensor.js';
 import type { DecodedInput, DecodedOutput, DecodedRequest } from '../protocol/inference-request.js';
 import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
+import { withSequenceFields, type SequenceFields } from '../protocol/sequence-parameters.js';
 import {
   checkTensorCount,
   keepPayload,
@@ -92,16 +93,28 @@ function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): Client
   }
   const model = requireModel(own(doc, 'model'));
   const version = optionalVersion(own(doc, 'version'));
+  const parameters = readParameters(own(doc, 'parameters'), {
+    where: 'request',
+    reserveTritonPrefix: true,
+  });
   const request: DecodedRequest = {
-    parameters: readParameters(own(doc, 'parameters'), {
-      where: 'request',
-      reserveTritonPrefix: true,
-    }),
+    parameters: withSequenceFields(parameters, sequenceFields(doc), kindOf),
     inputs: readInputs(own(doc, 'inputs'), volatile),
     ...optionalOutputs(own(doc, 'outputs')),
   };
   return { kind: 'infer', id, model, ...(version !== undefined ? { version } : {}), request };
 }
+
+/** The top-level sequence fields; nil is taken as absent, as for `version` and `outputs`. */
+function sequenceFields(doc: Record<string, unknown>): SequenceFields {
+  return {
+    sequence_id: nilAsAbsent(own(doc, 'sequence_id')),
+    sequence_start: nilAsAbsent(own(doc, 'sequence_start')),
+    sequence_end: nilAsAbsent(own(doc, 'sequence_end')),
+  };
+}
+
+const nilAsAbsent = (v: unknown): unknown => (v === null ? undefined : v);
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return isJsonObject(v) && !(v instanceof Uint8Array);

@@ -11,6 +11,7 @@ import {
   encodeParameters,
   type ModelInferRequest,
 } from '../../../src/grpc/infer-codec.js';
+import { tritonServices } from '../../../src/grpc/grpc-protos.js';
 import { contentsToRaw } from '../../../src/grpc/tensor-contents.js';
 
 const request = (over: Partial<ModelInferRequest>): ModelInferRequest => ({
@@ -22,6 +23,22 @@ const request = (over: Partial<ModelInferRequest>): ModelInferRequest => ({
   raw_input_contents: [],
   ...over,
 });
+
+/**
+ * A ModelInferRequest as the server receives it: `parameters` (InferParameter messages) encoded with
+ * the vendored protos and decoded with the server's loader options (int64s as decimal strings).
+ */
+function overTheWire(parameters: Record<string, object>): ModelInferRequest {
+  const method = tritonServices().inference['ModelInfer'];
+  if (method === undefined) throw new Error('no ModelInfer in the protos');
+  const bytes = method.requestSerialize({
+    model_name: 'm',
+    parameters,
+    inputs: [{ name: 'I', datatype: 'INT32', shape: [1] }],
+    raw_input_contents: [Buffer.alloc(4)],
+  });
+  return method.requestDeserialize(bytes) as ModelInferRequest;
+}
 
 const refusedWith = (code: string, message: RegExp) => (e: unknown) => {
   assert.ok(e instanceof InferenceServerError);
@@ -116,7 +133,70 @@ void describe('gRPC infer codec', () => {
         decodeParameters({
           x: { parameter_choice: 'int64_param', int64_param: '9007199254740993' },
         }),
-      refusedWith('BAD_PARAMETER', /not a safe integer/),
+      refusedWith(
+        'BAD_PARAMETER',
+        /^parameter 'x': int64_param must be within ±\(2\^53-1\) \(9007199254740991\), got 9007199254740993$/,
+      ),
+    );
+  });
+
+  void it('carries sequence_id as int64_param, uint64_param or string_param, and the flags', () => {
+    const decoded = (parameters: Record<string, object>) => ({
+      ...decodeInferRequest(overTheWire(parameters)).parameters,
+    });
+    assert.deepEqual(
+      decoded({
+        sequence_id: { int64_param: 42 },
+        sequence_start: { bool_param: true },
+        sequence_end: { bool_param: false },
+      }),
+      { sequence_id: 42, sequence_start: true, sequence_end: false },
+    );
+    assert.deepEqual(decoded({ sequence_id: { uint64_param: '9007199254740991' } }), {
+      sequence_id: 2 ** 53 - 1,
+    });
+    assert.deepEqual(decoded({ sequence_id: { string_param: 'user-7' } }), {
+      sequence_id: 'user-7',
+    });
+    // Every other kind of parameter still maps as before.
+    assert.deepEqual(decoded({ ratio: { double_param: 0.25 }, n: { uint64_param: 3 } }), {
+      ratio: 0.25,
+      n: 3,
+    });
+  });
+
+  void it('refuses a sequence_id past 2^53-1, negative, or of the wrong kind', () => {
+    const refused = (parameters: Record<string, object>, message: string) =>
+      assert.throws(
+        () => decodeInferRequest(overTheWire(parameters)),
+        (e: unknown) => {
+          assert.ok(e instanceof InferenceServerError);
+          assert.deepEqual([e.code, e.message], ['BAD_PARAMETER', message]);
+          return true;
+        },
+      );
+    // The digits in the message are the ones sent, not a rounded double.
+    refused(
+      { sequence_id: { uint64_param: '18446744073709551615' } },
+      "parameter 'sequence_id': uint64_param must be within ±(2^53-1) (9007199254740991), got " +
+        '18446744073709551615',
+    );
+    refused(
+      { sequence_id: { int64_param: '-1' } },
+      "request parameter 'sequence_id' must be an integer >= 0 or a string, got the number -1",
+    );
+    refused(
+      { sequence_id: { double_param: 4 } },
+      "request parameter 'sequence_id' must be an int64_param, uint64_param or string_param, " +
+        'got double_param',
+    );
+    refused(
+      { sequence_start: { string_param: 'yes' } },
+      "request parameter 'sequence_start' must be a boolean, got a string",
+    );
+    refused(
+      { sequence_end: { int64_param: 1 } },
+      "request parameter 'sequence_end' must be a boolean, got the number 1",
     );
   });
 

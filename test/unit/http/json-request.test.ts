@@ -245,4 +245,52 @@ void describe('request envelope', () => {
     assert.equal(req.outputs?.[0]?.parameters['__proto__'], 'x');
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
+
+  void it('carries sequence parameters and refuses an id JSON.parse would round', () => {
+    const req = (parameters: string) =>
+      decodeJsonRequest(
+        utf8(
+          `{"parameters":${parameters},"inputs":[{"name":"a","datatype":"FP32","shape":[1],"data":[1]}]}`,
+        ),
+      );
+    assert.deepEqual(
+      { ...req('{"sequence_id":42,"sequence_start":true,"sequence_end":false}').parameters },
+      { sequence_id: 42, sequence_start: true, sequence_end: false },
+    );
+    assert.deepEqual({ ...req('{"sequence_id":"user-7"}').parameters }, { sequence_id: 'user-7' });
+    assert.equal(req('{"sequence_id":9007199254740991}').parameters['sequence_id'], 2 ** 53 - 1);
+    // 2^53 + 1 parses to 2^53 and 2^64 - 1 to 18446744073709552000: neither is carried.
+    for (const [sent, parsed] of [
+      ['9007199254740993', '9007199254740992'],
+      ['18446744073709551615', '18446744073709552000'],
+    ]) {
+      throwsCode(
+        () => req(`{"sequence_id":${sent}}`),
+        'BAD_PARAMETER',
+        "request parameter 'sequence_id' must be at most 2^53-1 (9007199254740991), the largest " +
+          `integer id carried exactly; use a smaller id or a string id, got the number ${parsed} ` +
+          '(rounded, if more digits were sent)',
+      );
+    }
+    throwsCode(
+      () => req('{"sequence_id":-1}'),
+      'BAD_PARAMETER',
+      "request parameter 'sequence_id' must be an integer >= 0 or a string, got the number -1",
+    );
+    throwsCode(
+      () => req('{"sequence_id":1.5}'),
+      'BAD_PARAMETER',
+      "request parameter 'sequence_id' must be an integer >= 0 or a string, got the number 1.5",
+    );
+    throwsCode(
+      () => req('{"sequence_start":"yes"}'),
+      'BAD_PARAMETER',
+      "request parameter 'sequence_start' must be a boolean, got a string",
+    );
+    throwsCode(
+      () => req('{"sequence_end":1}'),
+      'BAD_PARAMETER',
+      "request parameter 'sequence_end' must be a boolean, got the number 1",
+    );
+  });
 });

@@ -22,6 +22,7 @@ import {
 import {
   Cancel,
   ClientFrame,
+  InferRequest,
   ServerFrame,
 } from '../../../schemas/generated/infernode-ws_generated.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
@@ -62,6 +63,84 @@ void describe('FlatBuffers frames', () => {
       Buffer.from(BigInt64Array.of(-1n, 2n ** 62n).buffer),
     );
     assert.deepEqual([...s.data.bytes], [1, 0, 0, 0, 0x78]);
+  });
+
+  void it('sends the client sequence options as frame fields the server maps to parameters', () => {
+    const decoded = (options: Parameters<typeof flatbuffersClientCodec.encodeRequest>[3]) => {
+      const frame = flatbuffersClientCodec.encodeRequest(
+        5,
+        'seq',
+        [tensor('X', 'INT32', [1], Int32Array.of(1))],
+        options,
+      );
+      const r = decodeFlatbuffersFrame(frame, false);
+      assert.ok(r.ok && r.frame.kind === 'infer', JSON.stringify(r));
+      return { ...r.frame.request.parameters };
+    };
+    assert.deepEqual(decoded({ sequenceId: 2 ** 53 - 1, sequenceStart: true }), {
+      sequence_id: 2 ** 53 - 1,
+      sequence_start: true,
+    });
+    // 0 and false are written, not dropped as the schema defaults.
+    assert.deepEqual(decoded({ sequenceId: 0, sequenceStart: false, sequenceEnd: false }), {
+      sequence_id: 0,
+      sequence_start: false,
+      sequence_end: false,
+    });
+    assert.deepEqual(
+      decoded({ sequenceId: 'user-7', sequenceEnd: true, parameters: { tag: 'a' } }),
+      {
+        tag: 'a',
+        sequence_id: 'user-7',
+        sequence_end: true,
+      },
+    );
+  });
+
+  void it('refuses both spellings of the sequence id, and an id past 2^53-1 with its digits', () => {
+    const frame = (write: (b: Builder) => void, strings: (b: Builder) => number[]) => {
+      const b = new Builder(256);
+      const [id, model, inputs, seqString] = [
+        b.createString('s'),
+        b.createString('m'),
+        InferRequest.createInputsVector(b, []),
+        ...strings(b),
+      ];
+      InferRequest.startInferRequest(b);
+      InferRequest.addId(b, id as number);
+      InferRequest.addModel(b, model as number);
+      InferRequest.addInputs(b, inputs as number);
+      if (seqString !== undefined) InferRequest.addSequenceIdString(b, seqString);
+      write(b);
+      const request = InferRequest.endInferRequest(b);
+      ClientFrame.startClientFrame(b);
+      ClientFrame.addInfer(b, request);
+      b.finish(ClientFrame.endClientFrame(b));
+      return decodeFlatbuffersFrame(b.asUint8Array(), false);
+    };
+    const both = frame(
+      (b) => InferRequest.addSequenceId(b, 7n),
+      (b) => [b.createString('seven')],
+    );
+    assert.ok(!both.ok && !both.close);
+    assert.deepEqual(
+      [both.id?.key, both.error.code, both.error.message],
+      [
+        's',
+        'BAD_PARAMETER',
+        "frame fields 'sequence_id' and 'sequence_id_string' are both set; set at most one",
+      ],
+    );
+    const huge = frame(
+      (b) => InferRequest.addSequenceId(b, 2n ** 64n - 1n),
+      () => [],
+    );
+    assert.ok(!huge.ok && !huge.close);
+    assert.equal(
+      huge.error.message,
+      "frame field 'sequence_id' must be at most 2^53-1 (9007199254740991), the largest integer " +
+        'id carried exactly; use a smaller id or a string id, got the integer 18446744073709551615',
+    );
   });
 
   void it('decodes a cancel frame', () => {

@@ -46,6 +46,14 @@ export interface InferSpec {
   readonly inputs: readonly TensorSpec[];
   readonly outputs?: readonly OutputSpec[];
   readonly parameters?: ParamsSpec;
+  /** The sequence frame fields; a bigint id is written as a 64-bit integer, exactly. */
+  readonly sequence?: SequenceSpec;
+}
+
+export interface SequenceSpec {
+  readonly id?: number | string | bigint;
+  readonly start?: boolean;
+  readonly end?: boolean;
 }
 
 /** A repository frame in neither encoding; `files` are keyed by the path after `file:`. */

@@ -55,15 +55,28 @@ function encodeInfer(s: InferSpec): Uint8Array {
           }),
         );
   const params = parameters(b, s.parameters, InferRequest.createParametersVector);
-  const request = InferRequest.createInferRequest(
-    b,
-    b.createString(String(s.id)),
-    b.createString(s.model),
-    s.version === undefined ? 0 : b.createString(String(s.version)),
-    inputs,
-    outputs,
-    params,
-  );
+  const id = b.createString(String(s.id));
+  const model = b.createString(s.model);
+  const version = s.version === undefined ? 0 : b.createString(String(s.version));
+  const seq = s.sequence ?? {};
+  const seqString = typeof seq.id === 'string' ? b.createString(seq.id) : 0;
+  InferRequest.startInferRequest(b);
+  InferRequest.addId(b, id);
+  InferRequest.addModel(b, model);
+  if (version !== 0) InferRequest.addVersion(b, version);
+  InferRequest.addInputs(b, inputs);
+  if (outputs !== 0) InferRequest.addOutputs(b, outputs);
+  if (params !== 0) InferRequest.addParameters(b, params);
+  if (seqString !== 0) InferRequest.addSequenceIdString(b, seqString);
+  // Optional scalars: written even when 0 or false (flatc 2.0.8's adders would skip those).
+  b.forceDefaults(true);
+  if (typeof seq.id === 'number' || typeof seq.id === 'bigint') {
+    InferRequest.addSequenceId(b, BigInt(seq.id));
+  }
+  if (seq.start !== undefined) InferRequest.addSequenceStart(b, seq.start);
+  if (seq.end !== undefined) InferRequest.addSequenceEnd(b, seq.end);
+  b.forceDefaults(false);
+  const request = InferRequest.endInferRequest(b);
   ClientFrame.startClientFrame(b);
   ClientFrame.addInfer(b, request);
   b.finish(ClientFrame.endClientFrame(b));

@@ -44,6 +44,9 @@ runFrameCodecConformance({
         })),
       }),
       ...(s.parameters !== undefined && { parameters: s.parameters }),
+      ...(s.sequence?.id !== undefined && { sequence_id: s.sequence.id }),
+      ...(s.sequence?.start !== undefined && { sequence_start: s.sequence.start }),
+      ...(s.sequence?.end !== undefined && { sequence_end: s.sequence.end }),
     }),
   encodeCancel: (id) => packr.pack({ id, cancel: true }),
   encodeRepository: (s: RepositorySpec) => {

@@ -9,6 +9,7 @@ import { REFUSAL_CASES } from './frame-codec-cases-refusal.js';
 import { REPLY_CASES } from './frame-codec-cases-reply.js';
 import { REPOSITORY_CASES } from './frame-codec-cases-repository.js';
 import { REQUEST_CASES } from './frame-codec-cases-request.js';
+import { SEQUENCE_CASES } from './frame-codec-cases-sequence.js';
 
 export type { CodecUnderTest } from './frame-codec-case.js';
 
@@ -17,6 +18,7 @@ export const FRAME_CASES: readonly FrameCase[] = [
   ...REFUSAL_CASES,
   ...REPLY_CASES,
   ...REPOSITORY_CASES,
+  ...SEQUENCE_CASES,
 ];
 
 export function runFrameCodecConformance(impl: CodecUnderTest): void {

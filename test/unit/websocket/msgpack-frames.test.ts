@@ -102,6 +102,72 @@ void describe('msgpack frames', () => {
     assert.deepEqual([...d.bytes], [2, 0, 0, 0, 0x68, 0x69, 1, 0, 0, 0, 0xff]);
   });
 
+  void it('sends the client sequence options as frame fields the server maps to parameters', () => {
+    const frame = msgpackClientCodec.encodeRequest(
+      4,
+      'seq',
+      [tensor('X', 'INT32', [1], Int32Array.of(1))],
+      {
+        sequenceId: 'user-7',
+        sequenceStart: true,
+        sequenceEnd: false,
+        parameters: { priority: 1 },
+      },
+    );
+    const doc = unpackr.unpack(frame) as Record<string, unknown>;
+    assert.deepEqual(
+      [doc['sequence_id'], doc['sequence_start'], doc['sequence_end'], doc['parameters']],
+      ['user-7', true, false, { priority: 1 }],
+    );
+    const r = decodeMsgpackFrame(frame, false);
+    assert.ok(r.ok && r.frame.kind === 'infer');
+    assert.deepEqual(
+      { ...r.frame.request.parameters },
+      { priority: 1, sequence_id: 'user-7', sequence_start: true, sequence_end: false },
+    );
+  });
+
+  void it('refuses sequence frame fields of the wrong type, and takes nil as absent', () => {
+    const frame = (fields: Record<string, unknown>) =>
+      decodeMsgpackFrame(
+        packr.pack({
+          id: 'q',
+          model: 'm',
+          inputs: [{ name: 'I', datatype: 'UINT8', shape: [1], data: Buffer.of(1) }],
+          ...fields,
+        }),
+        false,
+      );
+    const refusals: readonly [Record<string, unknown>, string][] = [
+      [{ sequence_start: 'yes' }, "frame field 'sequence_start' must be a boolean, got a string"],
+      [{ sequence_end: 0 }, "frame field 'sequence_end' must be a boolean, got the number 0"],
+      [
+        { sequence_id: -1 },
+        "frame field 'sequence_id' must be an integer >= 0 or a string, got the number -1",
+      ],
+      [
+        { sequence_id: 1.5 },
+        "frame field 'sequence_id' must be an integer >= 0 or a string, got the number 1.5",
+      ],
+      [
+        { sequence_id: Buffer.of(1, 2) },
+        "frame field 'sequence_id' must be an integer >= 0 or a string, got a bin of 2 bytes",
+      ],
+      [
+        { sequence_id: [7] },
+        "frame field 'sequence_id' must be an integer >= 0 or a string, got an array of 1",
+      ],
+    ];
+    for (const [fields, message] of refusals) {
+      const r = frame(fields);
+      assert.ok(!r.ok && !r.close, JSON.stringify(fields));
+      assert.deepEqual([r.id?.key, r.error.code, r.error.message], ['q', 'BAD_PARAMETER', message]);
+    }
+    const r = frame({ sequence_id: null, sequence_start: null, parameters: { sequence_id: 9 } });
+    assert.ok(r.ok && r.frame.kind === 'infer');
+    assert.deepEqual({ ...r.frame.request.parameters }, { sequence_id: 9 });
+  });
+
   void it('decodes a cancel frame', () => {
     const r = decodeMsgpackFrame(msgpackClientCodec.encodeCancel(12), true);
     assert.deepEqual(r, {
