@@ -300,6 +300,51 @@ void describe('sequence batcher, direct', () => {
   });
 });
 
+void describe('sequence batcher, direct with a queue delay', () => {
+  void it('waits for minimum_slot_utilization of the occupied slots, at most the delay', async () => {
+    const t = setup(
+      config('direct { max_queue_delay_microseconds: 500 minimum_slot_utilization: 1.0 }'),
+    );
+    const a = t.send(step(1, 1, { start: true }));
+    await flush();
+    assert.equal(t.target.runs.length, 1, 'one slot occupied, one request ready: full');
+    t.target.complete(0);
+    await flush();
+    t.send(step(2, 2, { start: true }));
+    await flush();
+    assert.equal(t.target.runs.length, 1, 'two slots occupied, one ready: it waits');
+    t.clock.advanceUs(499);
+    await flush();
+    assert.equal(t.target.runs.length, 1);
+    t.clock.advanceUs(1);
+    await flush();
+    assert.equal(t.target.runs.length, 2, 'the delay ran out: sent with what is ready');
+    assert.deepEqual(
+      t.target.rows(1).map((r) => r.ready),
+      [0, 1],
+    );
+    t.target.complete(1);
+    await flush();
+    const a2 = t.send(step(1, 10));
+    await flush();
+    assert.equal(t.target.runs.length, 2, 'sequence 2 has no request yet: it waits');
+    t.send(step(2, 20));
+    await flush();
+    assert.equal(t.target.runs.length, 3, 'both occupied slots ready: sent at once');
+    assert.deepEqual(
+      t.target.rows(2).map((r) => [r.ready, r.input]),
+      [
+        [1, 10],
+        [1, 20],
+      ],
+    );
+    t.target.complete(2);
+    await flush();
+    assert.equal(value(a), 1);
+    assert.equal(value(a2), 11);
+  });
+});
+
 void describe('sequence batcher, oldest', () => {
   void it('compacts the oldest heads of many sequences into one batch', async () => {
     const t = setup(config('oldest { max_candidate_sequences: 8 }', 4), 1);
