@@ -21,7 +21,6 @@ const SEQUENCES = 64;
 const STEPS = 24;
 const TOLERANCE = 1e-4;
 
-
 /** Sequence i's audio: a clip from an offset of its own, STEPS chunks long. */
 function audioOf(i: number): Float32Array {
   const clip = readClip(SPEECH_CLIPS[i % SPEECH_CLIPS.length] as (typeof SPEECH_CLIPS)[number]);
@@ -228,6 +227,34 @@ void describe('sequence batching on a real server', () => {
       await counter(t, 'infernode_sequence_idle_released_total', 'sequence_accumulator'),
       released + 1,
     );
+  });
+
+  // Last: it changes sequence_accumulator's config.
+  void it('keeps open sequences through a no-op reload; a replacing reload asks them to START again', async () => {
+    const model = 'sequence_accumulator';
+    const url = `${t.base}/v2/models/${model}/infer`;
+    const step = (v: number, flags: Record<string, boolean> = {}) =>
+      postJson(url, {
+        parameters: { sequence_id: 500, ...flags },
+        inputs: [{ name: 'INPUT', datatype: 'INT32', shape: [1, 1], data: [v] }],
+      });
+    const load = (body: unknown) => postJson(`${t.base}/v2/repository/models/${model}/load`, body);
+    assert.equal((await step(2, { sequence_start: true })).json.outputs[0].data[0], 2);
+    // Same config, same file: nothing restarts, the sequence goes on.
+    assert.equal((await load({})).status, 200);
+    assert.equal((await step(3)).json.outputs[0].data[0], 5);
+    // A new config replaces the version and its sequence batcher.
+    const config = (await (await fetch(`${t.base}/v2/models/${model}/config`)).json()) as Record<
+      string,
+      any
+    >;
+    config['sequence_batching'].max_sequence_idle_microseconds = 2_000_000;
+    const replaced = await load({ parameters: { config: JSON.stringify(config) } });
+    assert.equal(replaced.status, 200, JSON.stringify(replaced.json));
+    const lost = await step(4);
+    assert.equal(lost.status, 400);
+    assert.match(lost.json.error, /must specify the START flag on the first request/);
+    assert.equal((await step(4, { sequence_start: true })).json.outputs[0].data[0], 4);
   });
 });
 
