@@ -18,6 +18,8 @@ type Draft = { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] };
 export const ONNXRUNTIME_BACKEND = 'onnxruntime';
 export const ONNXRUNTIME_PLATFORM = 'onnxruntime_onnx';
 export const ONNX_MODEL_FILENAME = 'model.onnx';
+/** Triton's platform for a model made of other models' steps (`ensemble_scheduling`). */
+export const ENSEMBLE_PLATFORM = 'ensemble';
 /** Triton's `default-max-batch-size` backend config default (core backend_model.cc). */
 export const DEFAULT_MAX_BATCH_SIZE = 4;
 

@@ -131,6 +131,21 @@ export interface SequenceBatchingConfig {
   readonly oldest?: SequenceOldestConfig;
 }
 
+/** One step of an ensemble: which model runs, fed and read through ensemble tensor names. */
+export interface EnsembleStepConfig {
+  readonly model_name: string;
+  /** -1: the model's latest serving version. */
+  readonly model_version: number;
+  /** The step model's input name -> the ensemble tensor it reads. */
+  readonly input_map: Readonly<Record<string, string>>;
+  /** The step model's output name -> the ensemble tensor it writes. */
+  readonly output_map: Readonly<Record<string, string>>;
+}
+
+export interface EnsembleSchedulingConfig {
+  readonly step: readonly EnsembleStepConfig[];
+}
+
 export interface WarmupInputConfig {
   readonly data_type: ConfigDataType;
   readonly dims: readonly number[];
@@ -161,6 +176,8 @@ export interface ModelConfig {
   readonly optimization?: OptimizationConfig;
   readonly dynamic_batching?: DynamicBatchingConfig;
   readonly sequence_batching?: SequenceBatchingConfig;
+  /** Set exactly when `platform` is "ensemble". */
+  readonly ensemble_scheduling?: EnsembleSchedulingConfig;
   readonly model_warmup: readonly ModelWarmupConfig[];
   /** ModelParameter map: values are always strings (`{ string_value }` in the proto). */
   readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;

@@ -29,7 +29,7 @@ import type {
   VersionPolicy,
   WarmupInputConfig,
 } from './model-config.js';
-import { ONNXRUNTIME_BACKEND } from './autocomplete.js';
+import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND } from './autocomplete.js';
 
 export interface NormalizeOptions {
   /** GPU ids this process can use (Triton's "supported GPUs"); none by default. */
@@ -64,6 +64,16 @@ export function normalizeModelConfig(
     }),
     ...(raw.sequence_batching !== undefined && {
       sequence_batching: sequenceBatching(name, raw.sequence_batching),
+    }),
+    ...(raw.ensemble_scheduling !== undefined && {
+      ensemble_scheduling: {
+        step: (raw.ensemble_scheduling.step ?? []).map((st) => ({
+          model_name: st.model_name ?? '',
+          model_version: st.model_version ?? -1,
+          input_map: mapValues(st.input_map ?? {}, (v) => v),
+          output_map: mapValues(st.output_map ?? {}, (v) => v),
+        })),
+      },
     }),
     model_warmup: warmups(name, raw.model_warmup ?? [], warnings),
     parameters: mapValues(raw.parameters ?? {}, (p) => ({ string_value: p.string_value ?? '' })),
@@ -117,6 +127,8 @@ function output(model: string, t: RawModelOutput): ModelTensorConfig {
  */
 function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceGroupConfig[] {
   const model = raw.name ?? '';
+  // An ensemble runs nothing itself: its steps run on their models' instances.
+  if (raw.platform === ENSEMBLE_PLATFORM) return [];
   const groups: RawModelInstanceGroup[] =
     (raw.instance_group ?? []).length > 0 ? [...(raw.instance_group ?? [])] : [{ name: model }];
   const available = new Set(gpus);

@@ -29,7 +29,6 @@ export function checkSupported(raw: RawModelConfig): string[] {
   if (raw.sequence_batching?.iterative_sequence === true) {
     no('sequence_batching { iterative_sequence: true }', 'requests are never rescheduled');
   }
-  if (raw.ensemble_scheduling !== undefined) no('ensemble_scheduling', 'there are no ensembles');
   if ((raw.batch_input?.length ?? 0) > 0)
     no('batch_input', 'ragged batch inputs are not generated');
   if ((raw.batch_output?.length ?? 0) > 0) no('batch_output', 'batch outputs are not scattered');

@@ -5,9 +5,10 @@
 
 import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
+import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
 import { validateSequenceBatching } from './validate-sequence.js';
+import { validateEnsemble } from './validate-ensemble.js';
 
 export interface ValidateContext {
   /** The model directory's name, which `name` must equal. */
@@ -58,10 +59,12 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
   validateTensors(config, 'output', config.output);
   validateDynamicBatching(config);
   validateSequenceBatching(config);
-  validateInstanceGroups(
-    config,
-    ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
-  );
+  validateEnsemble(config);
+  if (config.platform !== ENSEMBLE_PLATFORM)
+    validateInstanceGroups(
+      config,
+      ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
+    );
   validateWarmup(config);
   checkRelativePath(name, 'default_model_filename', config.default_model_filename);
 }
@@ -69,6 +72,7 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
 /** Only backend "onnxruntime" (platform "onnxruntime_onnx" or empty) is served. */
 export function validateBackend(config: Pick<ModelConfig, 'name' | 'platform' | 'backend'>): void {
   const { name, platform, backend } = config;
+  if (platform === ENSEMBLE_PLATFORM && backend === '') return;
   if (backend === ONNXRUNTIME_BACKEND && (platform === '' || platform === ONNXRUNTIME_PLATFORM))
     return;
   if (backend === '' && platform === '') {

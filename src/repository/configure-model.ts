@@ -9,6 +9,7 @@ import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
 import type { OrtParameters } from '../config/ort-parameters.js';
 import { fail } from '../errors.js';
+import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 import { selectVersions } from './version-policy.js';
 
 /** Where a model is loaded from: a repository directory, or a load call's private directory. */
@@ -74,7 +75,11 @@ async function versionFiles(
   const present: number[] = [];
   const files = new Map<number, VersionFile>();
   for (const v of source.versions) {
-    const file = await modelFile(path.join(source.dir, String(v)), config.default_model_filename);
+    // An ensemble's version directory holds no model file: its steps name other models.
+    const file =
+      config.platform === ENSEMBLE_PLATFORM
+        ? { path: path.join(source.dir, String(v)), identity: 'ensemble' }
+        : await modelFile(path.join(source.dir, String(v)), config.default_model_filename);
     if (file !== undefined) {
       present.push(v);
       files.set(v, file);

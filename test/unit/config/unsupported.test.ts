@@ -11,10 +11,6 @@ void test('unsupported Triton features are UNSUPPORTED errors naming the field',
       'max_batch_size: 2 sequence_batching { iterative_sequence: true }',
       /sequence_batching \{ iterative_sequence: true \} is not supported by infernode \(requests are never rescheduled\)/,
     ],
-    [
-      'platform: "onnxruntime_onnx" ensemble_scheduling { }',
-      /ensemble_scheduling is not supported/,
-    ],
     ['batch_input { kind: BATCH_ELEMENT_COUNT }', /batch_input is not supported/],
     ['batch_output { }', /batch_output is not supported/],
     [
