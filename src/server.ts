@@ -78,6 +78,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
   });
+  models.useInference((model, version, request, ctx) =>
+    dataPlane.infer(model, version, request, ctx),
+  );
   const restricted = new RestrictedApis(options.httpRestrictedApis);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {

@@ -55,7 +55,7 @@ export interface DataPlaneOptions {
 export interface ModelControl {
   index(readyOnly: boolean): Promise<RepositoryIndexEntry[]>;
   load(name: string, override: LoadOverride): Promise<void>;
-  unload(name: string): Promise<void>;
+  unload(name: string, options?: { readonly unloadDependents?: boolean }): Promise<void>;
 }
 
 export class RegistryDataPlane implements DataPlane {
@@ -155,10 +155,10 @@ export class RegistryDataPlane implements DataPlane {
     });
   }
 
-  /** `unloadDependents` has nothing to act on until ensembles exist: no model depends on another. */
-  unloadModel(name: string, _request: ModelUnloadRequest): Promise<void> {
+  /** `unloadDependents` also unloads the ensembles whose steps name the model. */
+  unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
     if (this.draining) return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
-    return this.models.unload(name);
+    return this.models.unload(name, { unloadDependents: request.unloadDependents });
   }
 
   async infer(

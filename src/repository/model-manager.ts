@@ -33,6 +33,9 @@ import { newModelEntry, UNLOADED, type ModelEntry, type ModelVersion } from './m
 import { writeOverrideDirectory, type OverrideDirectory } from './override-directory.js';
 import { listVersions, scanRepository } from './scan-repository.js';
 import { startVersion } from './start-version.js';
+import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
+import type { EnsembleHost } from './ensemble/ensemble-host.js';
+import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 
 /** `--model-control-mode`. */
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
@@ -108,8 +111,31 @@ export class ModelManager {
   private polling: Promise<void> | undefined;
   private closing = false;
 
+  /** The data plane's inference entry, for ensemble steps (set by the server once it exists). */
+  private inference: EnsembleHost['infer'] | undefined;
+  /** What an ensemble sees of the server: the registry's models and the data plane. */
+  private readonly ensembleHost: EnsembleHost = {
+    signature: (model, version) => this.registry.resolve(model, version).signature,
+    ready: (model, version) => {
+      try {
+        return this.registry.resolve(model, version).ready();
+      } catch {
+        return false;
+      }
+    },
+    infer: (model, version, request, ctx) =>
+      this.inference === undefined
+        ? Promise.reject(fail('MODEL_NOT_READY', 'the server is not serving yet'))
+        : this.inference(model, version, request, ctx),
+  };
+
   constructor(private readonly options: ModelManagerOptions) {
     this.roots = options.repositories.map((r) => path.resolve(r));
+  }
+
+  /** Gives ensembles the data plane's inference entry: each step is a request through it. */
+  useInference(infer: EnsembleHost['infer']): void {
+    this.inference = infer;
   }
 
   get mode(): ModelControlMode {
@@ -132,7 +158,9 @@ export class ModelManager {
     }
     const plans: LoadPlan[] = [];
     for (const name of names) assertValidModelName(name);
-    for (const name of names) {
+    // An ensemble named at start-up brings the models of its steps (found once its config is read).
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k] as string;
       const entry = this.entryFor(name);
       try {
         const source = sources.get(name);
@@ -143,6 +171,9 @@ export class ModelManager {
         }
         const plan = await this.plan(entry, source, undefined);
         if (plan !== undefined) plans.push(plan);
+        for (const dep of ensembleDependencies(plan?.configured.config)) {
+          if (!names.includes(dep) && sources.has(dep)) names.push(dep);
+        }
       } catch (e) {
         this.markFailed(entry, e);
       }
@@ -156,9 +187,20 @@ export class ModelManager {
     }
     for (const line of budget.log) logger.info(line);
     for (const w of budget.warnings) logger.warn(w);
-    await Promise.all(
-      plans.map((p) => this.commit(p, budget).catch(() => undefined /* in the registry */)),
-    );
+    // Ensembles last, each after the ensembles it names: a step's model must serve first.
+    let waiting = plans;
+    while (waiting.length > 0) {
+      const pending = new Set(waiting.map((p) => p.entry.name));
+      const now = waiting.filter((p) =>
+        ensembleDependencies(p.configured.config).every((d) => !pending.has(d)),
+      );
+      // A cycle between ensembles: commit them anyway; their checks fail with the reason.
+      const wave = now.length > 0 ? now : waiting;
+      await Promise.all(
+        wave.map((p) => this.commit(p, budget).catch(() => undefined /* in the registry */)),
+      );
+      waiting = waiting.filter((p) => !wave.includes(p));
+    }
     if (this.options.mode === 'poll') this.schedulePoll();
   }
 
@@ -176,8 +218,16 @@ export class ModelManager {
    * The unload API: new requests are refused at once (no serving version); queued and running ones
    * finish; resolves when the workers have exited. Unloading a model that does not serve succeeds.
    */
-  async unload(name: string): Promise<void> {
+  async unload(name: string, options: { readonly unloadDependents?: boolean } = {}): Promise<void> {
     this.assertControl();
+    if (options.unloadDependents === true) {
+      // The ensembles naming the model go first (Triton's unload_dependents), so none is left
+      // serving with a step that cannot run.
+      const dependents = this.registry
+        .all()
+        .filter((e) => e.versions.size > 0 && ensembleDependencies(e.config).includes(name));
+      await Promise.all(dependents.map((e) => this.unload(e.name, options)));
+    }
     // No name check here, as in Triton: the name is only looked up, never made into a path, so
     // any string gets "not found" rather than a lecture on path traversal.
     const entry = this.registry.entry(name);
@@ -269,6 +319,22 @@ export class ModelManager {
       throw this.markFailed(entry, e);
     }
     if (plan === undefined) return; // nothing changed: Triton's load of a loaded model is a no-op
+    // Loading an ensemble loads the models its steps name that do not serve yet, as in Triton.
+    for (const dep of ensembleDependencies(plan.configured.config)) {
+      if (dep === name || (this.registry.entry(dep)?.versions.size ?? 0) > 0) continue;
+      try {
+        await this.serialize(dep, (d) => this.loadNow(dep, undefined, d));
+      } catch (e) {
+        await plan.override?.remove();
+        throw this.markFailed(
+          entry,
+          fail(
+            'MODEL_LOAD_FAILED',
+            `ensemble '${name}' needs model '${dep}', which failed to load: ${this.reason(e)}`,
+          ),
+        );
+      }
+    }
     const budget = this.budget([plan]);
     defer((await this.commit(plan, budget)).retired);
   }
@@ -401,7 +467,16 @@ export class ModelManager {
         modelDir: configured.source.dir,
       });
       const results = await Promise.allSettled(
-        plan.start.map((v) => startVersion(configured, v, budget, warmup.runs, this.options)),
+        plan.start.map((v) =>
+          configured.config.platform === ENSEMBLE_PLATFORM
+            ? Promise.resolve().then(() =>
+                startEnsembleVersion(configured.config, v, {
+                  ...this.options,
+                  host: this.ensembleHost,
+                }),
+              )
+            : startVersion(configured, v, budget, warmup.runs, this.options),
+        ),
       );
       for (const r of results) {
         if (r.status === 'fulfilled') started.push(r.value);

@@ -1,0 +1,49 @@
+// Starts one version of an ensemble: no instances of its own, only the check that the models its
+// steps name serve with matching tensors (check-ensemble.ts), its reporter, and the ensemble
+// scheduler that runs the steps through the data plane. It is ready while every step's model is.
+
+import type { ModelConfig } from '../config/model-config.js';
+import type { Logger } from '../logger.js';
+import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
+import { ModelReporter } from '../metrics/model-reporter.js';
+import { checkEnsemble } from './ensemble/check-ensemble.js';
+import { stepVersion, type EnsembleHost } from './ensemble/ensemble-host.js';
+import { EnsembleScheduler } from './ensemble/ensemble-scheduler.js';
+import { modelSignature } from './model-signature.js';
+import type { ModelVersion } from './model-version.js';
+
+export interface StartEnsembleDeps {
+  readonly host: EnsembleHost;
+  readonly maxInputBytes: number;
+  readonly catalog: MetricsCatalog;
+  readonly logger: Logger;
+}
+
+export function startEnsembleVersion(
+  config: ModelConfig,
+  version: number,
+  deps: StartEnsembleDeps,
+): ModelVersion {
+  checkEnsemble(config, deps.host);
+  const reporter = new ModelReporter(deps.catalog, config.name, version);
+  const scheduler = new EnsembleScheduler(config, deps.host, deps.maxInputBytes);
+  const steps = config.ensemble_scheduling?.step ?? [];
+  deps.logger
+    .child({ model: config.name })
+    .info({ version, steps: steps.map((s) => s.model_name) }, 'ensemble version ready');
+  return {
+    name: config.name,
+    version,
+    config,
+    signature: modelSignature(config, version),
+    reporter,
+    scheduler,
+    ready: () => steps.every((s) => deps.host.ready(s.model_name, stepVersion(s.model_version))),
+    unload: () => scheduler.stop(),
+  };
+}
+
+/** The models an ensemble's steps name (its dependencies), once each. */
+export function ensembleDependencies(config: ModelConfig | undefined): string[] {
+  return [...new Set((config?.ensemble_scheduling?.step ?? []).map((s) => s.model_name))];
+}
