@@ -41,6 +41,21 @@ async function main(): Promise<number> {
 
   const notifier = openNotifier(process.env, process.pid, logger);
   notifier?.status('loading models');
+  // A signal while models load must not kill the process on the spot: workers are creating their
+  // sessions, and the default action would end it by signal with nothing logged. It is noted, the
+  // loads finish (a worker is never stopped inside session creation), and the server then stops
+  // at once: it has not served, so there is nothing to drain.
+  let startupSignal: NodeJS.Signals | undefined;
+  const duringStartup = (signal: NodeJS.Signals): void => {
+    if (startupSignal === undefined) {
+      logger.info({ signal }, 'signal during start-up: stopping once the models have loaded');
+    } else {
+      logger.warn({ signal }, 'already stopping: waiting for the models being loaded');
+    }
+    startupSignal ??= signal;
+  };
+  process.on('SIGTERM', duringStartup);
+  process.on('SIGINT', duringStartup);
   let server;
   try {
     server = await startServer(options, logger);
@@ -49,8 +64,17 @@ async function main(): Promise<number> {
     notifier?.status(`start-up failed: ${e instanceof Error ? e.message : String(e)}`);
     await notifier?.close();
     return 1;
+  } finally {
+    process.off('SIGTERM', duringStartup);
+    process.off('SIGINT', duringStartup);
   }
   const running = server;
+  if (startupSignal !== undefined) {
+    notifier?.stopping('stopping: a signal arrived during start-up');
+    await running.stopNow(`signal during start-up (${startupSignal})`);
+    logger.info({ status: 0 }, 'exiting with status 0');
+    return 0;
+  }
   notifier?.watch(watchedServer(running));
 
   return new Promise<number>((resolve) => {

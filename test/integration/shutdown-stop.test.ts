@@ -8,10 +8,11 @@
 // signal is sent once the pending gauge shows them all queued behind the first.
 
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { appendFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadUws } from '../../src/http/uws/uws-loader.js';
-import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
+import { runCli, spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
 import {
   copySlowModel,
   inferSlow,
@@ -160,4 +161,43 @@ void describe('a shutdown cut short', () => {
       });
     });
   }
+});
+
+void describe('a signal during start-up', () => {
+  void it('lets the models finish loading, then exits 0 without serving, never by the signal', async () => {
+    const repo = await tempRepository();
+    try {
+      // Warmup makes the load last a while: 20 batches of 8 on the slow fixture.
+      const dir = await copySlowModel(repo, 'slow_start');
+      await appendFile(
+        path.join(dir, 'config.pbtxt'),
+        'model_warmup [ { name: "w" batch_size: 8 count: 20 inputs { key: "INPUT0" value: { data_type: TYPE_FP32 dims: [ 1024 ] zero_data: true } } } ]\n',
+      );
+      const run = runCli([
+        `--model-repository=${repo}`,
+        '--http-address=127.0.0.1',
+        '--http-port=0',
+        '--metrics-port=0',
+        '--grpc-port=0',
+      ]);
+      try {
+        await logged(run.lines, 'slow_start');
+        run.child.kill('SIGTERM');
+        await logged(run.lines, 'signal during start-up');
+        run.child.kill('SIGTERM'); // a second one only waits too
+        const code = await run.exited;
+        assert.equal(code, 0, `exit status 0, not a signal death:\n${run.lines.join('\n')}`);
+        assert.ok(run.lines.some((l) => l.includes('already stopping: waiting for the models')));
+        const ready = run.lines.findIndex((l) => l.includes('model version ready'));
+        const stop = run.lines.findIndex((l) => l.includes('exiting with status 0'));
+        assert.ok(ready >= 0 && ready < stop, 'the load finished before the exit');
+        const native = run.lines.filter((l) => /terminate called|Napi::Error|Aborted/.test(l));
+        assert.deepEqual(native, []);
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      }
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
 });
