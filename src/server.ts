@@ -156,8 +156,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     logger,
     dataPlane,
     models,
-    schedulers: () =>
-      registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler)),
+    // Versions still draining after a reload or unload too: a shutdown cut short answers their
+    // queues at once as well, instead of running them first.
+    schedulers: () => [
+      ...registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler)),
+      ...models.leavingSchedulers(),
+    ],
     http: frontEnd,
     websocket,
     grpc,

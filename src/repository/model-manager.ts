@@ -35,6 +35,7 @@ import { listVersions, scanRepository } from './scan-repository.js';
 import { startVersion } from './start-version.js';
 import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
 import type { EnsembleHost } from './ensemble/ensemble-host.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 
 /** `--model-control-mode`. */
@@ -101,6 +102,8 @@ interface LoadPlan {
 export class ModelManager {
   readonly registry = new ModelRegistry();
   private readonly served = new Map<string, Served>();
+  /** Versions replaced or unloaded whose queues are still draining. */
+  private readonly leaving = new Set<ModelVersion>();
   /** Per model: the tail of its operations; each waits for the one before it. */
   private readonly chains = new Map<string, Promise<void>>();
   /** Poll mode: the fingerprint each model directory had when it was last loaded (or tried). */
@@ -355,7 +358,7 @@ export class ModelManager {
     for (const v of old) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
     const served = this.served.get(entry.name);
     this.served.delete(entry.name);
-    await Promise.all(old.map((v) => v.unload()));
+    await this.draining(old);
     for (const v of old) {
       entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
       this.options.catalog.forgetModelVersion(entry.name, v.version);
@@ -534,7 +537,7 @@ export class ModelManager {
     oldOverride: OverrideDirectory | undefined,
     newOverride: OverrideDirectory | undefined,
   ): Promise<void> {
-    await Promise.all(old.map((v) => v.unload()));
+    await this.draining(old);
     for (const v of old) {
       if (entry.versions.has(v.version)) continue;
       entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
@@ -542,6 +545,24 @@ export class ModelManager {
     }
     if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
     if (old.length > 0) collectGarbage();
+  }
+
+  /**
+   * Unloads versions that no longer serve, keeping them in `leaving` meanwhile: a shutdown cut
+   * short reaches their queues too (see `leavingSchedulers`).
+   */
+  private async draining(versions: readonly ModelVersion[]): Promise<void> {
+    for (const v of versions) this.leaving.add(v);
+    try {
+      await Promise.all(versions.map((v) => v.unload()));
+    } finally {
+      for (const v of versions) this.leaving.delete(v);
+    }
+  }
+
+  /** The schedulers of versions draining after a reload or an unload, which serve no new request. */
+  leavingSchedulers(): Scheduler[] {
+    return [...this.leaving].map((v) => v.scheduler);
   }
 
   // ---- poll mode ----

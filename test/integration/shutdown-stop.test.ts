@@ -21,7 +21,7 @@ import {
   type SlowReply,
 } from '../helpers/slow-model-timing.js';
 import { tempRepository } from '../helpers/temp-repository.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { postJson, startTestServer } from '../helpers/test-server.js';
 import { allQueued, logged } from '../helpers/wait-for.js';
 
 const FRONT_ENDS = [
@@ -197,6 +197,42 @@ void describe('a signal during start-up', () => {
         if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
       }
     } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+void describe('a shutdown cut short during a reload', () => {
+  void it('answers the queue of the version being replaced at once too', async () => {
+    const repo = await tempRepository();
+    const t = await startTestServer({
+      modelRepositories: [repo],
+      modelControlMode: 'explicit',
+      loadModels: [],
+    });
+    try {
+      await copySlowModel(repo, 'slow_fp32');
+      const url = `${t.base}/v2/repository/models/slow_fp32/load`;
+      assert.equal((await postJson(url, {})).status, 200);
+      const rows = (await measureSlowModel(t, 'slow_fp32')).rowsFor(REQUEST_MS);
+      // One instance, no batcher: one request runs, ten wait in v1's queue (about 3 s of work).
+      const outcomes = Array.from({ length: 11 }, (_, k) =>
+        inferSlow(t.base, 'slow_fp32', rows, { seed: k }).catch(() => 'dropped' as const),
+      );
+      await allQueued(t.metricsBase, 'slow_fp32', 10);
+      // A new config replaces v1: it keeps draining its queue while v1-new serves.
+      const config = (await (await fetch(`${t.base}/v2/models/slow_fp32/config`)).json()) as {
+        instance_group: { count: number }[];
+      };
+      (config.instance_group[0] as { count: number }).count = 2;
+      const reload = await postJson(url, { parameters: { config: JSON.stringify(config) } });
+      assert.equal(reload.status, 200, JSON.stringify(reload.json));
+      assert.equal(await t.server.stopNow('test: cut short during a reload'), false);
+      const replies = assertAllAnswered(await Promise.all(outcomes), rows);
+      const refused = replies.filter((r) => r.status === 503).length;
+      assert.ok(refused >= 3, `the replaced version's queue was answered at once: ${refused} 503s`);
+    } finally {
+      await t.close();
       await rm(repo, { recursive: true, force: true });
     }
   });
