@@ -82,6 +82,14 @@ export const ERROR_CATALOG = Object.freeze({
   // Execution
   INFER_FAILED: entry('INTERNAL', 'ONNX Runtime failed to run the model'),
   WORKER_FAILED: entry('INTERNAL', 'the model instance worker failed'),
+  MODEL_EXECUTE_FAILED: entry(
+    'INTERNAL',
+    "a JavaScript model's execute() threw, or answered with an error or a bad response",
+  ),
+  MODEL_EXECUTE_TIMEOUT: entry(
+    'UNAVAILABLE',
+    "a JavaScript model's execute() did not settle in time; its worker is replaced",
+  ),
   INTERNAL: entry('INTERNAL', 'internal error'),
 } as const satisfies Record<string, CatalogEntry>);
 
