@@ -82,6 +82,16 @@ export const ERROR_CATALOG = Object.freeze({
   // Execution
   INFER_FAILED: entry('INTERNAL', 'ONNX Runtime failed to run the model'),
   WORKER_FAILED: entry('INTERNAL', 'the model instance worker failed'),
+  // A JavaScript model's own failures (docs/pipelines.md, "Errors"): an Error response, a response
+  // that fails its checks, or execute() throwing; and execute() past execute_timeout_ms.
+  MODEL_EXECUTE_FAILED: entry(
+    'INTERNAL',
+    "a JavaScript model's execute() failed or answered badly",
+  ),
+  MODEL_EXECUTE_TIMEOUT: entry(
+    'UNAVAILABLE',
+    "a JavaScript model's execute() outlived its timeout",
+  ),
   INTERNAL: entry('INTERNAL', 'internal error'),
 } as const satisfies Record<string, CatalogEntry>);
 

@@ -11,6 +11,7 @@ import type {
   RawModelOutput,
 } from './generated/model-config-schema.js';
 import type { ModelIO, ModelIOTensor } from './read-model-io.js';
+import { JAVASCRIPT_BACKEND, JAVASCRIPT_MODEL_FILENAMES } from './javascript-backend.js';
 
 /** A raw config being filled in: the same shape with writable top-level fields. */
 type Draft = { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] };
@@ -28,12 +29,18 @@ export interface CoreFieldsContext {
   readonly modelName: string;
   /** True when a version directory holds `model.onnx` (a file, or a directory of an external-data model). */
   readonly versionHasOnnxModel: boolean;
+  /**
+   * For a `javascript` model: the first of `model.js`, `model.mjs` that a version directory holds
+   * (undefined when none does; `model.js` is then what the error names).
+   */
+  readonly javascriptModelFile?: string;
 }
 
 /**
  * Core's AutoCompleteBackendFields, ONNX part: name from the directory; backend `onnxruntime` when
  * the platform says `onnxruntime_onnx`, the default file is `model.onnx`, or (nothing else given) a
  * version directory holds `model.onnx`; then platform and default_model_filename from the backend.
+ * A `javascript` model's default file is `model.js`, or `model.mjs` when that is what it has.
  * Other backends are left as written; validation rejects them with a clear message.
  */
 export function autocompleteCoreFields(
@@ -56,6 +63,9 @@ export function autocompleteCoreFields(
   if (out.backend === ONNXRUNTIME_BACKEND) {
     if (!out.platform) out.platform = ONNXRUNTIME_PLATFORM;
     if (!out.default_model_filename) out.default_model_filename = ONNX_MODEL_FILENAME;
+  }
+  if (out.backend === JAVASCRIPT_BACKEND && !out.default_model_filename) {
+    out.default_model_filename = ctx.javascriptModelFile ?? JAVASCRIPT_MODEL_FILENAMES[0];
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The config pipeline for one model directory: read config.pbtxt (or none, or the load API's JSON
 // instead) -> parse -> autocomplete (core fields, then the ORT backend's from the model file) ->
-// reject unsupported features -> normalize -> validate -> read the ORT backend's parameters ->
-// deep-freeze. The one place a ModelConfig (and its OrtParameters) is made.
+// reject unsupported features -> normalize -> validate -> read the backend's parameters (ORT's, or
+// the JavaScript backend's) -> deep-freeze. The one place a ModelConfig (and its OrtParameters) is made.
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,12 @@ import {
 } from './autocomplete.js';
 import { checkModelAgainstConfig } from './check-model-io.js';
 import { deepFreeze } from './deep-freeze.js';
+import {
+  JAVASCRIPT_BACKEND,
+  JAVASCRIPT_MODEL_FILENAMES,
+  readJavascriptParameters,
+  type JavascriptParameters,
+} from './javascript-backend.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
@@ -53,6 +59,8 @@ export interface LoadedModelConfig {
   readonly config: ModelConfig;
   /** The onnxruntime backend's parameters, graph level and execution providers, read from `config`. */
   readonly ort: OrtParameters;
+  /** A `javascript` model's server-side settings (execute timeout); undefined for ONNX models. */
+  readonly javascript?: JavascriptParameters;
   /** Things the loader should log at WARN (autofilled values, ignored fields, unknown parameters). */
   readonly warnings: readonly string[];
   /**
@@ -72,9 +80,12 @@ export async function loadModelConfig(
   const { parsed, configPath } = await readConfig(modelDir, modelName, options);
 
   const hasOnnx = await firstVersionWith(modelDir, versions, ONNX_MODEL_FILENAME);
+  const javascriptModelFile =
+    parsed.backend === JAVASCRIPT_BACKEND ? await javascriptFile(modelDir, versions) : undefined;
   let raw = autocompleteCoreFields(parsed, {
     modelName,
     versionHasOnnxModel: hasOnnx !== undefined,
+    ...(javascriptModelFile !== undefined && { javascriptModelFile }),
   });
   // Cheap checks first, so a misnamed or non-ONNX model fails before its model file is opened.
   checkName(raw, modelName);
@@ -111,14 +122,21 @@ export async function loadModelConfig(
     modelName,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
   });
-  // The backend's own fields, read once here; execution/ uses only this typed result.
-  const ort = readOrtParameters(normalized.config);
+  // The backend's own fields, read once here; execution/ uses only this typed result. A JavaScript
+  // model's `parameters` are its own (they reach its initialize()), so ORT reads none of them and
+  // its settings stay at their defaults, unused.
+  const isJavascript = normalized.config.backend === JAVASCRIPT_BACKEND;
+  const ort = readOrtParameters(
+    isJavascript ? { ...normalized.config, parameters: {} } : normalized.config,
+  );
   warnings.push(...ort.warnings);
+  const javascript = isJavascript ? readJavascriptParameters(normalized.config) : undefined;
   // The model was opened anyway: check the parts of the config that were not autofilled against it.
   if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
   return deepFreeze({
     config: normalized.config,
     ort: ort.parameters,
+    ...(javascript !== undefined && { javascript }),
     warnings,
     configPath,
   });
@@ -186,6 +204,17 @@ async function statOrUndefined(p: string): Promise<Awaited<ReturnType<typeof sta
   } catch {
     return undefined;
   }
+}
+
+/** The first of the JavaScript model file names that some version directory holds. */
+async function javascriptFile(
+  modelDir: string,
+  versions: readonly number[],
+): Promise<string | undefined> {
+  for (const file of JAVASCRIPT_MODEL_FILENAMES) {
+    if ((await firstVersionWith(modelDir, versions, file)) !== undefined) return file;
+  }
+  return undefined;
 }
 
 /**

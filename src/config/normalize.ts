@@ -30,6 +30,7 @@ import type {
   WarmupInputConfig,
 } from './model-config.js';
 import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND } from './autocomplete.js';
+import { JAVASCRIPT_BACKEND } from './javascript-backend.js';
 
 export interface NormalizeOptions {
   /** GPU ids this process can use (Triton's "supported GPUs"); none by default. */
@@ -122,7 +123,8 @@ function output(model: string, t: RawModelOutput): ModelTensorConfig {
 /**
  * Core's NormalizeInstanceGroup with no backend-preferred groups (the ORT backend declares none):
  * no group -> one group named after the model; unnamed groups -> `<model>_<index>`; KIND_AUTO -> GPU
- * when GPUs are available and every listed one exists, else CPU; count < 1 -> 2 for KIND_CPU under
+ * when GPUs are available and every listed one exists, else CPU (always CPU for a javascript
+ * model); count < 1 -> 2 for KIND_CPU under
  * onnxruntime (SetDefaultInstanceCount), else 1; KIND_GPU without gpus -> every available GPU.
  */
 function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceGroupConfig[] {
@@ -136,8 +138,12 @@ function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceG
     let kind = g.kind ?? 'KIND_AUTO';
     const listed = g.gpus ?? [];
     if (kind === 'KIND_AUTO') {
-      kind =
-        available.size > 0 && listed.every((id) => available.has(id)) ? 'KIND_GPU' : 'KIND_CPU';
+      // A JavaScript model runs on worker threads whatever the machine has.
+      const gpu =
+        raw.backend !== JAVASCRIPT_BACKEND &&
+        available.size > 0 &&
+        listed.every((id) => available.has(id));
+      kind = gpu ? 'KIND_GPU' : 'KIND_CPU';
     }
     let count = g.count ?? 0;
     if (count < 1) count = kind === 'KIND_CPU' && raw.backend === ONNXRUNTIME_BACKEND ? 2 : 1;

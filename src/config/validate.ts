@@ -6,6 +6,7 @@
 import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
+import { JAVASCRIPT_BACKEND, validateJavascriptConfig } from './javascript-backend.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
 import { validateSequenceBatching } from './validate-sequence.js';
 import { validateEnsemble } from './validate-ensemble.js';
@@ -36,6 +37,7 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
     );
   }
   validateBackend(config);
+  if (config.backend === JAVASCRIPT_BACKEND) validateJavascriptConfig(config);
   if (config.max_batch_size < 0) {
     throw invalid(
       `'max_batch_size' must be non-negative value for ${name}, got ${config.max_batch_size}`,
@@ -69,23 +71,27 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
   checkRelativePath(name, 'default_model_filename', config.default_model_filename);
 }
 
-/** Only backend "onnxruntime" (platform "onnxruntime_onnx" or empty) is served. */
+/**
+ * Backend "onnxruntime" (platform "onnxruntime_onnx" or empty) and backend "javascript" (no
+ * platform) are served; anything else is UNSUPPORTED, naming both.
+ */
 export function validateBackend(config: Pick<ModelConfig, 'name' | 'platform' | 'backend'>): void {
   const { name, platform, backend } = config;
   if (platform === ENSEMBLE_PLATFORM && backend === '') return;
   if (backend === ONNXRUNTIME_BACKEND && (platform === '' || platform === ONNXRUNTIME_PLATFORM))
     return;
+  if (backend === JAVASCRIPT_BACKEND && platform === '') return;
   if (backend === '' && platform === '') {
     throw invalid(
-      `must specify 'platform' or 'backend' for '${name}' (infernode serves backend "${ONNXRUNTIME_BACKEND}"; with auto-complete on, a version directory holding model.onnx is enough)`,
+      `must specify 'platform' or 'backend' for '${name}' (infernode serves backend "${ONNXRUNTIME_BACKEND}" and backend "${JAVASCRIPT_BACKEND}"; with auto-complete on, a version directory holding model.onnx is enough)`,
     );
   }
-  if (backend === ONNXRUNTIME_BACKEND) {
+  if (backend === ONNXRUNTIME_BACKEND || backend === JAVASCRIPT_BACKEND) {
     throw invalid(`unexpected 'platform' and 'backend' pair, got:${platform}, ${backend}`);
   }
   throw fail(
     'UNSUPPORTED',
-    `model '${name}' has backend "${backend}" and platform "${platform}": infernode only serves ONNX models (backend "${ONNXRUNTIME_BACKEND}", platform "${ONNXRUNTIME_PLATFORM}")`,
+    `model '${name}' has backend "${backend}" and platform "${platform}": infernode serves ONNX models (backend "${ONNXRUNTIME_BACKEND}", platform "${ONNXRUNTIME_PLATFORM}") and JavaScript models (backend "${JAVASCRIPT_BACKEND}")`,
   );
 }
 

@@ -1,7 +1,8 @@
-// A model version's instances: one `ModelInstance` (a worker thread owning one ORT session) per
-// instance of each instance-group plan (per GPU for GPU groups). The pool is ready only when every
-// instance has its session; it gives each instance one run at a time, holds runs while no instance
-// is free, and closes only after in-flight runs finish. Replacing lost workers is model-instance.ts.
+// A model version's instances: one `ModelInstance` (a worker thread owning one ORT session, or one
+// JavaScript model's module for `backend: "javascript"`) per instance of each instance-group plan
+// (per GPU for GPU groups). The pool is ready only when every instance has its session; it gives
+// each instance one run at a time, holds runs while no instance is free, and closes only after
+// in-flight runs finish. Replacing lost workers is model-instance.ts.
 //
 // Never terminate a worker that may be inside ORT. Verified with onnxruntime-node 1.30 on Node 20:
 // destroying a piscina pool (or aborting a task through an AbortSignal) while session.run is
@@ -15,7 +16,14 @@ import { fileURLToPath } from 'node:url';
 import type { ModelIO } from '../config/read-model-io.js';
 import { fail } from '../errors.js';
 import type { WireError } from '../errors.js';
-import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.js';
+import { FINALIZE_TASK } from './messages.js';
+import type {
+  JavascriptWorkerInit,
+  RunRequest,
+  RunResponse,
+  WarmupRun,
+  WorkerInit,
+} from './messages.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
 import { assertProvidersInstalled } from './provider-availability.js';
 import { resolveSabTensors } from './sab-capability.js';
@@ -24,6 +32,9 @@ import { scrubMessage } from './worker-errors.js';
 
 /** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */
 const WORKER_FILE = fileURLToPath(new URL('../../workers/ort-worker.js', import.meta.url));
+
+/** The worker of `javascript` models (the backend picks the worker file; tests cannot swap it). */
+const JS_WORKER_FILE = fileURLToPath(new URL('../../workers/js-worker.js', import.meta.url));
 
 let defaultWorkerFile = WORKER_FILE;
 
@@ -60,6 +71,14 @@ export interface InstancePoolInit {
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
+  /**
+   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each run is
+   * bounded by `executeTimeoutMs`, and close() calls the model's finalize() first.
+   */
+  readonly javascript?: {
+    readonly worker: JavascriptWorkerInit;
+    readonly executeTimeoutMs: number;
+  };
   /**
    * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
    * real handler to fail on cue). Production code never sets it.
@@ -102,13 +121,16 @@ export class InstancePool {
         plan: spec.plan,
         sabTensors,
         warmup: init.warmup ?? [],
+        ...(init.javascript !== undefined && { javascript: init.javascript.worker }),
       };
+      const js = init.javascript;
       const ctx: InstanceContext = {
         model: init.model,
         version: init.version,
         group: spec.instance,
-        workerFile: init.workerFile ?? defaultWorkerFile,
+        workerFile: init.workerFile ?? (js !== undefined ? JS_WORKER_FILE : defaultWorkerFile),
         workerData,
+        ...(js !== undefined && { executeTimeoutMs: js.executeTimeoutMs }),
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
         log: (level, msg) => this.log(level, msg),
         sessionReady: (instance, event, replacement) =>
@@ -292,6 +314,9 @@ export class InstancePool {
     for (const i of this.instances) i.stopRestarting();
     this.notify();
     await this.until(() => this.inFlightTotal === 0 && this.instances.every((i) => i.settled()));
+    if (this.init.javascript !== undefined) {
+      await Promise.all(this.instances.map((i) => i.finalize(FINALIZE_TASK)));
+    }
     await Promise.all(this.instances.map((i) => i.destroy()));
   }
 

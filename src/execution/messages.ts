@@ -1,4 +1,5 @@
-// Typed messages at the worker boundary (main thread <-> ORT worker).
+// Typed messages at the worker boundary (main thread <-> model-instance worker: workers/ort-worker.ts
+// for ONNX models, workers/js-worker.ts for JavaScript models; both speak these messages).
 //
 // Lifecycle of one worker (one model instance): the pool's `STARTED_TASK` makes piscina start it
 // with `WorkerInit` as workerData; the worker creates its InferenceSession (load) and runs the warmup
@@ -12,9 +13,15 @@
 // only reads it, and only until it replies. Output descriptors point into a SharedArrayBuffer the
 // worker allocated for that reply; from the reply on, the caller owns it and the worker keeps no
 // reference.
+//
+// A JavaScript worker's lifecycle is the same (load = import the model's module and call its
+// initialize()), plus one task at the end: before its pool is destroyed, FINALIZE_TASK calls the
+// module's finalize(). A JavaScript worker may be terminated during a run: it holds no ORT session,
+// and that is how an execute() past its timeout is stopped (model-instance.ts).
 
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
+import type { Datatype } from '../tensor/datatypes.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { OrtSessionPlan } from './session-plan.js';
 
@@ -37,6 +44,29 @@ export interface WorkerInit {
    * before reporting ready; a failure fails the worker's load, as in Triton. Absent: no warmup.
    */
   readonly warmup?: readonly WarmupRun[];
+  /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
+  readonly instanceName?: string;
+  /** Set for a `javascript` model, whose worker is workers/js-worker.ts. */
+  readonly javascript?: JavascriptWorkerInit;
+}
+
+/** What a JavaScript model's worker needs beyond the common fields. Plain data only. */
+export interface JavascriptWorkerInit {
+  /** The frozen config as Triton's JSON (`/v2/models/<m>/config`), handed to initialize(). */
+  readonly modelConfig: Readonly<Record<string, unknown>>;
+  /** The model directory (args.model_repository, as in Triton's Python backend). */
+  readonly modelDir: string;
+  /** Rows lead every input and output (max_batch_size > 0). */
+  readonly batched: boolean;
+  /** The config's outputs, which every response is checked against. */
+  readonly outputs: readonly OutputSpec[];
+}
+
+/** One configured output: its datatype and dims (without the batch dim). */
+export interface OutputSpec {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly dims: readonly number[];
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */
@@ -49,11 +79,28 @@ export interface WarmupRun {
 /** The worker module's named export that the pool runs first, to make piscina start the thread. */
 export const STARTED_TASK = 'started';
 
+/** The JavaScript worker's export that calls the model's finalize() before its pool is destroyed. */
+export const FINALIZE_TASK = 'finalize';
+
 export interface RunRequest {
   readonly inputs: readonly TensorDescriptor[];
   /** Output names to return, in order. Empty: every model output, in the model's order. */
   readonly outputs: readonly string[];
+  /**
+   * Set by the dynamic batcher for a batching model: the rows each batched request has, in order
+   * (their sum is the inputs' first dim). The ORT worker runs the batch as one; the JavaScript
+   * worker hands the model one request per member and answers with `members`.
+   */
+  readonly members?: readonly number[];
 }
+
+/**
+ * One batched request's result from a worker that answers per member: its outputs (each in a
+ * slot of its own, so members may differ in shape), or the error that answers it alone.
+ */
+export type MemberResult =
+  | { readonly ok: true; readonly outputs: readonly TensorDescriptor[] }
+  | { readonly ok: false; readonly error: WireError };
 
 export interface RunTiming {
   /** Nanoseconds spent building ORT input tensors. */
@@ -65,7 +112,16 @@ export interface RunTiming {
 }
 
 export type RunResponse =
-  | { readonly ok: true; readonly outputs: readonly TensorDescriptor[]; readonly timing: RunTiming }
+  | {
+      readonly ok: true;
+      readonly outputs: readonly TensorDescriptor[];
+      readonly timing: RunTiming;
+      /**
+       * Per member of `RunRequest.members`, when the worker answered each one (JavaScript models);
+       * `outputs` is then empty. Absent: `outputs` are the whole batch's, rows in member order.
+       */
+      readonly members?: readonly MemberResult[];
+    }
   | { readonly ok: false; readonly error: WireError };
 
 /**

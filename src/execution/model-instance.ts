@@ -14,6 +14,11 @@
 // - a replacement whose session fails to load is retired and retried.
 // An ORT error inside session.run is not a loss: it is the run's reply (INFER_FAILED) and the
 // session keeps serving, as in Triton (see docs/architecture.md, "Worker failures").
+//
+// A JavaScript model's worker (`executeTimeoutMs` set) has two more rules: a run that outlives the
+// timeout is answered MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it
+// holds no ORT session, and nothing else can stop user code stuck in a loop); and destroy() first
+// asks the worker to call the model's finalize(), bounded by the same timeout.
 
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -52,6 +57,12 @@ export interface InstanceContext {
   changed(): void;
   /** A worker was started to replace a lost one (infernode_instance_restarts_total). */
   restarted(): void;
+  /**
+   * JavaScript models: a run (and finalize) that has not settled after this many milliseconds is
+   * abandoned and its worker terminated. Undefined for ORT workers, which must never be terminated
+   * inside session.run.
+   */
+  readonly executeTimeoutMs?: number;
 }
 
 function describeError(e: unknown): string {
@@ -124,7 +135,8 @@ export class ModelInstance {
       return { ok: false, error: { code: 'INTERNAL', message: `${where} is not ready` } };
     }
     try {
-      const response = (await piscina.run(req)) as RunResponse;
+      const task = piscina.run(req) as Promise<RunResponse>;
+      const response = await this.bounded(task, worker, where);
       this.answered = true;
       return response;
     } catch (e) {
@@ -149,6 +161,46 @@ export class ModelInstance {
     }
   }
 
+  /**
+   * `task`, or after `executeTimeoutMs` (when set) a MODEL_EXECUTE_TIMEOUT reply, the worker being
+   * terminated and replaced; the task's own rejection, which the termination causes, is dropped.
+   */
+  private bounded(task: Promise<RunResponse>, worker: Worker, where: string): Promise<RunResponse> {
+    const ms = this.ctx.executeTimeoutMs;
+    if (ms === undefined) return task;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<RunResponse>((resolve) => {
+      timer = setTimeout(() => {
+        task.catch(() => {});
+        this.abandon(worker, `execute() did not settle within ${ms} ms`);
+        const message =
+          `${where}: execute() did not settle within ${ms} ms (parameter execute_timeout_ms); ` +
+          `its worker is being replaced`;
+        resolve({ ok: false, error: { code: 'MODEL_EXECUTE_TIMEOUT', message } });
+      }, ms);
+    });
+    return Promise.race([task, expired]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Asks the worker to run the model's finalize() (JavaScript models, before destroy). Bounded by
+   * `executeTimeoutMs`; a failure or a timeout is logged and the instance is destroyed anyway.
+   */
+  async finalize(task: string): Promise<void> {
+    const { piscina, worker } = this;
+    if (worker === undefined || this.state !== 'ready') return;
+    const ms = this.ctx.executeTimeoutMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`finalize() did not settle within ${ms} ms`), ms);
+    });
+    const done = (piscina.run(null, { name: task }) as Promise<{ ok: boolean; error?: WireError }>)
+      .then((r) => (r.ok ? undefined : (r.error?.message ?? 'finalize() failed')))
+      .catch((e: unknown) => this.ctx.scrub(describeError(e)));
+    const problem = await Promise.race([done, expired]).finally(() => clearTimeout(timer));
+    if (problem !== undefined) this.ctx.log('error', `instance ${this.name}: ${problem}`);
+  }
+
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
     this.closing = true;
@@ -168,7 +220,7 @@ export class ModelInstance {
   private startWorker(): void {
     const piscina = new Piscina({
       filename: this.ctx.workerFile,
-      workerData: this.ctx.workerData,
+      workerData: { ...this.ctx.workerData, instanceName: this.name },
       // No minimum: piscina would otherwise replace a dead worker itself, at once and forever.
       minThreads: 0,
       maxThreads: 1,
@@ -266,6 +318,18 @@ export class ModelInstance {
     this.restartLater(
       `instance ${this.name} threw during a request, restarting its worker: ${stack}`,
     );
+    this.ctx.changed();
+  }
+
+  /** A run outlived its timeout: terminate its (JavaScript) worker and start another. */
+  private abandon(worker: Worker, why: string): void {
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    this.retire();
+    // A model that hangs is not an unhealthy worker: the replacement starts at once.
+    this.failures = 1;
+    this.lastFailure = this.ctx.scrub(`its worker was terminated: ${why}`);
+    this.restartLater(`instance ${this.name}: ${why}; terminating its worker`);
     this.ctx.changed();
   }
 

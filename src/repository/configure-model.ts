@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
+import type { JavascriptParameters } from '../config/javascript-backend.js';
 import type { OrtParameters } from '../config/ort-parameters.js';
 import { fail } from '../errors.js';
 import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
@@ -33,6 +34,8 @@ export interface ConfiguredModel {
   readonly source: ModelSource;
   readonly config: ModelConfig;
   readonly ort: OrtParameters;
+  /** Set for a `javascript` model: its server-side settings. */
+  readonly javascript?: JavascriptParameters;
   /** Things to log at WARN (autofilled values, ignored fields). */
   readonly warnings: readonly string[];
   /** The versions to serve (present and selected by version_policy), ascending. */
@@ -51,7 +54,7 @@ export async function configureModel(
   source: ModelSource,
   options: ConfigureOptions,
 ): Promise<ConfiguredModel> {
-  const { config, ort, warnings } = await loadModelConfig(source.dir, {
+  const { config, ort, javascript, warnings } = await loadModelConfig(source.dir, {
     defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
     disableAutoComplete: options.disableAutoComplete,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
@@ -64,7 +67,7 @@ export async function configureModel(
       `no version of model '${source.name}' holds ${config.default_model_filename} under its version policy`,
     );
   }
-  return { source, config, ort, warnings, files };
+  return { source, config, ort, ...(javascript !== undefined && { javascript }), warnings, files };
 }
 
 /** The served versions and their model files: present on disk and selected by version_policy. */

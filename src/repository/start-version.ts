@@ -1,14 +1,18 @@
-// Starts one configured model version: its instances (sessions and warmup, in worker threads), the
-// check that the config describes the model ORT opened, its reporter and its scheduler. The result
+// Starts one configured model version: its instances (sessions and warmup, in worker threads; or a
+// JavaScript model's module in each), the check that the config describes the model ORT opened,
+// its reporter and its scheduler. The result
 // serves as soon as the registry holds it.
 
 import type { ThreadBudget } from '../execution/thread-budget.js';
 import { checkModelAgainstConfig } from '../config/check-model-io.js';
+import { toConfigJson } from '../config/config-json.js';
+import type { ModelConfig } from '../config/model-config.js';
 import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
 import { unappliedOptionWarnings } from '../execution/execution-providers.js';
 import { InstancePool } from '../execution/instance-pool.js';
-import type { WarmupRun } from '../execution/messages.js';
+import type { JavascriptWorkerInit, WarmupRun } from '../execution/messages.js';
 import type { Logger } from '../logger.js';
+import { fromConfigType } from '../tensor/datatypes.js';
 import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
 import { ModelReporter } from '../metrics/model-reporter.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
@@ -47,6 +51,12 @@ export async function startVersion(
     groups,
     sabTensors: deps.sabTensors,
     warmup,
+    ...(c.javascript !== undefined && {
+      javascript: {
+        worker: javascriptWorkerInit(config, c.source.dir),
+        executeTimeoutMs: c.javascript.executeTimeoutMs,
+      },
+    }),
     logger: {
       info: (m) => log.info(m),
       warn: (m) => log.warn(m),
@@ -55,8 +65,9 @@ export async function startVersion(
   });
   try {
     // As Triton's ORT backend does per instance: the config must describe the model that was
-    // actually opened (autocomplete only checked it when it had to open the model).
-    checkModelAgainstConfig(config, pool.modelIO);
+    // actually opened (autocomplete only checked it when it had to open the model). A JavaScript
+    // model has no signature of its own: its responses are checked against the config instead.
+    if (c.javascript === undefined) checkModelAgainstConfig(config, pool.modelIO);
   } catch (e) {
     await pool.close();
     throw e;
@@ -85,5 +96,20 @@ export async function startVersion(
       await scheduler.stop();
       await pool.close();
     },
+  };
+}
+
+/** What a JavaScript model's workers get: its config as Triton's JSON, its directory, its outputs. */
+function javascriptWorkerInit(config: ModelConfig, modelDir: string): JavascriptWorkerInit {
+  return {
+    modelConfig: toConfigJson(config),
+    modelDir,
+    batched: config.max_batch_size > 0,
+    outputs: config.output.map((o) => {
+      const datatype = fromConfigType(o.data_type);
+      // Validation has refused any other data_type before a version starts.
+      if (datatype === undefined) throw new Error(`output ${o.name} has type ${o.data_type}`);
+      return { name: o.name, datatype, dims: [...o.dims] };
+    }),
   };
 }

@@ -5,13 +5,14 @@
 // without `dynamic_batching`, as in Triton. The queue, aborts and drain are the shell's.
 
 import { toServerError, type InferenceServerError, type WireError } from '../errors.js';
-import type { RunResponse } from '../execution/messages.js';
+import type { MemberResult, RunResponse, RunTiming } from '../execution/messages.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
 import { batchKey, mergeMembers, splitOutputs } from './batch-tensors.js';
 import type { ExecutionTarget } from './execution-target.js';
 import type { PriorityPlan } from './queue-policy.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
+import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedRequest } from './validated-request.js';
 
 /** The frozen `dynamic_batching` settings, resolved (see create-scheduler.ts). */
@@ -74,13 +75,21 @@ export class DynamicBatcher implements SchedulingStrategy {
     const ran = refused.every((e) => e === undefined)
       ? members
       : members.filter((_, i) => refused[i] === undefined);
-    const outcome = this.target.run({ inputs: block.descriptors, outputs: outputUnion(ran) }).then(
-      (resp) => split(ran, resp),
-      (): RunOutcome => ({
-        ok: false,
-        error: { code: 'WORKER_FAILED', message: 'model instance failed' },
-      }),
-    );
+    const outcome = this.target
+      .run({
+        inputs: block.descriptors,
+        outputs: outputUnion(ran),
+        // The rows each member brought: a worker that answers per request (a JavaScript model)
+        // hands its model one request per member; the ORT worker runs the block as one batch.
+        ...(this.batched && { members: ran.map((r) => r.batchSize) }),
+      })
+      .then(
+        (resp) => split(ran, resp),
+        (): RunOutcome => ({
+          ok: false,
+          error: { code: 'WORKER_FAILED', message: 'model instance failed' },
+        }),
+      );
     return ran === members ? outcome : outcome.then((o) => withRefused(o, refused));
   }
 }
@@ -93,7 +102,9 @@ function withRefused(
   outcome: RunOutcome,
   refused: readonly (InferenceServerError | undefined)[],
 ): RunOutcome {
-  const wire = refused.map((e) => e?.toWire());
+  // Members that ran and failed on their own (a JavaScript model's per-request errors) keep theirs.
+  let ranAt = 0;
+  const wire = refused.map((e) => e?.toWire() ?? outcome.refused?.[ranAt++]);
   if (!outcome.ok) return { ...outcome, refused: wire };
   let next = 0;
   const outputs = refused.map((e) => (e === undefined ? (outcome.outputs[next++] ?? []) : []));
@@ -103,6 +114,7 @@ function withRefused(
 /** Each member's rows of the batch's outputs: views, no copy; only the outputs it asked for. */
 function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutcome {
   if (!resp.ok) return resp;
+  if (resp.members !== undefined) return perMember(members, resp.members, resp.timing);
   let parts: ReturnType<typeof splitOutputs>;
   try {
     parts = splitOutputs(
@@ -125,6 +137,38 @@ function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutc
       return r.outputs.flatMap((o) => byName.get(o.name) ?? []);
     }),
   };
+}
+
+/**
+ * A worker's per-member answers: each member's own outputs (in its order), or its own error. When
+ * every member failed, the run fails with the first error and each member gets its own.
+ */
+function perMember(
+  members: readonly ValidatedRequest[],
+  results: readonly MemberResult[],
+  timing: RunTiming,
+): RunOutcome {
+  if (results.length !== members.length) {
+    const message = `the worker answered ${results.length} of ${members.length} batched requests`;
+    return { ok: false, error: { code: 'INTERNAL', message }, timing };
+  }
+  const failed = results.map((r) => (r.ok ? undefined : r.error));
+  const outputs = members.map((m, i) => {
+    const r = results[i];
+    if (r === undefined || !r.ok) return [];
+    const byName = new Map(r.outputs.map((d) => [d.name, d]));
+    return m.outputs.flatMap((o): ScheduledOutput[] => {
+      const d = byName.get(o.name);
+      if (d === undefined) return [];
+      const data = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+      return [{ name: d.name, datatype: d.datatype, shape: d.shape, data }];
+    });
+  });
+  const first = failed.find((e) => e !== undefined);
+  if (first === undefined) return { ok: true, timing, outputs };
+  if (failed.every((e) => e !== undefined))
+    return { ok: false, error: first, timing, refused: failed };
+  return { ok: true, timing, outputs, refused: failed };
 }
 
 /** Every output some member asked for, in first-asked order: the batch runs them all once. */

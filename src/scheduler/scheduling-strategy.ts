@@ -30,7 +30,8 @@ export type RunOutcome = (
 ) & {
   /**
    * Per member, in the order given to `execute`: set for a member left out of the run (its data
-   * failed to copy into the batch). It is answered with its own error; its rows did not run.
+   * failed to copy into the batch), or one the model failed on its own (a JavaScript model's
+   * response was an error). It is answered with its own error; its rows do not count as inferred.
    */
   readonly refused?: readonly (WireError | undefined)[];
 };

@@ -27,11 +27,11 @@ void test('the name must equal the directory', () => {
   );
 });
 
-void test('only the onnxruntime backend is served', () => {
+void test('only the onnxruntime and javascript backends are served', () => {
   rejects(
     `backend: "python" ${IO}`,
     'UNSUPPORTED',
-    /model 'm' has backend "python" and platform "": infernode only serves ONNX models/,
+    /model 'm' has backend "python" and platform "": infernode serves ONNX models \(backend "onnxruntime", platform "onnxruntime_onnx"\) and JavaScript models/,
   );
   rejects(
     `platform: "tensorrt_plan" ${IO}`,

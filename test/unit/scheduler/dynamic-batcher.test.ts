@@ -21,6 +21,8 @@ import {
   request,
 } from './fixtures.js';
 import { ManualClock } from './manual-clock.js';
+import { TensorBlock } from '../../../src/memory/tensor-block.js';
+import { typedView } from '../../../src/memory/views.js';
 
 function setup(
   o: {
@@ -490,5 +492,69 @@ void describe('DynamicBatcher', () => {
     target.complete(1);
     await flush();
     assert.equal(batcher.inflightCount(), 0);
+  });
+});
+
+void describe('DynamicBatcher with a worker that answers per member', () => {
+  /** A block with one FP32 output of `values`, shaped [values.length / 2, 2]. */
+  const outputBlock = (values: readonly number[]) => {
+    const block = TensorBlock.allocate([
+      { name: 'OUT', datatype: 'FP32', shape: [values.length / 2, 2] },
+    ]);
+    (typedView(block.descriptor(0)) as Float32Array).set(values);
+    return block.descriptors;
+  };
+
+  void it("tells the worker each member's rows and answers each with its own result", async () => {
+    const { target, send } = setup();
+    const first = send(request({ seed: 0 }));
+    const rest = [1, 2, 3].map((seed) => send(request({ rows: seed === 3 ? 2 : 1, seed })));
+    target.complete(0);
+    await flush();
+    const run = target.runs[1];
+    assert.ok(run !== undefined);
+    assert.deepEqual(run.request.members, [1, 1, 2]);
+    run.resolve({
+      ok: true,
+      outputs: [],
+      timing: { inputNs: 1, inferNs: 2, outputNs: 3 },
+      members: [
+        { ok: true, outputs: outputBlock([1, 2]) },
+        { ok: false, error: { code: 'MODEL_EXECUTE_FAILED', message: 'member 1 refused' } },
+        { ok: true, outputs: outputBlock([5, 6, 7, 8]) },
+      ],
+    });
+    await flush();
+    assert.ok(first.result !== undefined);
+    assert.deepEqual(floats(rest[0]!.result!.outputs[0]!.data), [1, 2]);
+    assert.equal(errorCode(rest[1]!), 'MODEL_EXECUTE_FAILED');
+    assert.equal(rest[1]!.error?.message, 'member 1 refused');
+    assert.deepEqual(floats(rest[2]!.result!.outputs[0]!.data), [5, 6, 7, 8]);
+    assert.deepEqual(rest[2]!.result!.outputs[0]!.shape, [2, 2]);
+  });
+
+  void it('answers every member with its own error when all of them failed', async () => {
+    const { target, send } = setup();
+    send(request({ seed: 0 }));
+    const rest = [1, 2].map((seed) => send(request({ seed })));
+    target.complete(0);
+    await flush();
+    target.runs[1]!.resolve({
+      ok: true,
+      outputs: [],
+      timing: { inputNs: 1, inferNs: 2, outputNs: 3 },
+      members: [
+        { ok: false, error: { code: 'MODEL_EXECUTE_FAILED', message: 'first' } },
+        { ok: false, error: { code: 'BAD_SHAPE', message: 'second' } },
+      ],
+    });
+    await flush();
+    assert.deepEqual(
+      rest.map((o) => [errorCode(o), o.error?.message]),
+      [
+        ['MODEL_EXECUTE_FAILED', 'first'],
+        ['BAD_SHAPE', 'second'],
+      ],
+    );
   });
 });

@@ -1,0 +1,78 @@
+// The JavaScript backend's config rules (`backend: "javascript"`, Triton's Python backend in JS): its
+// name and model file names, what its config must say itself (there is no model file to
+// auto-complete from), and the one parameter the server reads, `execute_timeout_ms`. Every other
+// `parameters` entry belongs to the model: it reaches `initialize()` inside `args.model_config`.
+
+import { fail } from '../errors.js';
+import type { ModelConfig } from './model-config.js';
+import { COUNT, readParameter } from './parameter-value.js';
+
+export const JAVASCRIPT_BACKEND = 'javascript';
+
+/** Looked for in this order in a version directory when `default_model_filename` is not set. */
+export const JAVASCRIPT_MODEL_FILENAMES = Object.freeze(['model.js', 'model.mjs'] as const);
+
+/** The parameter bounding one `execute()` call (and `finalize()`), in milliseconds. */
+export const EXECUTE_TIMEOUT_PARAMETER = 'execute_timeout_ms';
+export const DEFAULT_EXECUTE_TIMEOUT_MS = 30_000;
+
+/** What the server itself takes from a JavaScript model's config. */
+export interface JavascriptParameters {
+  /**
+   * An `execute()` that has not settled after this long fails its requests and its worker is
+   * replaced (a model stuck in a loop cannot be interrupted any other way).
+   */
+  readonly executeTimeoutMs: number;
+}
+
+/**
+ * The config rules a JavaScript model must meet beyond the common ones: inputs and outputs listed,
+ * CPU instances only, no ONNX Runtime settings. Throws CONFIG_INVALID naming what is wrong.
+ */
+export function validateJavascriptConfig(config: ModelConfig): void {
+  const name = config.name;
+  if (config.platform !== '') {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${name}': backend "${JAVASCRIPT_BACKEND}" takes no platform, got "${config.platform}"`,
+    );
+  }
+  if (config.input.length === 0 || config.output.length === 0) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${name}': a backend "${JAVASCRIPT_BACKEND}" config must list its inputs and outputs ` +
+        `(got ${config.input.length} input(s) and ${config.output.length} output(s)); there is ` +
+        `no model file to auto-complete them from`,
+    );
+  }
+  for (const [i, g] of config.instance_group.entries()) {
+    if (g.kind !== 'KIND_CPU') {
+      throw fail(
+        'CONFIG_INVALID',
+        `model '${name}': instance_group[${i}] has kind ${g.kind}; a backend ` +
+          `"${JAVASCRIPT_BACKEND}" model runs on worker threads, so only KIND_CPU is possible`,
+      );
+    }
+  }
+  if (config.optimization?.execution_accelerators !== undefined) {
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${name}': optimization.execution_accelerators are ONNX Runtime settings; a ` +
+        `backend "${JAVASCRIPT_BACKEND}" model has none`,
+    );
+  }
+}
+
+/** Reads `execute_timeout_ms` (an integer >= 1; default 30000). */
+export function readJavascriptParameters(config: ModelConfig): JavascriptParameters {
+  const text = config.parameters[EXECUTE_TIMEOUT_PARAMETER]?.string_value;
+  if (text === undefined) return Object.freeze({ executeTimeoutMs: DEFAULT_EXECUTE_TIMEOUT_MS });
+  const ms = readParameter(EXECUTE_TIMEOUT_PARAMETER, text, COUNT);
+  if (ms < 1) {
+    throw fail(
+      'CONFIG_INVALID',
+      `parameter "${EXECUTE_TIMEOUT_PARAMETER}": expected an integer >= 1, got "${text}"`,
+    );
+  }
+  return Object.freeze({ executeTimeoutMs: ms });
+}
