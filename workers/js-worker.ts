@@ -21,6 +21,7 @@ import type {
   WorkerInit,
 } from '../src/execution/messages.js';
 import { toWireError } from '../src/execution/worker-errors.js';
+import { collectGarbage } from '../src/memory/collect-garbage.js';
 
 if (parentPort === null) throw new Error('js-worker must run as a piscina worker thread');
 
@@ -126,6 +127,15 @@ export async function finalize(): Promise<{ ok: true } | { ok: false; error: Wir
     const error = new Error(`finalize() of ${scrub.displayPath} threw: ${describe(e)}`);
     return { ok: false, error: toWireError(error, 'MODEL_EXECUTE_FAILED', scrub) };
   }
+}
+
+/** The piscina task handler. */
+/**
+ * RECLAIM_TASK (messages.ts), sent after a large run: collect this worker's garbage (the views and
+ * copies of a large batch), since an idle worker waits in Atomics.wait, where V8 schedules no GC.
+ */
+export function reclaim(): void {
+  collectGarbage();
 }
 
 /** The piscina task handler. */

@@ -26,6 +26,8 @@ import {
 } from '../src/execution/string-tensor.js';
 import { toWireError } from '../src/execution/worker-errors.js';
 import { slotOffsets } from '../src/memory/byte-size.js';
+import { collectGarbage } from '../src/memory/collect-garbage.js';
+import { LARGE_GARBAGE_BYTES } from '../src/memory/reclaim-after-large.js';
 import { TensorBlock } from '../src/memory/tensor-block.js';
 import type { SlotSpec } from '../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
@@ -100,13 +102,17 @@ async function load(): Promise<Loaded> {
  * Worker-local memory for the copy path (inputs must not be SharedArrayBuffer views where the
  * binding rejects them). Grown geometrically and reused: a request costs a memcpy, not an allocation.
  * Safe to reuse because piscina gives this worker one task at a time and ORT holds input memory only
- * during session.run.
+ * during session.run. Capped: inputs larger than SCRATCH_MAX_BYTES get a buffer of their own that is
+ * garbage after the run, so one large request does not pin its size in every worker for good.
  */
-let scratch = new ArrayBuffer(64 * 1024);
+const SCRATCH_INITIAL_BYTES = 64 * 1024;
+const SCRATCH_MAX_BYTES = LARGE_GARBAGE_BYTES;
+let scratch = new ArrayBuffer(SCRATCH_INITIAL_BYTES);
 
 function scratchOf(bytes: number): ArrayBuffer {
+  if (bytes > SCRATCH_MAX_BYTES) return new ArrayBuffer(bytes);
   if (scratch.byteLength < bytes) {
-    scratch = new ArrayBuffer(Math.max(bytes, scratch.byteLength * 2));
+    scratch = new ArrayBuffer(Math.min(Math.max(bytes, scratch.byteLength * 2), SCRATCH_MAX_BYTES));
   }
   return scratch;
 }
@@ -233,6 +239,12 @@ const loaded = await load();
  */
 export function started(): boolean {
   return 'session' in loaded;
+}
+
+/** RECLAIM_TASK (messages.ts): drop the scratch buffer and collect this worker's garbage. */
+export function reclaim(): void {
+  if (scratch.byteLength > SCRATCH_INITIAL_BYTES) scratch = new ArrayBuffer(SCRATCH_INITIAL_BYTES);
+  collectGarbage();
 }
 
 /** The piscina task handler. */

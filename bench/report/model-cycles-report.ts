@@ -3,7 +3,7 @@
 
 import type { CycleCurve, CyclesResult } from '../model-management/cycles-result.js';
 import { bytes } from './format.js';
-import { niceAxis, type Axis, type PlotModel, type PlotSeries } from './plot-model.js';
+import { niceAxis, rangeAxis, type PlotModel, type PlotSeries } from './plot-model.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
 import { markdownTable } from './tables.js';
 
@@ -65,19 +65,6 @@ export function cyclesCsv(result: CyclesResult): string {
     rows.push(cells.join(','));
   }
   return `${rows.join('\n')}\n`;
-}
-
-/** A linear axis around [min, max] (not from zero: growth of a few MiB must stay visible). */
-function rangeAxis(min: number, max: number): Axis {
-  const span = niceAxis(0, Math.max(max - min, 1));
-  const step = (span.ticks[1] ?? 1) - (span.ticks[0] ?? 0);
-  const lo = Math.floor(min / step) * step;
-  const hi = Math.ceil(max / step) * step;
-  const ticks: number[] = [];
-  for (let i = 0; lo + i * step <= hi + step / 1e6; i += 1) {
-    ticks.push(Number((lo + i * step).toPrecision(12)));
-  }
-  return { scale: 'linear', min: lo, max: hi === lo ? lo + step : hi, ticks };
 }
 
 export function cyclesPlotModel(result: CyclesResult): PlotModel {

@@ -1,18 +1,24 @@
-// The model-management benches' published files: bench/results/model-cycles.json and
-// reload-under-load.json, read back for rendering, with the files derived from each (CSVs, the
-// RSS plot) and their sections of bench/RESULTS.md.
+// The operational benches' published files: bench/results/model-cycles.json,
+// reload-under-load.json, soak.json and large-request.json, read back for rendering, with the files derived from each
+// (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CYCLES_SCHEMA, type CyclesResult } from '../model-management/cycles-result.js';
 import { RELOAD_SCHEMA, type ReloadResult } from '../model-management/reload-result.js';
+import { SOAK_SCHEMA, type SoakResult } from '../soak/soak-result.js';
+import { LARGE_SCHEMA, type LargeResult } from '../large/large-result.js';
 import { REPO_ROOT, RESULTS_DIR } from '../paths.js';
 import { cyclesCsv, cyclesPlotModel, cyclesSection } from './model-cycles-report.js';
 import { plotPng } from './plot-png.js';
 import { phasesCsv, reloadSection, reloadsCsv } from './reload-report.js';
+import { soakCsv, soakPlotModel, soakSection } from './soak-report.js';
+import { largeRequestSection } from './large-request-report.js';
 
 export const CYCLES_JSON = path.join(RESULTS_DIR, 'model-cycles.json');
 export const RELOAD_JSON = path.join(RESULTS_DIR, 'reload-under-load.json');
+export const SOAK_JSON = path.join(RESULTS_DIR, 'soak.json');
+export const LARGE_JSON = path.join(RESULTS_DIR, 'large-request.json');
 
 /** A published file with the schema this code renders; null when it is not there. */
 async function readPublished<T extends { schema: string }>(
@@ -62,5 +68,16 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
     files.push(phases, reloads);
     sections.push(...reloadSection(reload, rel(RELOAD_JSON)));
   }
+  const soak = await readPublished<SoakResult>(SOAK_JSON, SOAK_SCHEMA);
+  if (soak !== null) {
+    const csv = path.join(RESULTS_DIR, 'soak.csv');
+    const png = path.join(RESULTS_DIR, 'soak.png');
+    await writeFile(csv, soakCsv(soak));
+    await writeFile(png, plotPng(soakPlotModel(soak)));
+    files.push(csv, png);
+    sections.push(...soakSection(soak, rel(SOAK_JSON), 'results/soak.png'));
+  }
+  const large = await readPublished<LargeResult>(LARGE_JSON, LARGE_SCHEMA);
+  if (large !== null) sections.push(...largeRequestSection(large, rel(LARGE_JSON)));
   return { files, sections };
 }

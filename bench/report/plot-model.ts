@@ -69,6 +69,19 @@ export function niceAxis(min: number, max: number, target = 5): Axis {
   return { scale: 'linear', min: lo, max: top, ticks };
 }
 
+/** A linear axis around [min, max] (not from zero: growth of a few MiB must stay visible). */
+export function rangeAxis(min: number, max: number): Axis {
+  const span = niceAxis(0, Math.max(max - min, 1));
+  const step = (span.ticks[1] ?? 1) - (span.ticks[0] ?? 0);
+  const lo = Math.floor(min / step) * step;
+  const hi = Math.ceil(max / step) * step;
+  const ticks: number[] = [];
+  for (let i = 0; lo + i * step <= hi + step / 1e6; i += 1) {
+    ticks.push(Number((lo + i * step).toPrecision(12)));
+  }
+  return { scale: 'linear', min: lo, max: hi === lo ? lo + step : hi, ticks };
+}
+
 /** A log axis from the 1-2-5 tick at or below min to the one at or above max. */
 export function logAxis(min: number, max: number): Axis {
   const steps: number[] = [];

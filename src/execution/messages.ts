@@ -82,6 +82,15 @@ export const STARTED_TASK = 'started';
 /** The JavaScript worker's export that calls the model's finalize() before its pool is destroyed. */
 export const FINALIZE_TASK = 'finalize';
 
+/**
+ * The worker module's named export that gives memory back after large requests (task argument:
+ * null; result: nothing). It drops the worker's input scratch and runs a full GC of the worker's
+ * heap, so the worker-local copies and ORT output buffers of a large run are freed now rather than
+ * at some later GC (a worker idles in Atomics.wait, where V8 schedules none). The pool sends it
+ * only to an idle instance (src/memory/reclaim-after-large.ts decides when).
+ */
+export const RECLAIM_TASK = 'reclaim';
+
 export interface RunRequest {
   readonly inputs: readonly TensorDescriptor[];
   /** Output names to return, in order. Empty: every model output, in the model's order. */

@@ -24,7 +24,8 @@ import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WireError } from '../errors.js';
 import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
-import { STARTED_TASK } from './messages.js';
+import { RECLAIM_TASK, STARTED_TASK } from './messages.js';
+import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
@@ -138,6 +139,7 @@ export class ModelInstance {
       const task = piscina.run(req) as Promise<RunResponse>;
       const response = await this.bounded(task, worker, where);
       this.answered = true;
+      reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
     } catch (e) {
       if (piscina.threads.includes(worker)) {
@@ -200,6 +202,23 @@ export class ModelInstance {
     const problem = await Promise.race([done, expired]).finally(() => clearTimeout(timer));
     if (problem !== undefined) this.ctx.log('error', `instance ${this.name}: ${problem}`);
   }
+
+  /**
+   * After a large run (reclaim-after-large.ts): the worker drops its scratch and collects its
+   * garbage. Only on an idle, ready instance, marked busy meanwhile so the pool neither hands it a
+   * run nor destroys it mid-task; a busy instance is skipped (its next large run asks again).
+   */
+  readonly #reclaim = (): void => {
+    if (this.busy || this.state !== 'ready' || this.worker === undefined) return;
+    this.busy = true;
+    this.piscina
+      .run(null, { name: RECLAIM_TASK })
+      .catch(() => undefined) // a lost worker is handled by its own exit listener
+      .finally(() => {
+        this.busy = false;
+        this.ctx.changed();
+      });
+  };
 
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
@@ -390,4 +409,12 @@ function isWorkerEvent(m: unknown): m is WorkerEvent {
   if (typeof m !== 'object' || m === null) return false;
   const type = (m as { type?: unknown }).type;
   return type === 'infernode:session-ready' || type === 'infernode:session-failed';
+}
+
+/** The bytes a run held: its inputs, and its outputs when it succeeded. */
+function runBytes(req: RunRequest, res: RunResponse): number {
+  let bytes = 0;
+  for (const d of req.inputs) bytes += d.byteLength;
+  if (res.ok) for (const d of res.outputs) bytes += d.byteLength;
+  return bytes;
 }

@@ -10,6 +10,7 @@ import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
 import { AdapterCall, type RequestHead } from './http-call.js';
 import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from './reply-body.js';
+import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 
 export type ExchangeState =
   | 'reading' // body bytes still arriving
@@ -111,6 +112,7 @@ export abstract class HttpExchange {
   protected delivered(): void {
     this.#state = 'done';
     this.#release?.(true);
+    this.#bodyIsGarbage();
   }
 
   /**
@@ -125,7 +127,18 @@ export abstract class HttpExchange {
       fail('CANCELLED', 'the client closed the connection before the reply was sent'),
     );
     if (previous === 'writing') this.#release?.(false);
+    this.#bodyIsGarbage();
     return true;
+  }
+
+  /**
+   * The exchange is over: a large body (and what the request built from it) is garbage now, and
+   * the reclaimer collects it once things are quiet. Small bodies stop at its threshold check.
+   */
+  #bodyIsGarbage(): void {
+    const bytes = this.#body?.length ?? 0;
+    this.#body = undefined;
+    reclaimAfterLarge.note(bytes);
   }
 
   #dispatch(body: Uint8Array): void {
@@ -153,6 +166,7 @@ export abstract class HttpExchange {
   #reject(error: unknown): void {
     this.#state = 'done';
     this.writeRejection(toWireReply(errorReply(toServerError(error))));
+    this.#bodyIsGarbage();
   }
 
   #send(reply: HttpReply): void | Promise<void> {

@@ -25,7 +25,7 @@ import {
   type ConfiguredModel,
   type ModelSource,
 } from './configure-model.js';
-import { collectGarbage } from './collect-garbage.js';
+import { collectGarbage } from '../memory/collect-garbage.js';
 import { modelFingerprint } from './model-fingerprint.js';
 import { assertValidModelName } from './model-name.js';
 import { ModelRegistry } from './model-registry.js';
