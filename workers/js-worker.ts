@@ -129,7 +129,6 @@ export async function finalize(): Promise<{ ok: true } | { ok: false; error: Wir
   }
 }
 
-/** The piscina task handler. */
 /**
  * RECLAIM_TASK (messages.ts), sent after a large run: collect this worker's garbage (the views and
  * copies of a large batch), since an idle worker waits in Atomics.wait, where V8 schedules no GC.
