@@ -96,4 +96,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   ...layerRules,
+  {
+    // The bundled JavaScript models: plain ES modules a user would write, outside the TypeScript
+    // project, linted without type information.
+    files: ['model_repository/**/*.mjs', 'model_repository/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { console: 'readonly' },
+    },
+  },
 );
