@@ -40,6 +40,7 @@ export interface DetectOptions {
 }
 
 export interface OcrSteps {
+  imageBytes(element: Uint8Array): Uint8Array;
   decodeImage(bytes: Uint8Array): Promise<OcrImage>;
   imageFromTensor(shape: number[], data: Uint8Array): OcrImage;
   detectorInput(image: OcrImage, limitSide?: number): FloatTensor;

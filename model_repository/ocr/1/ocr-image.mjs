@@ -1,4 +1,5 @@
-// The OCR pipeline's image: decoding an encoded PNG/JPEG (with sharp) or taking an RGB UINT8
+// The OCR pipeline's image: decoding an encoded PNG/JPEG (with sharp; sent as bytes or as base64
+// text) or taking an RGB UINT8
 // tensor [H,W,3] into one shape, { width, height, rgb }, and resampling a region of it into
 // normalised planar floats, which both the detector's input and the recogniser's crops are made of.
 
@@ -6,6 +7,24 @@ import sharp from 'sharp';
 
 /** Larger images are refused before decoding (sharp checks the header): 40 megapixels. */
 const MAX_PIXELS = 40_000_000;
+
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47];
+const JPEG_MAGIC = [0xff, 0xd8, 0xff];
+const BASE64 = /^(?:data:image\/[a-z+.-]+;base64,)?([A-Za-z0-9+/\r\n]+={0,2})\s*$/;
+
+/**
+ * The image file in an IMAGE element: its bytes as sent (binary tensor data, gRPC, WebSocket), or,
+ * when they are base64 text (optionally a data: URL), decoded, since KServe's JSON carries BYTES
+ * as strings and an image file is not UTF-8. A PNG or JPEG never parses as base64 text (their
+ * first byte is not ASCII), so the two cannot be confused.
+ */
+export function imageBytes(element) {
+  const starts = (magic) => magic.every((b, i) => element[i] === b);
+  if (starts(PNG_MAGIC) || starts(JPEG_MAGIC)) return element;
+  const text = Buffer.from(element.buffer, element.byteOffset, element.length).toString('latin1');
+  const match = BASE64.exec(text);
+  return match === null ? element : new Uint8Array(Buffer.from(match[1], 'base64'));
+}
 
 /**
  * Decodes PNG, JPEG (or any format sharp reads) into 8-bit RGB. Transparency is flattened onto

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
-import { renderTextPng, textFontMissing, type TextImage } from '../../../bench/model/text-image.js';
+import { OCR_CASES } from '../../../bench/model/ocr-images.js';
+import { renderTextPng, textFontMissing } from '../../../bench/model/text-image.js';
 import {
   loadOcrSteps,
   ocrAsset,
@@ -108,6 +109,20 @@ void describe('OCR steps on hand-made tensors', () => {
     assert.equal(batch.data[second + 48], 0); // padding
   });
 
+  void it('takes an image file as bytes, as base64 text, or as a base64 data: URL', () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x41, 0x41, 0x41, 0x41]);
+    const b64 = (s: string) => new Uint8Array(Buffer.from(s, 'latin1'));
+    const text = Buffer.from(png).toString('base64');
+    assert.equal(steps.imageBytes(png), png);
+    assert.equal(steps.imageBytes(jpeg), jpeg);
+    assert.deepEqual(steps.imageBytes(b64(text)), png);
+    assert.deepEqual(steps.imageBytes(b64(`data:image/png;base64,${text}\n`)), png);
+    // Neither an image nor base64: handed on as is, for the decoder to refuse.
+    const other = b64('not an image!');
+    assert.equal(steps.imageBytes(other), other);
+  });
+
   void it('refuses an RGB tensor of the wrong shape or size, and bytes that are no image', async () => {
     assert.throws(
       () => steps.imageFromTensor([4, 4, 4], new Uint8Array(64)),
@@ -136,67 +151,6 @@ async function sessions(): Promise<OcrModels> {
   };
   return { detect: (t) => run(det, t), recognize: (t) => run(rec, t) };
 }
-
-/** Rendered images and the lines they must read as, exactly. */
-export const OCR_CASES: readonly { name: string; image: TextImage; lines: string[] }[] = [
-  {
-    name: 'three lines, 640 x 320',
-    image: {
-      width: 640,
-      height: 320,
-      lines: [
-        { text: 'Inference server', x: 40, y: 80, size: 40 },
-        { text: 'Hello 2026 OCR', x: 40, y: 170, size: 40 },
-        { text: 'batch=8 p99<50ms', x: 40, y: 260, size: 40 },
-      ],
-    },
-    lines: ['Inference server', 'Hello 2026 OCR', 'batch=8 p99<50ms'],
-  },
-  {
-    name: 'sizes from 22 to 56 pixels, two columns, 1280 x 480 (resized for the detector)',
-    image: {
-      width: 1280,
-      height: 480,
-      lines: [
-        { text: 'Triton compatible', x: 30, y: 80, size: 56 },
-        { text: 'KServe v2', x: 820, y: 80, size: 56 },
-        { text: 'dynamic batching on worker threads', x: 30, y: 190, size: 36 },
-        { text: 'SharedArrayBuffer tensors', x: 30, y: 290, size: 28 },
-        { text: 'gRPC, WebSocket and HTTP', x: 30, y: 390, size: 22 },
-      ],
-    },
-    lines: [
-      'Triton compatible',
-      'KServe v2',
-      'dynamic batching on worker threads',
-      'SharedArrayBuffer tensors',
-      'gRPC, WebSocket and HTTP',
-    ],
-  },
-  {
-    name: 'punctuation, digits and two phrases on one line, 800 x 400',
-    image: {
-      width: 800,
-      height: 400,
-      lines: [
-        { text: 'The quick brown fox', x: 20, y: 60, size: 32 },
-        { text: 'jumps over 13 lazy dogs', x: 20, y: 130, size: 26 },
-        { text: 'Order #4521: total $87.40', x: 20, y: 200, size: 30 },
-        { text: 'max_batch_size 32', x: 20, y: 270, size: 24 },
-        { text: 'queue delay 100 us', x: 420, y: 270, size: 24 },
-        { text: 'ONNX Runtime 1.30', x: 20, y: 350, size: 48 },
-      ],
-    },
-    lines: [
-      'The quick brown fox',
-      'jumps over 13 lazy dogs',
-      'Order #4521: total $87.40',
-      'max_batch_size 32',
-      'queue delay 100 us',
-      'ONNX Runtime 1.30',
-    ],
-  },
-];
 
 const fontMissing = textFontMissing();
 
