@@ -27,6 +27,11 @@ export interface ModelSignature {
   readonly requiredInputs: readonly string[];
   /** The model has `sequence_batching`: every request belongs to a sequence. */
   readonly sequence: boolean;
+  /**
+   * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
+   * need a streaming transport (InferContext.responses). Set by start-version.ts.
+   */
+  readonly decoupled?: boolean;
 }
 
 function tensor(t: ModelTensorConfig): TensorSignature {
