@@ -284,6 +284,11 @@ function checkShape(
   return shape;
 }
 
+/**
+ * The outputs to return. As in Triton, `binary_data_output` is the kind of the outputs the request
+ * does not name (all of them when it names none); a named output is binary only when its own
+ * `binary_data` says so.
+ */
 function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOutput[] {
   const binaryDefault = boolParam(req.parameters, 'binary_data_output', false);
   if (req.outputs === undefined || req.outputs.length === 0) {
@@ -306,7 +311,7 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
         `output '${o.name}': the classification extension is not supported`,
       );
     }
-    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
+    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', false) };
   });
 }
 

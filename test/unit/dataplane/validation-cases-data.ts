@@ -436,11 +436,11 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
-    what: 'outputs: the ones named, in the order named, each with its binary_data',
+    what: 'outputs: the ones named, in the order named, each with its own binary_data (binary_data_output is for the unnamed)',
     model: 'simple',
     request: request([json('INPUT0', 'INT32', [1, 16], range16()), input1()], {
       parameters: { binary_data_output: true },
-      outputs: [output('OUTPUT1', { binary_data: false }), output('OUTPUT0')],
+      outputs: [output('OUTPUT1', { binary_data: true }), output('OUTPUT0')],
     }),
     accepted: {
       batchSize: 1,
@@ -449,8 +449,8 @@ export const DATA_CASES: readonly ValidationCase[] = [
         { name: 'INPUT1', shape: [1, 16], bytes: hex(Int32Array.from(ones(16))) },
       ],
       outputs: [
-        ['OUTPUT1', false],
-        ['OUTPUT0', true],
+        ['OUTPUT1', true],
+        ['OUTPUT0', false],
       ],
     },
   },
