@@ -288,6 +288,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     return x;
   };
 
+  /** As `uint`, refusing 0 in Triton's words (0 would refuse every request body). */
+  const aboveZero = (n: FlagName, d: number): number => {
+    const x = uint(n, d);
+    if (x === 0) throw fail('BAD_REQUEST', `Error: --${n} must be greater than 0.`);
+    return x;
+  };
+
   const mode = last('model-control-mode') ?? 'none';
   if (!(MODEL_CONTROL_MODES as readonly string[]).includes(mode)) {
     throw fail(
@@ -344,7 +351,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     exitTimeoutSecs: uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
     drainDelaySecs: uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
     logVerbose: uint('log-verbose', 0),
-    httpMaxInputSize: uint('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
+    httpMaxInputSize: aboveZero('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
     httpHeaderTimeoutSecs: positive(
       'http-header-timeout-secs',
       uint('http-header-timeout-secs', DEFAULT_OPTIONS.httpHeaderTimeoutSecs, 3600),

@@ -101,6 +101,8 @@ void describe('gRPC flags', () => {
     assert.equal(parse('--grpc-max-input-size=1').grpcMaxInputSize, 1);
     assert.equal(parse('--grpc-max-input-size=2147483647').grpcMaxInputSize, 2 ** 31 - 1);
     refuses(['--grpc-max-input-size=0'], '--grpc-max-input-size: expected an integer >= 1, got 0');
+    // Triton refuses to start with it, in these words; 0 would refuse every request body.
+    refuses(['--http-max-input-size=0'], 'Error: --http-max-input-size must be greater than 0.');
     refuses(
       ['--grpc-max-input-size=2147483648'],
       "--grpc-max-input-size: expected an integer between 0 and 2147483647, got '2147483648'",
