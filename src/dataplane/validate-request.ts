@@ -205,7 +205,9 @@ function validateInput(
     // --http-max-input-size).
     if (info.byteSize === 0) checkInputLimit(input.name, bytes.byteLength, bytesLeft);
     checkRawTensor(bytes, t.datatype, count, label);
-    if (info.byteSize === 0) rejectNul(input.name, bytesElements(bytes, label));
+    if (info.byteSize === 0 && !sig.bytesMayHoldNul) {
+      rejectNul(input.name, bytesElements(bytes, label));
+    }
     return {
       name: input.name,
       datatype: t.datatype,
@@ -217,7 +219,7 @@ function validateInput(
   }
   const values = data.values;
   const byteLength = jsonTensorByteLength(values, t.datatype, count, label);
-  if (info.byteSize === 0) rejectNul(input.name, jsonStrings(values));
+  if (info.byteSize === 0 && !sig.bytesMayHoldNul) rejectNul(input.name, jsonStrings(values));
   checkInputLimit(input.name, byteLength, bytesLeft);
   // Converted here, once, rather than by `write`: every element's kind and range is then checked
   // before the request is queued (a bad element found while the batcher copies a batch would fail

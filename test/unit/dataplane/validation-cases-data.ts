@@ -272,6 +272,26 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
+    what: 'JSON: a NUL inside a BYTES string, for a JavaScript model, which can carry it',
+    model: 'jsstrings',
+    request: request([json('s', 'BYTES', [1, 1], ['a\u0000b'])]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 1], bytes: '03000000610062' }],
+      outputs: [['out', false]],
+    },
+  },
+  {
+    what: 'raw: a NUL inside a BYTES element, for a JavaScript model',
+    model: 'jsstrings',
+    request: request([raw('s', 'BYTES', [1, 1], bytesLayout([0x61, 0, 0x62]))]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 1], bytes: '03000000610062' }],
+      outputs: [['out', false]],
+    },
+  },
+  {
     what: 'JSON: UINT8 300',
     model: 'types',
     request: request([json('u8', 'UINT8', [2], [1, 300])]),
