@@ -75,6 +75,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
 
   const dataPlane = new RegistryDataPlane(registry, models, {
     version: VERSION,
+    serverName: options.serverName,
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
   });

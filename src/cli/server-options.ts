@@ -26,6 +26,8 @@ export interface ServerOptions {
   /** Raw `--backend-config` values, in order; parsed by the config pipeline. */
   readonly backendConfig: readonly string[];
   readonly strictReadiness: boolean;
+  /** The `name` GET /v2 reports: "infernode", or "triton" for clients that check it. */
+  readonly serverName: string;
   readonly exitOnError: boolean;
   /** Seconds the whole shutdown may take (drain delay included) before it is cut short. */
   readonly exitTimeoutSecs: number;
@@ -79,6 +81,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   metricsPort: 8002,
   backendConfig: [],
   strictReadiness: true,
+  serverName: 'infernode',
   exitOnError: true,
   exitTimeoutSecs: 30,
   // 0: a server with nothing routing by its readiness (a systemd unit, a dev shell) stops at once,
@@ -131,6 +134,10 @@ export const FLAGS = {
   'strict-readiness': {
     kind: 'bool',
     help: '/v2/health/ready only when every model is ready (true)',
+  },
+  'server-name': {
+    kind: 'string',
+    help: 'The name server metadata (GET /v2) reports; "triton" for clients that check it (infernode)',
   },
   'exit-on-error': { kind: 'bool', help: 'Exit when a model fails to load at start-up (true)' },
   'exit-timeout-secs': {
@@ -288,6 +295,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     return x;
   };
 
+  /** As `uint`, refusing 0 in Triton's words (0 would refuse every request body). */
+  const aboveZero = (n: FlagName, d: number): number => {
+    const x = uint(n, d);
+    if (x === 0) throw fail('BAD_REQUEST', `Error: --${n} must be greater than 0.`);
+    return x;
+  };
+
   const mode = last('model-control-mode') ?? 'none';
   if (!(MODEL_CONTROL_MODES as readonly string[]).includes(mode)) {
     throw fail(
@@ -340,11 +354,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     metricsPort: uint('metrics-port', DEFAULT_OPTIONS.metricsPort, 65535),
     backendConfig: Object.freeze([...(values.get('backend-config') ?? [])]),
     strictReadiness: bool('strict-readiness', true),
+    serverName: serverName(last('server-name') ?? DEFAULT_OPTIONS.serverName),
     exitOnError: bool('exit-on-error', true),
     exitTimeoutSecs: uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
     drainDelaySecs: uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
     logVerbose: uint('log-verbose', 0),
-    httpMaxInputSize: uint('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
+    httpMaxInputSize: aboveZero('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
     httpHeaderTimeoutSecs: positive(
       'http-header-timeout-secs',
       uint('http-header-timeout-secs', DEFAULT_OPTIONS.httpHeaderTimeoutSecs, 3600),
@@ -402,6 +417,16 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 function positive(name: string, value: number): number {
   if (value === 0) throw fail('BAD_REQUEST', `--${name}: expected an integer >= 1, got 0`);
   return value;
+}
+
+function serverName(v: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(v)) {
+    throw fail(
+      'BAD_REQUEST',
+      `--server-name: expected 1 to 64 letters, digits, '.', '_' or '-', got '${v.slice(0, 64)}'`,
+    );
+  }
+  return v;
 }
 
 function compressionLevel(v: string): CompressionLevel {

@@ -54,6 +54,8 @@ export interface DataPlaneOptions {
   readonly version: string;
   /** --strict-readiness: server ready only when every model is ready. */
   readonly strictReadiness: boolean;
+  /** --server-name: what server metadata reports (default SERVER_NAME). */
+  readonly serverName?: string;
   /** --http-max-input-size, also the cap on one request's tensor bytes in shared memory. */
   readonly maxInputBytes: number;
 }
@@ -96,7 +98,11 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   serverMetadata(): ServerMetadata {
-    return { name: SERVER_NAME, version: this.options.version, extensions: EXTENSIONS };
+    return {
+      name: this.options.serverName ?? SERVER_NAME,
+      version: this.options.version,
+      extensions: EXTENSIONS,
+    };
   }
 
   modelReady(name: string, version: string | undefined): boolean {

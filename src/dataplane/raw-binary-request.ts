@@ -1,6 +1,6 @@
 // Triton's raw binary request (`Inference-Header-Content-Length: 0`) resolved against a model: the
-// body is the bytes of the model's only input, treated as batch 1, and every output comes back
-// binary. Validation calls this before checking the request like any other.
+// body is the bytes of the model's only input, treated as batch 1 (for a BYTES input, the whole
+// body is its one element), and every output comes back binary. Validation calls this before checking the request like any other.
 
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
@@ -29,6 +29,11 @@ export function rawBinaryRequest(sig: ModelSignature, body: Uint8Array): Decoded
       );
     }
     dims = [1];
+    // The whole body is the one element, as in Triton: it gets its length prefix here.
+    const element = new Uint8Array(4 + body.byteLength);
+    new DataView(element.buffer).setUint32(0, body.byteLength, true);
+    element.set(body, 4);
+    body = element;
   } else {
     const variable = input.dims.filter((d) => d === -1).length;
     if (variable > 1) {

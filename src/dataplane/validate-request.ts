@@ -205,7 +205,9 @@ function validateInput(
     // --http-max-input-size).
     if (info.byteSize === 0) checkInputLimit(input.name, bytes.byteLength, bytesLeft);
     checkRawTensor(bytes, t.datatype, count, label);
-    if (info.byteSize === 0) rejectNul(input.name, bytesElements(bytes, label));
+    if (info.byteSize === 0 && !sig.bytesMayHoldNul) {
+      rejectNul(input.name, bytesElements(bytes, label));
+    }
     return {
       name: input.name,
       datatype: t.datatype,
@@ -217,7 +219,7 @@ function validateInput(
   }
   const values = data.values;
   const byteLength = jsonTensorByteLength(values, t.datatype, count, label);
-  if (info.byteSize === 0) rejectNul(input.name, jsonStrings(values));
+  if (info.byteSize === 0 && !sig.bytesMayHoldNul) rejectNul(input.name, jsonStrings(values));
   checkInputLimit(input.name, byteLength, bytesLeft);
   // Converted here, once, rather than by `write`: every element's kind and range is then checked
   // before the request is queued (a bad element found while the batcher copies a batch would fail
@@ -284,6 +286,11 @@ function checkShape(
   return shape;
 }
 
+/**
+ * The outputs to return. As in Triton, `binary_data_output` is the kind of the outputs the request
+ * does not name (all of them when it names none); a named output is binary only when its own
+ * `binary_data` says so.
+ */
 function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOutput[] {
   const binaryDefault = boolParam(req.parameters, 'binary_data_output', false);
   if (req.outputs === undefined || req.outputs.length === 0) {
@@ -306,7 +313,7 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
         `output '${o.name}': the classification extension is not supported`,
       );
     }
-    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', binaryDefault) };
+    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', false) };
   });
 }
 

@@ -15,13 +15,14 @@ const CHUNKED_INITIAL_BYTES = 64 * 1024;
 const EMPTY = new Uint8Array(0);
 
 /**
- * The chunk budget of a chunked body: this many pieces free, then one more per KiB received. Each
- * piece costs a callback and a copy whatever its size, so a million one-byte chunks kept the main
- * thread busy for 9-12 s before the body could be refused; a real client's pieces are its write or
- * TCP segment sizes (measured: 229 pieces for 13 MiB sent as 64 KiB chunks on uWS, 401 on node).
+ * The most pieces a chunked body may arrive in: Triton's cap (65,536 non-empty chunks), with its
+ * message, so a client written against Triton sees the same limit. Each piece costs a callback and
+ * a copy whatever its size (a million one-byte chunks kept the main thread busy for 9-12 s before
+ * the body could be refused); at the cap the cost stays under a second. A real client's pieces are
+ * its write or TCP segment sizes (measured: 229 pieces for 13 MiB sent as 64 KiB chunks on uWS,
+ * 401 on node). The front ends hand over de-chunked data, so a piece is one chunk or several.
  */
-export const FREE_CHUNKS = 1024;
-export const BYTES_PER_EXTRA_CHUNK = 1024;
+export const MAX_CHUNKS = 65_536;
 
 export class BodyAccumulator {
   readonly #maxBodyBytes: number;
@@ -78,11 +79,11 @@ export class BodyAccumulator {
     if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes);
     if (this.#chunked) {
       this.#pieces += 1;
-      if (this.#pieces > FREE_CHUNKS + Math.floor(needed / BYTES_PER_EXTRA_CHUNK)) {
+      if (this.#pieces > MAX_CHUNKS) {
         throw fail(
           'BAD_REQUEST',
-          `chunked request body has too many chunks: ${this.#pieces} chunks for ${needed} bytes; ` +
-            `at most ${FREE_CHUNKS} plus one per ${BYTES_PER_EXTRA_CHUNK} bytes are accepted`,
+          `Chunked request body exceeds maximum of ${MAX_CHUNKS} non-empty chunks. ` +
+            'Send fewer or larger HTTP chunks.',
         );
       }
     }

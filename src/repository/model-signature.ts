@@ -32,6 +32,12 @@ export interface ModelSignature {
    * need a streaming transport (InferContext.responses). Set by start-version.ts.
    */
   readonly decoupled?: boolean;
+  /**
+   * BYTES elements may hold NUL bytes: true for JavaScript models (they get the bytes as sent) and
+   * ensembles (each step's model checks for itself); ONNX Runtime truncates them, so ONNX models
+   * refuse them.
+   */
+  readonly bytesMayHoldNul: boolean;
 }
 
 function tensor(t: ModelTensorConfig): TensorSignature {
@@ -60,6 +66,7 @@ export function modelSignature(config: ModelConfig, version: number): ModelSigna
     outputOrder: config.output.map((t) => t.name),
     requiredInputs: config.input.filter((t) => t.optional !== true).map((t) => t.name),
     sequence: config.sequence_batching !== undefined,
+    bytesMayHoldNul: config.backend === 'javascript' || config.platform === 'ensemble',
   });
 }
 

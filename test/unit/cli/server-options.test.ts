@@ -102,6 +102,12 @@ void describe('gRPC flags', () => {
     assert.equal(parse('--grpc-max-input-size=2147483647').grpcMaxInputSize, 2 ** 31 - 1);
     refuses(['--grpc-max-input-size=0'], '--grpc-max-input-size: expected an integer >= 1, got 0');
     refuses(
+      ['--server-name=a b'],
+      "--server-name: expected 1 to 64 letters, digits, '.', '_' or '-', got 'a b'",
+    );
+    // Triton refuses to start with it, in these words; 0 would refuse every request body.
+    refuses(['--http-max-input-size=0'], 'Error: --http-max-input-size must be greater than 0.');
+    refuses(
       ['--grpc-max-input-size=2147483648'],
       "--grpc-max-input-size: expected an integer between 0 and 2147483647, got '2147483648'",
     );
@@ -179,5 +185,12 @@ void describe('HTTP connection limit flags', () => {
       ['--http-idle-timeout-secs=0'],
       '--http-idle-timeout-secs: expected an integer >= 1, got 0',
     );
+  });
+});
+
+void describe('--server-name', () => {
+  void it('reports infernode by default and what it is given, for clients that check the name', () => {
+    assert.equal(parseArgs([REPO]).options.serverName, 'infernode');
+    assert.equal(parseArgs([REPO, '--server-name=triton']).options.serverName, 'triton');
   });
 });

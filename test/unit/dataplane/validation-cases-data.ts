@@ -272,6 +272,26 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
+    what: 'JSON: a NUL inside a BYTES string, for a JavaScript model, which can carry it',
+    model: 'jsstrings',
+    request: request([json('s', 'BYTES', [1, 1], ['a\u0000b'])]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 1], bytes: '03000000610062' }],
+      outputs: [['out', false]],
+    },
+  },
+  {
+    what: 'raw: a NUL inside a BYTES element, for a JavaScript model',
+    model: 'jsstrings',
+    request: request([raw('s', 'BYTES', [1, 1], bytesLayout([0x61, 0, 0x62]))]),
+    accepted: {
+      batchSize: 1,
+      inputs: [{ name: 's', shape: [1, 1], bytes: '03000000610062' }],
+      outputs: [['out', false]],
+    },
+  },
+  {
     what: 'JSON: UINT8 300',
     model: 'types',
     request: request([json('u8', 'UINT8', [2], [1, 300])]),
@@ -436,11 +456,11 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
-    what: 'outputs: the ones named, in the order named, each with its binary_data',
+    what: 'outputs: the ones named, in the order named, each with its own binary_data (binary_data_output is for the unnamed)',
     model: 'simple',
     request: request([json('INPUT0', 'INT32', [1, 16], range16()), input1()], {
       parameters: { binary_data_output: true },
-      outputs: [output('OUTPUT1', { binary_data: false }), output('OUTPUT0')],
+      outputs: [output('OUTPUT1', { binary_data: true }), output('OUTPUT0')],
     }),
     accepted: {
       batchSize: 1,
@@ -449,8 +469,8 @@ export const DATA_CASES: readonly ValidationCase[] = [
         { name: 'INPUT1', shape: [1, 16], bytes: hex(Int32Array.from(ones(16))) },
       ],
       outputs: [
-        ['OUTPUT1', false],
-        ['OUTPUT0', true],
+        ['OUTPUT1', true],
+        ['OUTPUT0', false],
       ],
     },
   },

@@ -65,6 +65,12 @@ const TEXT = {
       { name: "str" data_type: TYPE_STRING dims: [ -1 ] optional: true }
     ]
     output { name: "out" data_type: TYPE_FP32 dims: [ -1 ] }`,
+  /** Strings for a JavaScript model, which gets the bytes as sent (NUL included). */
+  jsstrings: `
+    backend: "javascript"
+    max_batch_size: 4
+    input { name: "s" data_type: TYPE_STRING dims: [ -1 ] }
+    output { name: "out" data_type: TYPE_STRING dims: [ -1 ] }`,
   /** A sequence model (Triton's sequence extension): every request names its sequence. */
   sequence: `
     max_batch_size: 4

@@ -52,6 +52,7 @@ function signature(
     outputOrder: outputs.map((t) => t.name),
     requiredInputs: inputs.map((t) => t.name),
     sequence: false,
+    bytesMayHoldNul: false,
   };
 }
 
