@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { commandLine, onInterrupt, runEntry } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
-import { processCpuMs } from './measure/process-cpu.js';
+import { machineBusyMs, processCpuMs } from './measure/process-cpu.js';
 import {
   breakdown,
   fetchServerCounters,
@@ -59,6 +59,13 @@ const PERIOD_MS = 32;
 const P99_LIMIT_MS = 32;
 /** A sustained count must also keep up: at least this share of real time's steps per second. */
 const KEEP_UP = 0.95;
+/**
+ * The machine is shared: a failed probe during which other processes used more than this many
+ * cores is measured again (up to RETRIES times, after a pause), and every probe records it.
+ */
+const NOISY_CORES = 0.25;
+const RETRIES = 3;
+const RETRY_PAUSE_MS = 5000;
 
 function number(name: string, text: string, min: number): number {
   const n = Number(text);
@@ -135,6 +142,7 @@ async function probeOnce(
 ): Promise<StreamProbe> {
   const before = server === null ? null : await fetchServerCounters(server.base, server.model, '');
   const cpu0 = server === null ? null : processCpuMs(server.pid);
+  const busy0 = machineBusyMs();
   const t0 = performance.now();
   const report = await inLoadProcess({
     type: 'probe',
@@ -153,6 +161,12 @@ async function probeOnce(
   }
   const p: ProbeReport = report;
   const serverCores = server === null ? null : cpuCores(server.pid, cpu0, t0);
+  const busy1 = machineBusyMs();
+  const wallMs = performance.now() - t0;
+  const otherCores =
+    busy0 === null || busy1 === null
+      ? null
+      : Math.max(0, (busy1 - busy0) / wallMs - (serverCores ?? 0) - p.loadCpuCores);
   let stats: ServerBreakdown | null = null;
   if (server !== null && before !== null) {
     const after = await fetchServerCounters(server.base, server.model, '');
@@ -168,7 +182,9 @@ async function probeOnce(
     `${Math.round(p.stepsPerSecond)} steps/s, errors ${p.errors}` +
     (serverCores === null ? '' : `, server ${serverCores.toFixed(2)} cores`) +
     (stats === null ? '' : `, avg batch ${stats.avgBatchSize.toFixed(1)}`) +
-    `, load ${p.loadCpuCores.toFixed(2)} cores -> ${passed ? 'pass' : 'FAIL'}` +
+    `, load ${p.loadCpuCores.toFixed(2)} cores` +
+    (otherCores === null ? '' : `, others ${otherCores.toFixed(2)} cores`) +
+    ` -> ${passed ? 'pass' : 'FAIL'}` +
     (p.firstError === null ? '' : ` (${p.firstError})`);
   process.stderr.write(`  ${line}\n`);
   return {
@@ -180,8 +196,26 @@ async function probeOnce(
     firstError: p.firstError,
     serverCores,
     loadCores: p.loadCpuCores,
+    otherCores,
     server: stats,
+    attempt: 1,
   };
+}
+
+/** A probe, measured again while it fails with other processes busy on the machine. */
+async function probe(
+  options: StreamsOptions,
+  target: ProbeTarget,
+  streams: number,
+  server: { pid: number; base: string; model: string } | null,
+): Promise<StreamProbe> {
+  for (let attempt = 1; ; attempt += 1) {
+    const p = await probeOnce(options, target, streams, idBlock(), server);
+    const noisy = p.otherCores !== null && p.otherCores > NOISY_CORES;
+    if (p.passed || !noisy || attempt > RETRIES) return { ...p, attempt };
+    process.stderr.write(`  (other processes used ${p.otherCores?.toFixed(2)} cores: again)\n`);
+    await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
+  }
 }
 
 let nextIdBase = 1;
@@ -199,7 +233,7 @@ async function search(
 ): Promise<{ sustained: number; probes: StreamProbe[] }> {
   const outcome = await searchMaxStreams(
     { start: options.start, max: options.max, resolution: options.resolution },
-    (n) => probeOnce(options, target, n, idBlock(), server),
+    (n) => probe(options, target, n, server),
     (p) => p.passed,
   );
   return { sustained: outcome.sustained, probes: outcome.points.map((pt) => pt.probe) };
@@ -207,6 +241,7 @@ async function search(
 
 async function searchServed(options: StreamsOptions, id: string): Promise<StreamSearch> {
   const served = await servedConfig(id);
+  const forgetRepository = onInterrupt(() => served.remove());
   const server = await startInfernode(served.repository, []);
   const forget = onInterrupt(() => server.stop());
   try {
@@ -227,6 +262,7 @@ async function searchServed(options: StreamsOptions, id: string): Promise<Stream
     await server.stop();
     forget();
     await served.remove();
+    forgetRepository();
   }
 }
 

@@ -20,36 +20,48 @@ interface ConfigVariant {
 const OLDEST = path.join(DEFAULT_MODEL_REPOSITORY, 'silero_vad');
 const DIRECT = path.join(REPO_ROOT, 'test', 'fixtures', 'repository', 'silero_vad_direct');
 const DELAY = 'max_queue_delay_microseconds: 2000';
+const CANDIDATES = 'max_candidate_sequences: 64';
+/**
+ * The oldest strategy runs at most max_candidate_sequences sequences at once; a stream beyond
+ * them waits for a running sequence to end (seconds of audio), so the variants past the shipped
+ * config raise it well above any stream count the machine can carry.
+ */
+const MANY: readonly [string, string] = [CANDIDATES, 'max_candidate_sequences: 1024'];
 
 export const CONFIG_VARIANTS: Readonly<Record<string, ConfigVariant>> = {
   oldest: { label: 'oldest (shipped silero_vad)', source: OLDEST, edits: [] },
   direct: { label: 'direct (fixture silero_vad_direct)', source: DIRECT, edits: [] },
-  'oldest-delay0': {
-    label: 'oldest, max_queue_delay 0',
+  'oldest-c1024': {
+    label: 'oldest, 1024 candidates',
     source: OLDEST,
-    edits: [[DELAY, 'max_queue_delay_microseconds: 0']],
+    edits: [MANY],
   },
-  'oldest-delay8ms': {
-    label: 'oldest, max_queue_delay 8 ms',
+  'oldest-c1024-delay0': {
+    label: 'oldest, 1024 candidates, max_queue_delay 0',
     source: OLDEST,
-    edits: [[DELAY, 'max_queue_delay_microseconds: 8000']],
+    edits: [MANY, [DELAY, 'max_queue_delay_microseconds: 0']],
   },
-  'oldest-no-preferred': {
-    label: 'oldest, no preferred_batch_size',
+  'oldest-c1024-delay8ms': {
+    label: 'oldest, 1024 candidates, max_queue_delay 8 ms',
     source: OLDEST,
-    edits: [['preferred_batch_size: [ 16, 32, 64 ] ', '']],
+    edits: [MANY, [DELAY, 'max_queue_delay_microseconds: 8000']],
   },
-  'oldest-2-instances': {
-    label: 'oldest, 2 instances',
+  'oldest-c1024-no-preferred': {
+    label: 'oldest, 1024 candidates, no preferred_batch_size',
     source: OLDEST,
-    edits: [['count: 1', 'count: 2']],
+    edits: [MANY, ['preferred_batch_size: [ 16, 32, 64 ] ', '']],
   },
-  'oldest-batch128': {
-    label: 'oldest, max_batch_size 128, 128 candidates',
+  'oldest-c1024-2-instances': {
+    label: 'oldest, 1024 candidates, 2 instances',
+    source: OLDEST,
+    edits: [MANY, ['count: 1', 'count: 2']],
+  },
+  'oldest-c1024-batch128': {
+    label: 'oldest, 1024 candidates, max_batch_size 128',
     source: OLDEST,
     edits: [
+      MANY,
       ['max_batch_size: 64', 'max_batch_size: 128'],
-      ['max_candidate_sequences: 64', 'max_candidate_sequences: 128'],
       ['preferred_batch_size: [ 16, 32, 64 ]', 'preferred_batch_size: [ 32, 64, 128 ]'],
     ],
   },

@@ -21,6 +21,10 @@ export interface StreamProbe {
   readonly serverCores: number | null;
   /** Cores the load process used (for the naive loop: the loop and its model). */
   readonly loadCores: number;
+  /** Cores every other process on the machine used over the probe (it is shared); null: unknown. */
+  readonly otherCores: number | null;
+  /** 1, or more when a failed probe was measured again because other processes were busy. */
+  readonly attempt: number;
   /** The server's statistics over the probe (warm-up and closing steps included). */
   readonly server: ServerBreakdown | null;
 }
