@@ -66,6 +66,29 @@ const KEEP_UP = 0.95;
 const NOISY_CORES = 0.25;
 const RETRIES = 3;
 const RETRY_PAUSE_MS = 5000;
+/** Before a probe, wait (at most this long) for a second in which other processes were quiet. */
+const QUIET_WAIT_MS = 90_000;
+
+/**
+ * Waits until the machine was nearly idle for one second (the server under test idles between
+ * probes, so what is busy then is other work), or until QUIET_WAIT_MS has passed.
+ */
+async function quietMachine(): Promise<void> {
+  const deadline = performance.now() + QUIET_WAIT_MS;
+  let said = false;
+  while (performance.now() < deadline) {
+    const b0 = machineBusyMs();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 1000));
+    const b1 = machineBusyMs();
+    if (b0 === null || b1 === null) return;
+    const others = (b1 - b0) / (performance.now() - t0);
+    if (others <= NOISY_CORES) return;
+    if (!said)
+      process.stderr.write(`  (waiting for other processes: ${others.toFixed(2)} cores busy)\n`);
+    said = true;
+  }
+}
 
 function number(name: string, text: string, min: number): number {
   const n = Number(text);
@@ -140,6 +163,7 @@ async function probeOnce(
   idBase: number,
   server: { pid: number; base: string; model: string } | null,
 ): Promise<StreamProbe> {
+  await quietMachine();
   const before = server === null ? null : await fetchServerCounters(server.base, server.model, '');
   const cpu0 = server === null ? null : processCpuMs(server.pid);
   const busy0 = machineBusyMs();
@@ -271,6 +295,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   const oldest = await servedConfig('oldest');
+  await quietMachine();
   const computeReport = await inLoadProcess({
     type: 'compute',
     wrappedModel: path.join(oldest.repository, oldest.model, '1', 'model.onnx'),
