@@ -67,7 +67,7 @@ const NOISY_CORES = 0.25;
 const RETRIES = 3;
 const RETRY_PAUSE_MS = 5000;
 /** Before a probe, wait (at most this long) for a second in which other processes were quiet. */
-const QUIET_WAIT_MS = 90_000;
+const QUIET_WAIT_MS = 45_000;
 
 /**
  * Waits until the machine was nearly idle for one second (the server under test idles between

@@ -58,6 +58,12 @@ function firstAbove(s: StreamSearch): StreamProbe | undefined {
     .sort((a, b) => a.streams - b.streams)[0];
 }
 
+/** Server CPU time per answered step: what one request costs the server, all threads. */
+function cpuPerStep(p: StreamProbe | undefined): string {
+  if (p?.serverCores === null || p?.serverCores === undefined || p.stepsPerSecond === 0) return '–';
+  return Math.round((p.serverCores * 1e6) / p.stepsPerSecond).toLocaleString('en-US');
+}
+
 function ms(x: number | undefined): string {
   return x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(1);
 }
@@ -97,6 +103,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
       p === undefined ? '–' : Math.round(p.stepsPerSecond).toLocaleString('en-US'),
       p?.server === null || p?.server === undefined ? '–' : p.server.avgBatchSize.toFixed(1),
       cores(p?.serverCores ?? null),
+      cpuPerStep(p),
       p === undefined ? '–' : p.loadCores.toFixed(2),
       cores(p?.otherCores ?? null),
       s.id === 'naive' ? '1×' : ratio(s.sustained, naive),
@@ -112,6 +119,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
         'steps/s',
         'avg batch',
         'server cores',
+        'server CPU µs/step',
         'load cores',
         'other cores',
         'vs naive',
@@ -119,6 +127,8 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
       rows,
       align: [
         'left',
+        'right',
+        'right',
         'right',
         'right',
         'right',

@@ -27,6 +27,9 @@ const CANDIDATES = 'max_candidate_sequences: 64';
  * config raise it well above any stream count the machine can carry.
  */
 const MANY: readonly [string, string] = [CANDIDATES, 'max_candidate_sequences: 1024'];
+/** An ORT backend parameter, as config.pbtxt writes it. */
+const param = (key: string, value: string): string =>
+  `parameters { key: "${key}" value: { string_value: "${value}" } }`;
 
 export const CONFIG_VARIANTS: Readonly<Record<string, ConfigVariant>> = {
   oldest: { label: 'oldest (shipped silero_vad)', source: OLDEST, edits: [] },
@@ -50,6 +53,16 @@ export const CONFIG_VARIANTS: Readonly<Record<string, ConfigVariant>> = {
     label: 'oldest, 1024 candidates, no preferred_batch_size',
     source: OLDEST,
     edits: [MANY, ['preferred_batch_size: [ 16, 32, 64 ] ', '']],
+  },
+  'oldest-c1024-nospin': {
+    label: 'oldest, 1024 candidates, intra_op_spinning 0',
+    source: OLDEST,
+    edits: [MANY, ['instance_group [', `${param('intra_op_spinning', '0')}\ninstance_group [`]],
+  },
+  'oldest-c1024-1-thread': {
+    label: 'oldest, 1024 candidates, intra_op_thread_count 1',
+    source: OLDEST,
+    edits: [MANY, ['instance_group [', `${param('intra_op_thread_count', '1')}\ninstance_group [`]],
   },
   'oldest-c1024-2-instances': {
     label: 'oldest, 1024 candidates, 2 instances',
