@@ -64,10 +64,10 @@ const KEEP_UP = 0.95;
  * cores is measured again (up to RETRIES times, after a pause), and every probe records it.
  */
 const NOISY_CORES = 0.25;
-const RETRIES = 3;
+const RETRIES = 2;
 const RETRY_PAUSE_MS = 5000;
 /** Before a probe, wait (at most this long) for a second in which other processes were quiet. */
-const QUIET_WAIT_MS = 45_000;
+const QUIET_WAIT_MS = 30_000;
 
 /**
  * Waits until the machine was nearly idle for one second (the server under test idles between

@@ -89,7 +89,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
       `p99 step latency (send -> answer) is under ${result.p99LimitMs} ms, no step fails, and the answered steps keep up with real time (>= 95 %). ` +
       'The count is found by doubling, then bisecting to within 10 %.',
     '- **Shared cores:** the load generator (or the naive loop) and the server share the same 2 cores; the load column is what the generator used. ' +
-      `The machine is also shared with other work: a failed probe during which other processes used more than 0.25 cores was measured again (up to 3 times); "other cores" is what they used.`,
+      `The machine is also shared with other work: a failed probe during which other processes used more than 0.25 cores was measured again (up to 2 times), and every probe first waited (up to 30 s) for a quiet second; "other cores" is what they used during the probe.`,
     '',
   );
   const naive = result.naive.sustained;
