@@ -87,7 +87,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
       "Naive loop: one onnxruntime-node session of the package's original model in one process, batch 1, one run at a time, state carried by hand, paced the same way.",
     `- **Rule:** a count is sustained when, over a ${result.measureMs / 1000} s window after ${result.warmupMs / 1000} s of warm-up, ` +
       `p99 step latency (send -> answer) is under ${result.p99LimitMs} ms, no step fails, and the answered steps keep up with real time (>= 95 %). ` +
-      'The count is found by doubling, then bisecting to within 10 %.',
+      'The count is found by doubling, then bisecting (to within `--resolution` of the command, 10 % by default).',
     '- **Shared cores:** the load generator (or the naive loop) and the server share the same 2 cores; the load column is what the generator used. ' +
       `The machine is also shared with other work: a failed probe during which other processes used more than 0.25 cores was measured again (up to 2 times), and every probe first waited (up to 30 s) for a quiet second; "other cores" is what they used during the probe.`,
     '',
