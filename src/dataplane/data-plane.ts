@@ -41,6 +41,7 @@ export const EXTENSIONS = Object.freeze([
   'parameters',
   'model_repository',
   'model_repository(unload_dependents)',
+  'sequence',
 ]);
 
 export interface DataPlaneOptions {
