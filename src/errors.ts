@@ -92,6 +92,13 @@ export const ERROR_CATALOG = Object.freeze({
     'UNAVAILABLE',
     "a JavaScript model's execute() outlived its timeout",
   ),
+  // BLS and decoupled models (docs/pipelines.md)
+  BLS_TIMEOUT: entry('UNAVAILABLE', 'a BLS call was not answered within its timeout'),
+  DECOUPLED_UNSUPPORTED: entry(
+    'UNSUPPORTED',
+    "the endpoint doesn't support models with decoupled transaction policy",
+    400,
+  ),
   INTERNAL: entry('INTERNAL', 'internal error'),
 } as const satisfies Record<string, CatalogEntry>);
 

@@ -9,8 +9,14 @@
 // stops an execute() that outlived `execute_timeout_ms` (model-instance.ts).
 
 import path from 'node:path';
-import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import type { WireError } from '../src/errors.js';
+import { BlsClient } from '../src/execution/javascript/bls-client.js';
+import {
+  isMainToWorker,
+  type ChannelOpened,
+  type WorkerToMain,
+} from '../src/execution/javascript/channel-messages.js';
 import { importModel, type JsModel } from '../src/execution/javascript/js-model-module.js';
 import { runJsModel, type RunContext } from '../src/execution/javascript/js-run.js';
 import type {
@@ -36,6 +42,19 @@ const scrub = {
 };
 
 type Loaded = { readonly ctx: RunContext } | { readonly error: WireError };
+
+// The instance channel (channel-messages.ts): BLS calls and a decoupled model's responses go out on
+// it, BLS answers come back. Its main-side end is handed over before the model is imported, so
+// initialize() may already call other models. Unref'd: piscina's own port keeps the thread alive.
+const channel = new MessageChannel();
+const toMain = (m: WorkerToMain): void => channel.port1.postMessage(m);
+const bls = new BlsClient(toMain);
+channel.port1.on('message', (m: unknown) => {
+  if (isMainToWorker(m)) bls.receive(m);
+});
+channel.port1.unref();
+const opened: ChannelOpened = { type: 'infernode:channel', threadId, port: channel.port2 };
+port.postMessage(opened, [channel.port2]);
 
 function javascriptPart(w: WorkerInit): JavascriptWorkerInit {
   if (w.javascript === undefined) throw new Error('js-worker needs WorkerInit.javascript'); // a bug
@@ -73,6 +92,7 @@ async function load(): Promise<Loaded> {
       model_instance_kind: 'CPU',
       model_instance_device_id: 0,
       model_repository: js.modelDir,
+      ...bls.functions(),
     });
   } catch (e) {
     const error = new Error(`initialize() of ${scrub.displayPath} threw: ${describe(e)}`);
@@ -83,6 +103,8 @@ async function load(): Promise<Loaded> {
     rules: { outputs: js.outputs, batched: js.batched },
     label: `model "${init.model}" version ${init.version}`,
     scrub,
+    context: bls.functions(),
+    ...(js.decoupled && { decoupled: { post: toMain } }),
   };
   const warmupStart = process.hrtime.bigint();
   let warmupRuns = 0;

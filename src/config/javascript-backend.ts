@@ -23,6 +23,11 @@ export interface JavascriptParameters {
    * replaced (a model stuck in a loop cannot be interrupted any other way).
    */
   readonly executeTimeoutMs: number;
+  /**
+   * `model_transaction_policy { decoupled: true }`: each request gets a response sender and may be
+   * answered 0..n times, then the final flag (docs/pipelines.md, "Decoupled models").
+   */
+  readonly decoupled: boolean;
 }
 
 /**
@@ -63,10 +68,25 @@ export function validateJavascriptConfig(config: ModelConfig): void {
   }
 }
 
-/** Reads `execute_timeout_ms` (an integer >= 1; default 30000). */
-export function readJavascriptParameters(config: ModelConfig): JavascriptParameters {
+/**
+ * Reads `execute_timeout_ms` (an integer >= 1; default 30000); `decoupled` is the raw config's
+ * `model_transaction_policy.decoupled`, which normalization does not keep.
+ */
+export function readJavascriptParameters(
+  config: ModelConfig,
+  decoupled = false,
+): JavascriptParameters {
+  if (decoupled && config.sequence_batching !== undefined) {
+    throw fail(
+      'UNSUPPORTED',
+      `model '${config.name}': a decoupled model with sequence_batching is not supported ` +
+        `(the sequence batcher answers each request once)`,
+    );
+  }
   const text = config.parameters[EXECUTE_TIMEOUT_PARAMETER]?.string_value;
-  if (text === undefined) return Object.freeze({ executeTimeoutMs: DEFAULT_EXECUTE_TIMEOUT_MS });
+  if (text === undefined) {
+    return Object.freeze({ executeTimeoutMs: DEFAULT_EXECUTE_TIMEOUT_MS, decoupled });
+  }
   const ms = readParameter(EXECUTE_TIMEOUT_PARAMETER, text, COUNT);
   if (ms < 1) {
     throw fail(
@@ -74,5 +94,5 @@ export function readJavascriptParameters(config: ModelConfig): JavascriptParamet
       `parameter "${EXECUTE_TIMEOUT_PARAMETER}": expected an integer >= 1, got "${text}"`,
     );
   }
-  return Object.freeze({ executeTimeoutMs: ms });
+  return Object.freeze({ executeTimeoutMs: ms, decoupled });
 }

@@ -130,7 +130,9 @@ export async function loadModelConfig(
     isJavascript ? { ...normalized.config, parameters: {} } : normalized.config,
   );
   warnings.push(...ort.warnings);
-  const javascript = isJavascript ? readJavascriptParameters(normalized.config) : undefined;
+  const javascript = isJavascript
+    ? readJavascriptParameters(normalized.config, raw.model_transaction_policy?.decoupled === true)
+    : undefined;
   // The model was opened anyway: check the parts of the config that were not autofilled against it.
   if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
   return deepFreeze({

@@ -5,6 +5,7 @@
 
 import { fail } from '../errors.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
+import { JAVASCRIPT_BACKEND } from './javascript-backend.js';
 
 /** Runtime library names that mean "the onnxruntime backend" (Triton's default for it is ""). */
 const ORT_RUNTIMES = new Set(['', 'libtriton_onnxruntime.so', 'triton_onnxruntime.dll']);
@@ -32,8 +33,14 @@ export function checkSupported(raw: RawModelConfig): string[] {
   if ((raw.batch_input?.length ?? 0) > 0)
     no('batch_input', 'ragged batch inputs are not generated');
   if ((raw.batch_output?.length ?? 0) > 0) no('batch_output', 'batch outputs are not scattered');
-  if (raw.model_transaction_policy?.decoupled === true) {
-    no('model_transaction_policy { decoupled: true }', 'every request gets exactly one response');
+  // A JavaScript model may be decoupled (its requests get response senders); an ONNX model answers
+  // each request with exactly one response.
+  if (raw.model_transaction_policy?.decoupled === true && raw.backend !== JAVASCRIPT_BACKEND) {
+    no(
+      'model_transaction_policy { decoupled: true }',
+      `every request to an ONNX model gets exactly one response (backend "${JAVASCRIPT_BACKEND}" ` +
+        `models may be decoupled)`,
+    );
   }
   if (raw.response_cache?.enable === true)
     no('response_cache { enable: true }', 'there is no response cache');

@@ -2,6 +2,7 @@
 // WebSocket sessions call, and the typed results they encode. `data-plane.ts` implements it over the
 // model registry; tests implement it with a fake that stands in for model execution.
 
+import type { InferenceServerError } from '../errors.js';
 import type { ModelStatistics } from '../metrics/model-stats.js';
 import type {
   DecodedRequest,
@@ -15,6 +16,13 @@ export interface InferContext {
   readonly signal: AbortSignal;
   /** process.hrtime.bigint() as a number when the request arrived. */
   readonly arrivalNs: number;
+  /**
+   * Set by a transport that can stream (WebSocket, BLS `inferStream`): a decoupled model's responses
+   * go here as they are sent, each an InferenceResponse or an InferenceServerError, and `infer`
+   * resolves with the final flag alone (no outputs, parameter `triton_final_response: true`).
+   * Without it, a decoupled model is refused with DECOUPLED_UNSUPPORTED. Other models ignore it.
+   */
+  readonly responses?: (response: InferenceResponse | InferenceServerError) => void;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */

@@ -4,7 +4,8 @@
 // or wire encodings.
 
 import { toConfigJson } from '../config/config-json.js';
-import { fail, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
+import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
+import type { ResponseSink } from '../execution/run-scope.js';
 import type { FailureReason } from '../metrics/model-reporter.js';
 import type {
   DecodedRequest,
@@ -31,6 +32,12 @@ import type {
 import { validateRequest } from './validate-request.js';
 
 export const SERVER_NAME = 'infernode';
+
+/**
+ * The response parameter that marks a decoupled request's last response (Triton's gRPC stream
+ * name): true on the final flag alone, false on every response before it.
+ */
+export const FINAL_RESPONSE_PARAMETER = 'triton_final_response';
 
 /** Triton extensions this server implements (reported by `GET /v2`). */
 export const EXTENSIONS = Object.freeze([
@@ -176,6 +183,19 @@ export class RegistryDataPlane implements DataPlane {
   ): Promise<InferenceResponse> {
     const mv = this.registry.resolve(name, version);
     const reporter = mv.reporter;
+    if (mv.signature.decoupled === true) {
+      const responses = ctx.responses;
+      if (responses === undefined) {
+        reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
+        throw fail(
+          'DECOUPLED_UNSUPPORTED',
+          `model '${mv.name}' has a decoupled transaction policy (zero or more responses per ` +
+            `request): this endpoint answers each request once and doesn't support models with ` +
+            `decoupled transaction policy; use the WebSocket protocol or a BLS inferStream`,
+        );
+      }
+      return this.inferDecoupled(mv, request, ctx, responses);
+    }
     let validated;
     try {
       validated = validateRequest(mv.signature, request, {
@@ -216,6 +236,78 @@ export class RegistryDataPlane implements DataPlane {
       throw err;
     }
   }
+
+  /**
+   * A decoupled model's request: each response the model sends goes to `emit` as it arrives (with
+   * `triton_final_response: false`), a failure (validation, a failed run) is emitted as one more
+   * error, and the promise resolves with the final flag. Only a cancelled request rejects.
+   */
+  private async inferDecoupled(
+    mv: ModelVersion,
+    request: DecodedRequest | RawBinaryRequest,
+    ctx: InferContext,
+    emit: NonNullable<InferContext['responses']>,
+  ): Promise<InferenceResponse> {
+    const reporter = mv.reporter;
+    const id = 'rawBinary' in request ? undefined : request.id;
+    try {
+      const checked = validateRequest(mv.signature, request, {
+        signal: ctx.signal,
+        arrivalNs: ctx.arrivalNs,
+        maxInputBytes: this.options.maxInputBytes,
+      });
+      const sink: ResponseSink = {
+        response: (outputs) => {
+          const byName = new Map(outputs.map((d) => [d.name, d]));
+          emit({
+            model_name: mv.name,
+            model_version: String(mv.version),
+            ...(checked.id !== undefined ? { id: checked.id } : {}),
+            parameters: { [FINAL_RESPONSE_PARAMETER]: false },
+            outputs: checked.outputs.flatMap((o) => {
+              const d = byName.get(o.name);
+              if (d === undefined) return [];
+              return [
+                {
+                  name: d.name,
+                  datatype: d.datatype,
+                  shape: outputShape(mv, d.name, d.shape),
+                  data: new Uint8Array(d.buffer, d.byteOffset, d.byteLength),
+                  binary: o.binary,
+                },
+              ];
+            }),
+          });
+        },
+        error: (e) => emit(fromWire(e)),
+      };
+      const result = await mv.scheduler.enqueue({ ...checked, responses: sink });
+      reporter.succeeded({
+        totalNs: hrNow() - ctx.arrivalNs,
+        queueNs: result.queueNs,
+        inputNs: result.inputNs,
+        inferNs: result.inferNs,
+        outputNs: result.outputNs,
+      });
+    } catch (e) {
+      const err = toServerError(e);
+      reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
+      if (err.code === 'CANCELLED') throw err;
+      emit(err);
+    }
+    return finalResponse(mv, id);
+  }
+}
+
+/** The final flag of a decoupled request: Triton's gRPC stream parameter, no outputs. */
+function finalResponse(mv: ModelVersion, id: string | undefined): InferenceResponse {
+  return {
+    model_name: mv.name,
+    model_version: String(mv.version),
+    ...(id !== undefined ? { id } : {}),
+    parameters: { [FINAL_RESPONSE_PARAMETER]: true },
+    outputs: [],
+  };
 }
 
 /** An output with `reshape` in config.pbtxt is returned in the configured dims. */

@@ -24,6 +24,8 @@ import type {
   WarmupRun,
   WorkerInit,
 } from './messages.js';
+import type { BlsHost } from './javascript/instance-channel.js';
+import type { RunScope } from './run-scope.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
 import { assertProvidersInstalled } from './provider-availability.js';
 import { resolveSabTensors } from './sab-capability.js';
@@ -78,6 +80,10 @@ export interface InstancePoolInit {
   readonly javascript?: {
     readonly worker: JavascriptWorkerInit;
     readonly executeTimeoutMs: number;
+    /** Each run waits for every request's final flag (the responses travel on the channel). */
+    readonly decoupled: boolean;
+    /** Where its BLS calls go (the data plane). */
+    readonly bls?: BlsHost;
   };
   /**
    * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
@@ -130,7 +136,10 @@ export class InstancePool {
         group: spec.instance,
         workerFile: init.workerFile ?? (js !== undefined ? JS_WORKER_FILE : defaultWorkerFile),
         workerData,
-        ...(js !== undefined && { executeTimeoutMs: js.executeTimeoutMs }),
+        ...(js !== undefined && {
+          executeTimeoutMs: js.executeTimeoutMs,
+          javascript: { decoupled: js.decoupled, bls: js.bls },
+        }),
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
         log: (level, msg) => this.log(level, msg),
         sessionReady: (instance, event, replacement) =>
@@ -222,14 +231,14 @@ export class InstancePool {
    * is up or starting (replacements failing, waiting out their back-off) it fails at once with
    * MODEL_NOT_READY. A worker lost during the run fails that run with WORKER_FAILED.
    */
-  async run(req: RunRequest): Promise<RunResponse> {
+  async run(req: RunRequest, scope?: RunScope): Promise<RunResponse> {
     if (this.closing) return { ok: false, error: this.unloading() };
     this.inFlightTotal++;
     try {
       const got = await this.acquire();
       if (!(got instanceof ModelInstance)) return { ok: false, error: got };
       try {
-        return await got.execute(req);
+        return await got.execute(req, scope);
       } finally {
         got.busy = false;
       }

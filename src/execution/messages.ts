@@ -60,6 +60,8 @@ export interface JavascriptWorkerInit {
   readonly batched: boolean;
   /** The config's outputs, which every response is checked against. */
   readonly outputs: readonly OutputSpec[];
+  /** `model_transaction_policy { decoupled: true }`: each request gets a response sender. */
+  readonly decoupled: boolean;
 }
 
 /** One configured output: its datatype and dims (without the batch dim). */
@@ -101,6 +103,11 @@ export interface RunRequest {
    * worker hands the model one request per member and answers with `members`.
    */
   readonly members?: readonly number[];
+  /**
+   * The run's number on its instance (model-instance.ts), which a decoupled model's responses on
+   * the instance channel carry, so the main thread hands them to this run's requests.
+   */
+  readonly run?: number;
 }
 
 /**

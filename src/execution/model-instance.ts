@@ -23,7 +23,10 @@
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WireError } from '../errors.js';
+import { isChannelOpened } from './javascript/channel-messages.js';
+import { InstanceChannel, type BlsHost } from './javascript/instance-channel.js';
 import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
+import type { RunScope } from './run-scope.js';
 import { RECLAIM_TASK, STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
@@ -64,6 +67,11 @@ export interface InstanceContext {
    * inside session.run.
    */
   readonly executeTimeoutMs?: number;
+  /**
+   * JavaScript models: the worker's channel serves its BLS calls through `bls`; a decoupled model's
+   * run also waits for each request's final flag, which arrives on that channel.
+   */
+  readonly javascript?: { readonly decoupled: boolean; readonly bls: BlsHost | undefined };
 }
 
 function describeError(e: unknown): string {
@@ -99,6 +107,9 @@ export class ModelInstance {
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
   private retiring: Promise<void> = Promise.resolve();
   private replacing: Promise<void> | undefined;
+  /** The current JavaScript worker's channel (BLS calls, decoupled responses). */
+  private channel: InstanceChannel | undefined;
+  private runs = 0;
 
   constructor(
     /** Triton-style: the group name, suffixed `_<k>` when the group has several instances. */
@@ -128,15 +139,21 @@ export class ModelInstance {
    * Runs `req` on this instance's worker (the caller has made it busy). Never throws: a worker lost
    * during the run gives WORKER_FAILED, naming the instance and what happened.
    */
-  async execute(req: RunRequest): Promise<RunResponse> {
-    const { piscina, worker } = this;
+  async execute(req: RunRequest, scope?: RunScope): Promise<RunResponse> {
+    const { piscina, worker, channel } = this;
     const where = `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`;
     if (worker === undefined || this.state !== 'ready') {
       // The pool hands out ready instances only; running here would make piscina start a worker.
       return { ok: false, error: { code: 'INTERNAL', message: `${where} is not ready` } };
     }
+    const run = ++this.runs;
+    const finals = channel?.beginRun(run, req.members?.length ?? 1, scope);
     try {
-      const task = piscina.run(req) as Promise<RunResponse>;
+      let task = piscina.run(channel !== undefined ? { ...req, run } : req) as Promise<RunResponse>;
+      if (finals !== undefined && this.ctx.javascript?.decoupled === true) {
+        // The reply and the final flags travel on different ports: the run ends with both.
+        task = task.then((r) => (r.ok ? finals.then(() => r) : r));
+      }
       const response = await this.bounded(task, worker, where);
       this.answered = true;
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
@@ -160,6 +177,8 @@ export class ModelInstance {
         message: `${where} exited during the request (${this.ctx.scrub(cause)}); it is being replaced`,
       };
       return { ok: false, error };
+    } finally {
+      channel?.endRun(run);
     }
   }
 
@@ -232,6 +251,8 @@ export class ModelInstance {
     this.stopRestarting();
     this.state = 'closed';
     this.worker = undefined;
+    this.channel?.close(`instance ${this.name} was unloaded`);
+    this.channel = undefined;
     await this.retiring;
     await this.piscina.destroy();
   }
@@ -274,6 +295,16 @@ export class ModelInstance {
   }
 
   private onWorkerEvent(piscina: Piscina, m: unknown): void {
+    if (piscina === this.piscina && isChannelOpened(m) && m.threadId === this.worker?.threadId) {
+      this.channel?.close('the worker was replaced');
+      const js = this.ctx.javascript;
+      this.channel = new InstanceChannel(m.port, {
+        host: js?.bls,
+        defaultTimeoutMs: this.ctx.executeTimeoutMs ?? 30_000,
+        where: `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`,
+      });
+      return;
+    }
     if (piscina !== this.piscina || !isWorkerEvent(m)) return;
     if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
     if (m.type === 'infernode:session-ready') {
@@ -359,6 +390,8 @@ export class ModelInstance {
 
   /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
   private retire(): void {
+    this.channel?.close(`instance ${this.name} lost its worker`);
+    this.channel = undefined;
     const old = this.piscina;
     // piscina.destroy does not reject; the catch only keeps one failure from stalling the chain.
     this.retiring = this.retiring.then(() => old.destroy()).catch(() => {});

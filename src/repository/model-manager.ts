@@ -33,6 +33,7 @@ import { writeOverrideDirectory, type OverrideDirectory } from './override-direc
 import { listVersions, scanRepository } from './scan-repository.js';
 import { startVersion } from './start-version.js';
 import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
+import type { BlsHost } from '../execution/javascript/instance-channel.js';
 import type { EnsembleHost } from './ensemble/ensemble-host.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
@@ -113,8 +114,8 @@ export class ModelManager {
   private polling: Promise<void> | undefined;
   private closing = false;
 
-  /** The data plane's inference entry, for ensemble steps (set by the server once it exists). */
-  private inference: EnsembleHost['infer'] | undefined;
+  /** The data plane's inference entry, for ensemble steps and BLS calls (set by the server). */
+  private inference: BlsHost['infer'] | undefined;
   /** What an ensemble sees of the server: the registry's models and the data plane. */
   private readonly ensembleHost: EnsembleHost = {
     signature: (model, version) => this.registry.resolve(model, version).signature,
@@ -131,12 +132,23 @@ export class ModelManager {
         : this.inference(model, version, request, ctx),
   };
 
+  /** What a JavaScript model's BLS calls reach: the data plane, once the server has one. */
+  private readonly blsHost: BlsHost = {
+    infer: (model, version, request, ctx) =>
+      this.inference === undefined
+        ? Promise.reject(fail('MODEL_NOT_READY', 'the server is not serving yet'))
+        : this.inference(model, version, request, ctx),
+  };
+
   constructor(private readonly options: ModelManagerOptions) {
     this.roots = options.repositories.map((r) => path.resolve(r));
   }
 
-  /** Gives ensembles the data plane's inference entry: each step is a request through it. */
-  useInference(infer: EnsembleHost['infer']): void {
+  /**
+   * Gives ensembles and JavaScript models' BLS calls the data plane's inference entry: each step
+   * or call is a request through it.
+   */
+  useInference(infer: BlsHost['infer']): void {
     this.inference = infer;
   }
 
@@ -481,7 +493,10 @@ export class ModelManager {
                   host: this.ensembleHost,
                 }),
               )
-            : startVersion(configured, v, budget, warmup.runs, this.options),
+            : startVersion(configured, v, budget, warmup.runs, {
+                ...this.options,
+                bls: this.blsHost,
+              }),
         ),
       );
       for (const r of results) {

@@ -33,6 +33,11 @@ export interface ModelSignature {
    * refuse them.
    */
   readonly bytesMayHoldNul: boolean;
+  /**
+   * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
+   * need a streaming transport (InferContext.responses). Set by start-version.ts.
+   */
+  readonly decoupled?: boolean;
 }
 
 function tensor(t: ModelTensorConfig): TensorSignature {

@@ -10,6 +10,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import { buildInstanceGroupPlans } from '../execution/build-session-plan.js';
 import { unappliedOptionWarnings } from '../execution/execution-providers.js';
 import { InstancePool } from '../execution/instance-pool.js';
+import type { BlsHost } from '../execution/javascript/instance-channel.js';
 import type { JavascriptWorkerInit, WarmupRun } from '../execution/messages.js';
 import type { Logger } from '../logger.js';
 import { fromConfigType } from '../tensor/datatypes.js';
@@ -27,6 +28,8 @@ export interface StartVersionDeps {
   readonly maxInputBytes: number;
   readonly catalog: MetricsCatalog;
   readonly logger: Logger;
+  /** The data plane, for a JavaScript model's BLS calls (absent in tests that run no server). */
+  readonly bls?: BlsHost;
 }
 
 export async function startVersion(
@@ -53,8 +56,10 @@ export async function startVersion(
     warmup,
     ...(c.javascript !== undefined && {
       javascript: {
-        worker: javascriptWorkerInit(config, c.source.dir),
+        worker: javascriptWorkerInit(config, c.source.dir, c.javascript.decoupled),
         executeTimeoutMs: c.javascript.executeTimeoutMs,
+        decoupled: c.javascript.decoupled,
+        ...(deps.bls !== undefined && { bls: deps.bls }),
       },
     }),
     logger: {
@@ -88,7 +93,10 @@ export async function startVersion(
     name: config.name,
     version,
     config,
-    signature: modelSignature(config, version),
+    signature:
+      c.javascript?.decoupled === true
+        ? Object.freeze({ ...modelSignature(config, version), decoupled: true })
+        : modelSignature(config, version),
     reporter,
     scheduler,
     ready: () => pool.ready,
@@ -100,8 +108,13 @@ export async function startVersion(
 }
 
 /** What a JavaScript model's workers get: its config as Triton's JSON, its directory, its outputs. */
-function javascriptWorkerInit(config: ModelConfig, modelDir: string): JavascriptWorkerInit {
+function javascriptWorkerInit(
+  config: ModelConfig,
+  modelDir: string,
+  decoupled: boolean,
+): JavascriptWorkerInit {
   return {
+    decoupled,
     modelConfig: toConfigJson(config),
     modelDir,
     batched: config.max_batch_size > 0,

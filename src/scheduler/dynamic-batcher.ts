@@ -9,6 +9,7 @@ import type { MemberResult, RunResponse, RunTiming } from '../execution/messages
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
 import { batchKey, mergeMembers, splitOutputs } from './batch-tensors.js';
+import type { RunScope } from '../execution/run-scope.js';
 import type { ExecutionTarget } from './execution-target.js';
 import type { PriorityPlan } from './queue-policy.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
@@ -76,13 +77,16 @@ export class DynamicBatcher implements SchedulingStrategy {
       ? members
       : members.filter((_, i) => refused[i] === undefined);
     const outcome = this.target
-      .run({
-        inputs: block.descriptors,
-        outputs: outputUnion(ran),
-        // The rows each member brought: a worker that answers per request (a JavaScript model)
-        // hands its model one request per member; the ORT worker runs the block as one batch.
-        ...(this.batched && { members: ran.map((r) => r.batchSize) }),
-      })
+      .run(
+        {
+          inputs: block.descriptors,
+          outputs: outputUnion(ran),
+          // The rows each member brought: a worker that answers per request (a JavaScript model)
+          // hands its model one request per member; the ORT worker runs the block as one batch.
+          ...(this.batched && { members: ran.map((r) => r.batchSize) }),
+        },
+        runScope(ran),
+      )
       .then(
         (resp) => split(ran, resp),
         (): RunOutcome => ({
@@ -92,6 +96,13 @@ export class DynamicBatcher implements SchedulingStrategy {
       );
     return ran === members ? outcome : outcome.then((o) => withRefused(o, refused));
   }
+}
+
+/** The members' signals, and their response sinks when they have them (decoupled models). */
+function runScope(members: readonly ValidatedRequest[]): RunScope {
+  const signals = members.map((r) => r.signal);
+  if (members.every((r) => r.responses === undefined)) return { signals };
+  return { signals, sinks: members.map((r) => r.responses) };
 }
 
 /**

@@ -4,9 +4,11 @@
 // started, always finishes (terminating a worker inside session.run aborts the process).
 
 import type { RunRequest, RunResponse } from '../execution/messages.js';
+import type { RunScope } from '../execution/run-scope.js';
 
 export interface ExecutionTarget {
   /** Instances that can execute at once. */
   readonly capacity: number;
-  run(request: RunRequest): Promise<RunResponse>;
+  /** `scope`: the members' signals and, for a decoupled model, their response sinks. */
+  run(request: RunRequest, scope?: RunScope): Promise<RunResponse>;
 }

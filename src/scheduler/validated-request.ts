@@ -2,6 +2,7 @@
 // (the brand below cannot be forged elsewhere without a cast): every tensor name, datatype, shape,
 // batch size and byte size has been checked against the model's frozen config.
 
+import type { ResponseSink } from '../execution/run-scope.js';
 import type { Datatype } from '../tensor/datatypes.js';
 
 declare const validated: unique symbol;
@@ -56,6 +57,11 @@ export interface ValidatedRequest {
   readonly signal: AbortSignal;
   /** process.hrtime.bigint() when the request was accepted, as a number of ns. */
   readonly arrivalNs: number;
+  /**
+   * Set exactly when the model is decoupled: where its responses go as the model sends them; the
+   * scheduler's result (no outputs) is then the final flag.
+   */
+  readonly responses?: ResponseSink;
 }
 
 /** Used by the validator only. */

@@ -53,6 +53,7 @@ export const flatbuffersCodec: FrameCodec = {
   encodeResponse: encodeFlatbuffersResponse,
   encodeRepositoryAnswer: encodeFlatbuffersRepositoryAnswer,
   encodeError: encodeFlatbuffersError,
+  streams: false,
 };
 
 export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {

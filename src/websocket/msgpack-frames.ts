@@ -43,6 +43,7 @@ export const msgpackCodec: FrameCodec = {
   encodeResponse: writeResponseFrame,
   encodeRepositoryAnswer: writeRepositoryFrame,
   encodeError: writeErrorFrame,
+  streams: true,
 };
 
 export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {

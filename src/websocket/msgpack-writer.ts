@@ -37,7 +37,11 @@ const KEY = {
   version: key('version'),
   state: key('state'),
   reason: key('reason'),
+  final: key('final'),
 };
+
+/** msgpack false / true, the value of a decoupled request's `final` key. */
+const BOOL = [Uint8Array.of(0xc2), Uint8Array.of(0xc3)] as const;
 
 /** Most bytes a string can take: 3 UTF-8 bytes per UTF-16 unit, plus a str 32 header. */
 const strBound = (s: string): number => s.length * 3 + 5;
@@ -174,10 +178,16 @@ export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Arra
     bound += 48 + strBound(o.name) + strBound(o.datatype) + 9 * o.shape.length;
     bound += o.data.byteLength;
   }
+  // A decoupled model's responses carry `final` (docs/websocket-protocol.md, "Decoupled models").
+  const final = r.parameters?.triton_final_response;
   const w = writer;
   w.begin(bound);
-  w.fixmap(4);
+  w.fixmap(typeof final === 'boolean' ? 5 : 4);
   w.id(id);
+  if (typeof final === 'boolean') {
+    w.raw(KEY.final);
+    w.raw(BOOL[final ? 1 : 0]);
+  }
   w.raw(KEY.modelName);
   w.str(r.model_name);
   w.raw(KEY.modelVersion);
@@ -240,11 +250,15 @@ export function writeRepositoryFrame(id: FrameId, answer: RepositoryAnswer): Uin
 }
 
 /** `{id, error: {code, message}}`; `id` is nil when the refused frame had no usable id. */
-export function writeErrorFrame(id: FrameId | null, error: WireError): Uint8Array {
+export function writeErrorFrame(id: FrameId | null, error: WireError, final?: boolean): Uint8Array {
   const w = writer;
   w.begin(48 + idBound(id) + strBound(error.code) + strBound(error.message));
-  w.fixmap(2);
+  w.fixmap(final === undefined ? 2 : 3);
   w.id(id);
+  if (final !== undefined) {
+    w.raw(KEY.final);
+    w.raw(BOOL[final ? 1 : 0]);
+  }
   w.raw(KEY.error);
   w.fixmap(2);
   w.raw(KEY.code);

@@ -96,6 +96,14 @@ export interface FrameCodec {
   encodeResponse(id: FrameId, response: InferenceResponse): Uint8Array;
   /** A repository frame's success answer. */
   encodeRepositoryAnswer(id: FrameId, answer: RepositoryAnswer): Uint8Array;
-  /** An error frame; `null`: the refused frame had no usable id, so the answer carries none. */
-  encodeError(id: FrameId | null, error: WireError): Uint8Array;
+  /**
+   * An error frame; `null`: the refused frame had no usable id, so the answer carries none.
+   * `final: false` marks one failed response of a decoupled request, which goes on.
+   */
+  encodeError(id: FrameId | null, error: WireError, final?: boolean): Uint8Array;
+  /**
+   * The codec can carry a decoupled model's responses (the `final` flag). FlatBuffers cannot yet:
+   * its schema has no such field, so a decoupled model is refused over it.
+   */
+  readonly streams: boolean;
 }

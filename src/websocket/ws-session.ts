@@ -238,6 +238,19 @@ export class WsSession implements WebSocketPeer {
       const response = await plane.infer(frame.model, frame.version, frame.request, {
         signal: slot.controller.signal,
         arrivalNs,
+        // A decoupled model's responses before its final flag: frames under the request's id that
+        // keep its slot (only the final response frame, below, releases it).
+        ...(codec.streams && {
+          responses: (r: InferenceResponse | InferenceServerError) => {
+            if (this.#slots.get(slot.id.key) !== slot || slot.state !== 'running') return;
+            this.#send(
+              r instanceof Error
+                ? codec.encodeError(frame.id, r.toWire(), false)
+                : codec.encodeResponse(frame.id, r),
+              undefined,
+            );
+          },
+        }),
       });
       return codec.encodeResponse(frame.id, response);
     });

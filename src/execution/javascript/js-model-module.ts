@@ -5,6 +5,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { fail } from '../../errors.js';
+import type { BlsFunctions } from './bls-client.js';
 import type { JsRequest } from './js-requests.js';
 
 /** What initialize() receives: Triton's Python backend `args`, with the config as an object. */
@@ -19,12 +20,18 @@ export interface JsInitializeArgs {
   readonly model_instance_device_id: 0;
   /** The model directory, `<repository>/<model>` (as Triton's Python backend names it). */
   readonly model_repository: string;
+  /** BLS, for warm-up calls: the same function as execute()'s `context.infer`. */
+  readonly infer: BlsFunctions['infer'];
+  readonly inferStream: BlsFunctions['inferStream'];
 }
+
+/** execute()'s second argument: BLS calls on any loaded model, through the data plane. */
+export type JsExecuteContext = BlsFunctions;
 
 /** The model, bound: every method callable as `model.method(...)`. */
 export interface JsModel {
   initialize(args: JsInitializeArgs): unknown;
-  execute(requests: readonly JsRequest[]): unknown;
+  execute(requests: readonly JsRequest[], context: JsExecuteContext): unknown;
   finalize(): unknown;
 }
 

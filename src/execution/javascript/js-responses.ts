@@ -97,10 +97,7 @@ function checkOutput(
   }
   const dims = checkShape(at, shape, spec.dims, batched ? rows : undefined, batched);
   const count = elementCount(dims);
-  const bytes =
-    spec.datatype === 'BYTES'
-      ? bytesData(at, data, count)
-      : numericData(at, spec.datatype, data, count);
+  const bytes = tensorBytes(at, spec.datatype, data, count, bad);
   return {
     spec: { name: spec.name, datatype: spec.datatype, shape: dims, byteLength: bytes.byteLength },
     bytes,
@@ -128,8 +125,31 @@ function checkShape(
   return [...got];
 }
 
+/**
+ * A tensor's `data` in the JS mapping (the table in docs/pipelines.md) -> its raw bytes (BYTES: the
+ * length-prefixed layout), checked to hold `count` elements; `bad` makes the error for a mismatch.
+ * A TypedArray of the right kind is viewed, not copied. Also used for BLS call inputs.
+ */
+export function tensorBytes(
+  at: string,
+  datatype: Datatype,
+  data: unknown,
+  count: number,
+  bad: (message: string) => Error,
+): Uint8Array {
+  return datatype === 'BYTES'
+    ? bytesData(at, data, count, bad)
+    : numericData(at, datatype, data, count, bad);
+}
+
 /** A TypedArray of the datatype's kind, or a plain array of numbers (bigints, booleans). */
-function numericData(at: string, datatype: Datatype, data: unknown, count: number): Uint8Array {
+function numericData(
+  at: string,
+  datatype: Datatype,
+  data: unknown,
+  count: number,
+  bad: (message: string) => Error,
+): Uint8Array {
   const info = datatypeInfo(datatype);
   const ctor = info.array;
   if (ctor === null) throw fail('INTERNAL', `${datatype} has no TypedArray`);
@@ -169,7 +189,12 @@ function numericData(at: string, datatype: Datatype, data: unknown, count: numbe
 }
 
 /** BYTES: an array of strings (written as UTF-8) and/or Uint8Arrays, framed in the BYTES layout. */
-function bytesData(at: string, data: unknown, count: number): Uint8Array {
+function bytesData(
+  at: string,
+  data: unknown,
+  count: number,
+  bad: (message: string) => Error,
+): Uint8Array {
   if (!Array.isArray(data)) {
     throw bad(
       `${at}: BYTES data must be an array of strings or Uint8Arrays, got ${describe(data)}`,

@@ -13,7 +13,9 @@ import {
   type CheckedResponse,
   type ResponseRules,
 } from './js-responses.js';
-import type { JsModel } from './js-model-module.js';
+import type { JsExecuteContext, JsModel } from './js-model-module.js';
+import type { SenderFinal, SenderResponse } from './channel-messages.js';
+import { RunSenders } from './response-sender.js';
 
 /** Where a run happens: the model, what responses are checked against, how to scrub messages. */
 export interface RunContext {
@@ -22,6 +24,10 @@ export interface RunContext {
   /** e.g. `model "add" version 1`, for messages. */
   readonly label: string;
   readonly scrub: { readonly modelPath: string; readonly displayPath: string };
+  /** execute()'s second argument (BLS). */
+  readonly context: JsExecuteContext;
+  /** Set for a decoupled model: its requests get senders, whose messages go here. */
+  readonly decoupled?: { readonly post: (m: SenderResponse | SenderFinal) => void };
 }
 
 const now = (): bigint => process.hrtime.bigint();
@@ -36,9 +42,10 @@ export async function runJsModel(ctx: RunContext, req: RunRequest): Promise<RunR
     return { ok: false, error: toWireError(e, 'INTERNAL', ctx.scrub) };
   }
   const t1 = now();
+  if (ctx.decoupled !== undefined) return runDecoupled(ctx, req, requests, wanted, t0, t1);
   let answers: unknown;
   try {
-    answers = await ctx.model.execute(requests);
+    answers = await ctx.model.execute(requests, ctx.context);
   } catch (e) {
     return { ok: false, error: modelError(ctx, 'execute() threw', e) };
   }
@@ -87,6 +94,46 @@ export async function runJsModel(ctx: RunContext, req: RunRequest): Promise<RunR
     return { ok: true, outputs };
   });
   return { ok: true, outputs: [], timing, members };
+}
+
+/**
+ * A decoupled model's run: each request gets a `sender`; the responses travel on the channel as
+ * they are sent, and the reply (every member answered, with no outputs) comes once every sender has
+ * closed. execute() throwing answers each request still open with the error, then closes it.
+ */
+async function runDecoupled(
+  ctx: RunContext,
+  req: RunRequest,
+  requests: readonly JsRequest[],
+  wanted: readonly string[],
+  t0: bigint,
+  t1: bigint,
+): Promise<RunResponse> {
+  const post = ctx.decoupled?.post ?? (() => undefined);
+  const batchRows = ctx.rules.batched ? (req.inputs[0]?.shape[0] ?? 0) : undefined;
+  const rows = req.members ?? [batchRows];
+  const senders = new RunSenders({
+    run: req.run ?? 0,
+    wanted,
+    rows,
+    rules: ctx.rules,
+    post,
+    modelError: (what, e) => modelError(ctx, what, e),
+  });
+  const withSenders = requests.map((r, i) => Object.freeze({ ...r, sender: senders.senders[i] }));
+  try {
+    await ctx.model.execute(withSenders, ctx.context);
+  } catch (e) {
+    senders.failOpen(modelError(ctx, 'execute() threw', e));
+  }
+  const t2 = now();
+  await senders.closed();
+  return {
+    ok: true,
+    outputs: [],
+    timing: { inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: Number(now() - t2) },
+    members: rows.map((): MemberResult => ({ ok: true, outputs: [] })),
+  };
 }
 
 /** The model's own failure, with its message (paths scrubbed) and which call it came from. */

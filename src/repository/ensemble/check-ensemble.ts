@@ -48,6 +48,12 @@ export function checkEnsemble(config: ModelConfig, host: EnsembleHost): void {
         `${at} cannot be used: ${e instanceof Error ? e.message : String(e)}; load the model first`,
       );
     }
+    if (sig.decoupled === true) {
+      throw invalid(
+        `${at} is decoupled (model_transaction_policy { decoupled: true }): an ensemble step ` +
+          `must answer each request with exactly one response`,
+      );
+    }
     if (config.max_batch_size > sig.maxBatchSize) {
       throw invalid(
         `${at} has max_batch_size ${sig.maxBatchSize}, less than the ensemble's ${config.max_batch_size}`,

@@ -26,7 +26,7 @@ void test('a javascript model defaults to model.js, one instance, and a 30 s exe
     loaded.config.instance_group.map((g) => [g.kind, g.count]),
     [['KIND_CPU', 1]],
   );
-  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 30_000 });
+  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 30_000, decoupled: false });
 });
 
 void test('model.mjs is picked when that is the file the versions hold', async () => {
@@ -47,7 +47,7 @@ void test("the model's parameters are its own; execute_timeout_ms is read once",
     '1/model.js': '',
   });
   const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
-  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 250 });
+  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 250, decoupled: false });
   assert.equal(loaded.ort.intraOpThreadCount, 0);
   assert.deepEqual(
     loaded.warnings.filter((w) => /parameter/.test(w)),

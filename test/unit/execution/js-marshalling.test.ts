@@ -17,6 +17,7 @@ import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { byteView, typedView } from '../../../src/memory/views.js';
 import { bytesElements, encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';
 import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
+import { BlsClient } from '../../../src/execution/javascript/bls-client.js';
 
 /** One block holding FP32 [3,2], INT64 [3,1] and BYTES [3,1] inputs (3 rows). */
 function batchBlock(): readonly TensorDescriptor[] {
@@ -213,6 +214,8 @@ void describe('runJsModel', () => {
     rules: { batched: true, outputs: [{ name: 'Y', datatype: 'FP32', dims: [2] }] },
     label: 'model "m" version 1',
     scrub,
+    // These models make no BLS calls: a client whose calls go nowhere.
+    context: new BlsClient(() => undefined).functions(),
   });
   const double: JsModel['execute'] = (requests) =>
     requests.map((r) => {
