@@ -12,7 +12,9 @@ import {
 } from './model/model-signature.js';
 import { helpText } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
+import type { BenchOptions } from './options/bench-options.js';
 import { parseServerUrl } from './options/server-url.js';
+import { UsageError } from './options/usage-error.js';
 import { prepareRun } from './prepare-run.js';
 import { levelTable } from './report/comparison.js';
 import { Progress } from './report/progress.js';
@@ -63,6 +65,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const base =
       options.protocol === 'grpc' ? `grpc://${grpcAddress(host, port)}` : `http://${host}:${port}`;
     const sig = await signature(options.protocol === 'grpc', host, port, options);
+    checkSequences(sig, options);
     const prepared = prepareRun(sig, options.modelVersion, options);
     const spec: HttpTargetSpec = {
       id: server !== null ? 'infernode' : 'server',
@@ -117,6 +120,33 @@ async function main(argv: readonly string[]): Promise<number> {
     progress.clear();
     forget();
     await server?.stop();
+  }
+}
+
+/**
+ * A sequence model is measured as sequences over HTTP in concurrency mode (each connection walks
+ * its own sequences); the other transports and request-rate mode do not send sequences yet, so
+ * they are refused rather than sending requests the sequence batcher would reject.
+ */
+function checkSequences(sig: ModelSignature, options: BenchOptions): void {
+  if (!sig.sequenceBatching) {
+    if (options.sequence.explicit) {
+      throw new UsageError(
+        `the sequence flags need a model with sequence_batching; ${sig.name}'s config has none`,
+      );
+    }
+    return;
+  }
+  if (options.protocol !== 'http') {
+    throw new UsageError(
+      `${sig.name} has sequence_batching: sequences are sent over -i http only so far, got -i ${options.protocol}`,
+    );
+  }
+  if (options.sweep.kind !== 'concurrency') {
+    throw new UsageError(
+      `${sig.name} has sequence_batching: sequences are sent with --concurrency-range only so far ` +
+        '(each connection one sequence at a time), got --request-rate-range',
+    );
   }
 }
 

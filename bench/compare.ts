@@ -127,7 +127,7 @@ async function runInfernode(
         case 'binary':
           return runHttpTarget(
             spec,
-            sets.map(binaryRequestBody),
+            sets.map((s) => binaryRequestBody(s)),
             outputs,
             levels,
             { ...options, binary: true },

@@ -4,6 +4,7 @@
 import { loadInputSets, type InputSet } from './model/input-data.js';
 import { resolveInputs, type ModelSignature } from './model/model-signature.js';
 import { binaryRequestBody, jsonRequestBody } from './model/request-body.js';
+import { SEQUENCE_PLACEHOLDER } from './load/http-sequence-requests.js';
 import type { RequestBody } from './load/http-request.js';
 import type { BenchOptions } from './options/bench-options.js';
 import type { ModelUnderTest } from './report/result-types.js';
@@ -26,8 +27,10 @@ export function prepareRun(
     seed: options.seed,
     stringLength: options.stringLength,
   });
+  // A sequence model's requests carry placeholders the generator patches per request.
+  const parameters = sig.sequenceBatching ? SEQUENCE_PLACEHOLDER : undefined;
   const bodies = sets.map((set) =>
-    options.binary ? binaryRequestBody(set) : jsonRequestBody(set),
+    options.binary ? binaryRequestBody(set, parameters) : jsonRequestBody(set, parameters),
   );
   return {
     sets,

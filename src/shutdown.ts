@@ -109,6 +109,12 @@ export class ShutdownSequence {
     // Said once the listeners are closed, so that whoever reads it can rely on it.
     if (p.drainDelayMs > 0) p.logger.info('drain delay over: refusing new connections');
     if (!(await this.#unlessCut(p.http.whenIdle()))) return false;
+    // No HTTP request is open, and none can begin before the next I/O callback: close the HTTP
+    // connections now, before the models unload. A keep-alive connection idle through the drain
+    // (a balancer's pooled one) left open until #release could still deliver a request after the
+    // unload, answered 503 "no available versions" (measured behind nginx: 2 in 14,000 requests).
+    // Closed unanswered, the request was never read, and a balancer may send it elsewhere.
+    await p.http.close();
     // Every network request is answered by now; only in-process ones (the embedded API) can still
     // be queued. stop() lets them finish and refuses more.
     if (!(await this.#unlessCut(Promise.all(p.schedulers().map((s) => s.stop()))))) return false;

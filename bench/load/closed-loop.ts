@@ -6,7 +6,10 @@
 import { DrainWaiters } from './drain-waiters.js';
 import { HttpConnection, type HttpOutcome } from './http-connection.js';
 import { describeFailure } from './load-engine.js';
-import type { PayloadCycle } from './payload-cycle.js';
+/** Where each slot's next request comes from (a PayloadCycle ignores the slot). */
+export interface RequestSource {
+  next(slot: number): Buffer;
+}
 import type { WindowRecorder } from './window-recorder.js';
 
 export interface HttpTarget {
@@ -24,7 +27,7 @@ export class ClosedLoop {
 
   constructor(
     private readonly target: HttpTarget,
-    private readonly payloads: PayloadCycle,
+    private readonly payloads: RequestSource,
     private readonly recorder: WindowRecorder,
   ) {}
 
@@ -71,7 +74,7 @@ export class ClosedLoop {
       return;
     }
     this.busy += 1;
-    conn.send(this.payloads.next(), (outcome) => this.onDone(slot, outcome));
+    conn.send(this.payloads.next(slot), (outcome) => this.onDone(slot, outcome));
   }
 
   private onDone(slot: number, o: HttpOutcome): void {

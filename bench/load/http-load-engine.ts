@@ -1,9 +1,11 @@
 // The HTTP load engine of one generator thread: a closed loop (concurrency) or an open loop
 // (request rate) over prebuilt requests. The per-request timeout sweep and the draining stop are
-// SweptLoadEngine's, shared with the WebSocket engine.
+// SweptLoadEngine's, shared with the WebSocket engine. For a sequence model each connection of the
+// closed loop walks its own sequences (http-sequence-requests.ts).
 
 import { ClosedLoop } from './closed-loop.js';
 import type { HttpConnection } from './http-connection.js';
+import { HttpSequenceRequests, type HttpSequenceInit } from './http-sequence-requests.js';
 import type { LoadShare } from './messages.js';
 import { OpenLoop } from './open-loop.js';
 import { PayloadCycle } from './payload-cycle.js';
@@ -17,6 +19,8 @@ export interface HttpEngineInit {
   readonly requests: readonly Uint8Array[];
   readonly maxConnections: number;
   readonly requestTimeoutMs: number;
+  /** A sequence model's settings (the requests then hold placeholders); null otherwise. */
+  readonly sequences: HttpSequenceInit | null;
 }
 
 export class HttpLoadEngine extends SweptLoadEngine<ClosedLoop | OpenLoop, HttpConnection | null> {
@@ -33,14 +37,21 @@ export class HttpLoadEngine extends SweptLoadEngine<ClosedLoop | OpenLoop, HttpC
 
   async start(share: LoadShare, recorder: WindowRecorder): Promise<void> {
     const payloads = new PayloadCycle(this.requests, this.threadIndex);
+    const sequences = this.init.sequences;
     switch (share.kind) {
       case 'concurrency': {
-        const loop = new ClosedLoop(this.init, payloads, recorder);
+        const source =
+          sequences === null
+            ? payloads
+            : new HttpSequenceRequests(this.requests, sequences, this.threadIndex);
+        const loop = new ClosedLoop(this.init, source, recorder);
         this.runner = loop;
         await loop.start(share.concurrency);
         break;
       }
       case 'request-rate': {
+        // The command line refuses this earlier; here it would send sequences out of order.
+        if (sequences !== null) throw new Error('sequences are sent in concurrency mode only');
         const loop = new OpenLoop(this.init, payloads, recorder, this.init.maxConnections);
         this.runner = loop;
         await loop.start(share);

@@ -21,6 +21,8 @@ export interface ModelSignature {
   readonly maxBatchSize: number;
   readonly inputs: readonly TensorSpec[];
   readonly outputs: readonly TensorSpec[];
+  /** The config has `sequence_batching`: requests must come as sequences. */
+  readonly sequenceBatching: boolean;
 }
 
 /** One input as every request of the run sends it. */
@@ -67,9 +69,11 @@ export function signatureFromMetadata(metadata: unknown, config: unknown): Model
         ? Number.MAX_SAFE_INTEGER
         : 0;
   const batched = maxBatchSize > 0;
+  const sequencing = (config as { sequence_batching?: unknown } | null)?.sequence_batching;
   return {
     name: m.name,
     maxBatchSize,
+    sequenceBatching: sequencing !== undefined && sequencing !== null,
     inputs: (m.inputs as MetadataTensor[]).map((t) => tensorFromMetadata(t, batched, 'input')),
     outputs: (m.outputs as MetadataTensor[]).map((t) => tensorFromMetadata(t, batched, 'output')),
   };
@@ -85,6 +89,7 @@ export function signatureFromConfig(config: ModelConfig): ModelSignature {
   return {
     name: config.name,
     maxBatchSize: config.max_batch_size,
+    sequenceBatching: config.sequence_batching !== undefined,
     inputs: config.input.map(tensor),
     outputs: config.output.map(tensor),
   };

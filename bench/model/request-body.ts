@@ -45,8 +45,13 @@ export function tensorBytes(t: TensorValues): Uint8Array {
   }
 }
 
-export function jsonRequestBody(set: InputSet): RequestBody {
+/** `parameters`: request-level parameters (a sequence model's placeholders), none when absent. */
+export function jsonRequestBody(
+  set: InputSet,
+  parameters?: Readonly<Record<string, unknown>>,
+): RequestBody {
   const body = {
+    ...(parameters !== undefined ? { parameters } : {}),
     inputs: set.map((t) => ({
       name: t.name,
       datatype: t.datatype,
@@ -58,7 +63,10 @@ export function jsonRequestBody(set: InputSet): RequestBody {
 }
 
 /** Binary tensor extension: a JSON header, then each input's bytes; outputs come back binary too. */
-export function binaryRequestBody(set: InputSet): RequestBody {
+export function binaryRequestBody(
+  set: InputSet,
+  parameters?: Readonly<Record<string, unknown>>,
+): RequestBody {
   const data = set.map(tensorBytes);
   const header = {
     inputs: set.map((t, i) => ({
@@ -67,7 +75,7 @@ export function binaryRequestBody(set: InputSet): RequestBody {
       shape: t.shape,
       parameters: { binary_data_size: data[i]?.byteLength ?? 0 },
     })),
-    parameters: { binary_data_output: true },
+    parameters: { ...parameters, binary_data_output: true },
   };
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   return {

@@ -2,6 +2,7 @@
 // every result file so a run can be reproduced from its JSON.
 
 import type { LoadRange } from './load-range.js';
+import type { SequenceOptions } from './sequence-options.js';
 
 export type Protocol = 'http' | 'ws' | 'grpc';
 export type RequestDistribution = 'constant' | 'poisson';
@@ -101,6 +102,8 @@ export interface BenchOptions {
   readonly targets: readonly CompareTarget[];
   /** `bench:compare`: sessions (one per worker thread) for the raw ORT limit. */
   readonly rawThreads: number;
+  /** perf_analyzer's sequence flags, used when the model has sequence_batching. */
+  readonly sequence: SequenceOptions;
   /** `bench:compare`: copy the run to bench/results/latest.* and regenerate bench/RESULTS.md. */
   readonly publish: boolean;
 }

@@ -69,6 +69,26 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   },
   'request-timeout': { kind: 'uint', help: 'Per-request timeout in ms (30000)' },
   seed: { kind: 'uint', help: 'Seed for random input data and Poisson arrivals (1)' },
+  'sequence-length': {
+    kind: 'uint',
+    only: 'bench',
+    help: 'Sequence model: requests per sequence (20)',
+  },
+  'sequence-length-variation': {
+    kind: 'number',
+    only: 'bench',
+    help: 'Sequence model: each length within +/- this percent (20)',
+  },
+  'num-of-sequences': {
+    kind: 'uint',
+    only: 'bench',
+    help: 'Sequence model, request-rate mode: concurrent sequences (4); not sent yet, see README',
+  },
+  'sequence-id-range': {
+    kind: 'string',
+    only: 'bench',
+    help: 'Sequence model: ids start[:end], wrapping at the end (1:2^53-1)',
+  },
   serve: { kind: 'flag', only: 'bench', help: 'Start infernode on a free port for the run' },
   'model-repository': { kind: 'string', help: 'Repository for spawned servers (model_repository)' },
   'server-arg': { kind: 'string', repeat: true, help: 'Extra flag for spawned infernode' },

@@ -15,6 +15,11 @@ import {
 } from './bench-options.js';
 import { FLAGS, UNSUPPORTED, type Command, type FlagSpec } from './flag-table.js';
 import { parseLoadRange } from './load-range.js';
+import {
+  DEFAULT_SEQUENCE_OPTIONS,
+  parseSequenceIdRange,
+  type SequenceOptions,
+} from './sequence-options.js';
 import { UsageError } from './usage-error.js';
 
 export interface ParsedCommandLine {
@@ -170,6 +175,31 @@ function parseSweep(r: Reader): SweepMode {
   };
 }
 
+const SEQUENCE_FLAGS = [
+  'sequence-length',
+  'sequence-length-variation',
+  'num-of-sequences',
+  'sequence-id-range',
+];
+
+function parseSequence(r: Reader): SequenceOptions {
+  const d = DEFAULT_SEQUENCE_OPTIONS;
+  return Object.freeze({
+    length: r.number('sequence-length', d.length, (n) => n >= 1, 'an integer >= 1'),
+    lengthVariation: r.number(
+      'sequence-length-variation',
+      d.lengthVariation,
+      (n) => n >= 0 && n <= 100,
+      'a percentage 0..100',
+    ),
+    numSequences: r.number('num-of-sequences', d.numSequences, (n) => n >= 1, 'an integer >= 1'),
+    idRange: r.has('sequence-id-range')
+      ? Object.freeze(parseSequenceIdRange(r.string('sequence-id-range', '')))
+      : d.idRange,
+    explicit: SEQUENCE_FLAGS.some((f) => r.has(f)),
+  });
+}
+
 function parseTargets(text: string): CompareTarget[] {
   if (text.trim() === 'all') return [...COMPARE_TARGETS];
   const names = text.split(',').map((s) => s.trim());
@@ -260,6 +290,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     targets: Object.freeze(parseTargets(r.string('targets', DEFAULT_COMPARE_TARGETS.join(',')))),
     rawThreads: r.number('raw-threads', cores, (n) => n >= 1 && n <= 64, '1..64'),
     publish: !r.flag('no-publish'),
+    sequence: parseSequence(r),
   };
   return { help, options: Object.freeze(options) };
 }

@@ -1,6 +1,6 @@
 // The operational benches' published files: bench/results/model-cycles.json,
-// reload-under-load.json, soak.json, large-request.json and ocr.json, read back for rendering, with the files derived from each
-// (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
+// reload-under-load.json, soak.json, large-request.json and ocr.json, read back for rendering,
+// with the files derived from each (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

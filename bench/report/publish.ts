@@ -1,7 +1,8 @@
 // Publishing a comparison: copies its files to bench/results/latest.* (committed) — or, for a
 // comparison of infernode's transports, to bench/results/protocols-<model>.json — regenerates
 // bench/RESULTS.md from latest.json plus every protocols-*.json and the model-management results
-// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json), and refreshes the README's block between its
+// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json) and the
+// sequence streams bench (sequence-streams.json), and refreshes the README's block between its
 // `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
 // and HTML are run through the repository's prettier so `prettier --check .` stays clean.
 
@@ -29,6 +30,8 @@ import { plotPng } from './plot-png.js';
 import { isProtocolRun, type ResultFile } from './protocol-table.js';
 import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
+import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
+import type { StreamsResult } from '../streams/streams-result.js';
 import { mainTarget } from './write-outputs.js';
 
 export interface Published {
@@ -89,7 +92,13 @@ export async function renderAllPublished(): Promise<Published> {
     throw e;
   });
   const protocols = await readProtocolResults();
-  const managed = await renderModelManagement();
+  const management = await renderModelManagement();
+  const streams = await renderSequenceStreams();
+  // The streams bench's section follows the model-management ones, in the same list.
+  const managed: ModelManagementRendering = {
+    files: [...management.files, ...streams.files],
+    sections: [...management.sections, ...streams.sections],
+  };
   if (main === null && protocols.length === 0 && managed.sections.length === 0) {
     throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
   }
@@ -157,6 +166,10 @@ async function publishModelManagement(file: string, result: object): Promise<str
 
 export function publishModelCycles(result: CyclesResult): Promise<string[]> {
   return publishModelManagement(CYCLES_JSON, result);
+}
+
+export function publishSequenceStreams(result: StreamsResult): Promise<string[]> {
+  return publishModelManagement(STREAMS_JSON, result);
 }
 
 export function publishReloadUnderLoad(result: ReloadResult): Promise<string[]> {

@@ -4,6 +4,12 @@
 
 import type { HttpEngineInit } from '../load/http-load-engine.js';
 import { buildHttpRequest, type RequestBody } from '../load/http-request.js';
+import {
+  patchSequence,
+  SEQUENCE_PLACEHOLDER,
+  sequenceSites,
+  type HttpSequenceInit,
+} from '../load/http-sequence-requests.js';
 import type { LoadLevel } from '../load/messages.js';
 import { preflight } from '../load/preflight.js';
 import { modelPath } from '../model/kserve-paths.js';
@@ -36,7 +42,21 @@ export async function runHttpTarget(
   const path = modelPath(options.model, options.modelVersion, 'infer');
   const first = bodies[0];
   if (first === undefined) throw new Error('no request bodies');
-  await preflight(base, path, first, expectedOutputs);
+  const sequences = sequenceInit(options, first);
+  // A sequence model's preflight is a sequence of one request (start and end), under the
+  // range's first id, which the run then reuses for a fresh sequence.
+  const probe: RequestBody =
+    sequences === null
+      ? first
+      : {
+          ...first,
+          body: patchSequence(Buffer.from(first.body), sequenceSites(Buffer.from(first.body)), {
+            id: options.sequence.idRange.start,
+            start: true,
+            end: true,
+          }),
+        };
+  await preflight(base, path, probe, expectedOutputs);
 
   const engine = (): HttpEngineInit => ({
     host: spec.host,
@@ -44,6 +64,7 @@ export async function runHttpTarget(
     requests: bodies.map((b) => buildHttpRequest(spec.host, spec.port, path, b)),
     maxConnections: options.maxConnections,
     requestTimeoutMs: options.requestTimeoutMs,
+    sequences,
   });
   return runGeneratorSweep(
     spec,
@@ -57,4 +78,15 @@ export async function runHttpTarget(
     options,
     progress,
   );
+}
+
+/** The generator's sequence settings when the bodies carry sequence placeholders, else null. */
+function sequenceInit(options: BenchOptions, body: RequestBody): HttpSequenceInit | null {
+  const marked = Buffer.from(body.body).includes(
+    `"sequence_id":${SEQUENCE_PLACEHOLDER.sequence_id}`,
+    0,
+    'latin1',
+  );
+  if (!marked) return null;
+  return { options: options.sequence, threads: options.generatorThreads, seed: options.seed };
 }

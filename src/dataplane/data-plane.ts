@@ -48,6 +48,7 @@ export const EXTENSIONS = Object.freeze([
   'parameters',
   'model_repository',
   'model_repository(unload_dependents)',
+  'sequence',
 ]);
 
 export interface DataPlaneOptions {

@@ -8,8 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
-import type { InferenceServerError } from '../errors.js';
-import { fail, toServerError } from '../errors.js';
+import { fail, InferenceServerError, toServerError } from '../errors.js';
 import { availableGpuIds } from '../execution/gpu-devices.js';
 import {
   planThreadBudget,
@@ -226,7 +225,11 @@ export class ModelManager {
   async load(name: string, override: LoadOverride | undefined): Promise<void> {
     this.assertControl();
     assertValidModelName(name);
-    return this.serialize(name, (defer) => this.loadNow(name, override, defer));
+    return this.serialize(name, (defer) => this.loadNow(name, override, defer)).catch(
+      (e: unknown) => {
+        throw failedToLoad(name, e);
+      },
+    );
   }
 
   /**
@@ -689,7 +692,7 @@ export class ModelManager {
       if (override.configJson === undefined) {
         throw fail(
           'BAD_PARAMETER',
-          `failed to load '${name}': file overrides need the "config" parameter as well`,
+          `failed to load '${name}', file overrides need the "config" parameter as well`,
         );
       }
       const dir = await writeOverrideDirectory(name, override.files);
@@ -772,6 +775,17 @@ function succeeded(entry: ModelEntry): void {
 function notInRepository(name: string): InferenceServerError {
   return fail(
     'MODEL_NOT_FOUND',
-    `failed to load '${name}': model not found in any model repository`,
+    `failed to load '${name}', model not found in any model repository`,
   );
+}
+
+/**
+ * A load's error as Triton words it: "failed to load '<model>', <reason>" (its model repository
+ * manager prefixes every load failure so), keeping the code. Clients and scripts match the prefix
+ * (Triton's own simple_http_model_control example does).
+ */
+function failedToLoad(name: string, e: unknown): InferenceServerError {
+  const err = toServerError(e);
+  if (err.message.startsWith(`failed to load '${name}'`)) return err;
+  return new InferenceServerError(err.code, `failed to load '${name}', ${err.message}`);
 }

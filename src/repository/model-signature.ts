@@ -28,16 +28,16 @@ export interface ModelSignature {
   /** The model has `sequence_batching`: every request belongs to a sequence. */
   readonly sequence: boolean;
   /**
-   * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
-   * need a streaming transport (InferContext.responses). Set by start-version.ts.
-   */
-  readonly decoupled?: boolean;
-  /**
    * BYTES elements may hold NUL bytes: true for JavaScript models (they get the bytes as sent) and
    * ensembles (each step's model checks for itself); ONNX Runtime truncates them, so ONNX models
    * refuse them.
    */
   readonly bytesMayHoldNul: boolean;
+  /**
+   * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
+   * need a streaming transport (InferContext.responses). Set by start-version.ts.
+   */
+  readonly decoupled?: boolean;
 }
 
 function tensor(t: ModelTensorConfig): TensorSignature {

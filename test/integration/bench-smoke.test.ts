@@ -218,6 +218,45 @@ void describe('bench (npm run bench)', () => {
     assert.match(readFileSync(path.join(dir, 'infernode.csv'), 'utf8'), /^Concurrency,/);
   });
 
+  void it('sends a sequence model its requests as sequences (perf_analyzer sequence flags)', async () => {
+    const repo = tempDir('bench-seq-repo-');
+    cpSync(path.join(MODEL_REPOSITORY, 'silero_vad'), path.join(repo, 'silero_vad'), {
+      recursive: true,
+    });
+    const out = tempDir('bench-seq-');
+    const file = path.join(out, 'seq.json');
+    const r = await run('cli.js', [
+      '--serve',
+      '-m',
+      'silero_vad',
+      '--concurrency-range',
+      '2',
+      '-p',
+      '150',
+      '-r',
+      '3',
+      `--model-repository=${repo}`,
+      '--sequence-length',
+      '3',
+      '--sequence-length-variation',
+      '0',
+      '--sequence-id-range',
+      '500:900',
+      '--out-dir',
+      out,
+      '--json',
+      file,
+    ]);
+    // The sequence batcher refuses a request without a sequence id, so no error means every
+    // request arrived as part of a sequence, in order.
+    assert.equal(r.code, 0, r.stderr);
+    const result = json(file);
+    assert.deepEqual(result.options.sequence.idRange, { start: 500, end: 900 });
+    const [level] = result.targets[0].levels;
+    assertLevel(level, 'concurrency', 2);
+    assert.ok(level.summary.server.requests > 0);
+  });
+
   void it('refuses a bad command line with exit code 2 and the reason', async () => {
     const r = await run('cli.js', ['-m', 'mlp', '--concurrency-range', '4:1']);
     assert.equal(r.code, 2);

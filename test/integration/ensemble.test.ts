@@ -216,7 +216,7 @@ void describe('ensembles on a real server', () => {
     assert.equal(r.status, 400);
     assert.equal(
       r.json.error,
-      "ensemble 'mismatch': ensemble tensor 'A' is FP32 [-1,16] from ensemble input 'A', but input 'INPUT0' of step 0 (model 'simple') takes INT32 [-1,16]",
+      "failed to load 'mismatch', ensemble 'mismatch': ensemble tensor 'A' is FP32 [-1,16] from ensemble input 'A', but input 'INPUT0' of step 0 (model 'simple') takes INT32 [-1,16]",
     );
   });
 

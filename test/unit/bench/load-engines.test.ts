@@ -97,6 +97,7 @@ function engineFor(port: number): HttpLoadEngine {
       requests: [buildHttpRequest('127.0.0.1', port, '/v2/models/m/infer', body)],
       maxConnections: 256,
       requestTimeoutMs: 10_000,
+      sequences: null,
     },
     0,
   );

@@ -26,6 +26,7 @@ const SIMPLE: ModelSignature = {
     { name: 'INPUT1', datatype: 'INT32', dims: [16] },
   ],
   outputs: [{ name: 'OUTPUT0', datatype: 'INT32', dims: [16] }],
+  sequenceBatching: false,
 };
 
 void describe('signatureFromMetadata', () => {
