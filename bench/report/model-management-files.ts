@@ -1,6 +1,6 @@
 // The operational benches' published files: bench/results/model-cycles.json,
-// reload-under-load.json, soak.json and large-request.json, read back for rendering, with the files derived from each
-// (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
+// reload-under-load.json, soak.json, large-request.json and ocr.json, read back for rendering,
+// with the files derived from each (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
 
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,17 +8,20 @@ import { CYCLES_SCHEMA, type CyclesResult } from '../model-management/cycles-res
 import { RELOAD_SCHEMA, type ReloadResult } from '../model-management/reload-result.js';
 import { SOAK_SCHEMA, type SoakResult } from '../soak/soak-result.js';
 import { LARGE_SCHEMA, type LargeResult } from '../large/large-result.js';
+import { OCR_SCHEMA, type OcrResult } from '../ocr/ocr-result.js';
 import { REPO_ROOT, RESULTS_DIR } from '../paths.js';
 import { cyclesCsv, cyclesPlotModel, cyclesSection } from './model-cycles-report.js';
 import { plotPng } from './plot-png.js';
 import { phasesCsv, reloadSection, reloadsCsv } from './reload-report.js';
 import { soakCsv, soakPlotModel, soakSection } from './soak-report.js';
 import { largeRequestSection } from './large-request-report.js';
+import { ocrSection } from './ocr-report.js';
 
 export const CYCLES_JSON = path.join(RESULTS_DIR, 'model-cycles.json');
 export const RELOAD_JSON = path.join(RESULTS_DIR, 'reload-under-load.json');
 export const SOAK_JSON = path.join(RESULTS_DIR, 'soak.json');
 export const LARGE_JSON = path.join(RESULTS_DIR, 'large-request.json');
+export const OCR_JSON = path.join(RESULTS_DIR, 'ocr.json');
 
 /** A published file with the schema this code renders; null when it is not there. */
 async function readPublished<T extends { schema: string }>(
@@ -79,5 +82,7 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
   }
   const large = await readPublished<LargeResult>(LARGE_JSON, LARGE_SCHEMA);
   if (large !== null) sections.push(...largeRequestSection(large, rel(LARGE_JSON)));
+  const ocr = await readPublished<OcrResult>(OCR_JSON, OCR_SCHEMA);
+  if (ocr !== null) sections.push(...ocrSection(ocr, rel(OCR_JSON)));
   return { files, sections };
 }

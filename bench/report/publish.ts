@@ -1,8 +1,8 @@
 // Publishing a comparison: copies its files to bench/results/latest.* (committed) — or, for a
 // comparison of infernode's transports, to bench/results/protocols-<model>.json — regenerates
 // bench/RESULTS.md from latest.json plus every protocols-*.json and the model-management results
-// (model-cycles.json, reload-under-load.json, soak.json, large-request.json) and the sequence
-// streams bench (sequence-streams.json), and refreshes the README's block between its
+// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json) and the
+// sequence streams bench (sequence-streams.json), and refreshes the README's block between its
 // `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
 // and HTML are run through the repository's prettier so `prettier --check .` stays clean.
 
@@ -13,6 +13,7 @@ import type { CyclesResult } from '../model-management/cycles-result.js';
 import type { ReloadResult } from '../model-management/reload-result.js';
 import type { SoakResult } from '../soak/soak-result.js';
 import type { LargeResult } from '../large/large-result.js';
+import type { OcrResult } from '../ocr/ocr-result.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import {
@@ -20,6 +21,7 @@ import {
   RELOAD_JSON,
   SOAK_JSON,
   LARGE_JSON,
+  OCR_JSON,
   renderModelManagement,
   type ModelManagementRendering,
 } from './model-management-files.js';
@@ -180,4 +182,8 @@ export function publishSoak(result: SoakResult): Promise<string[]> {
 
 export function publishLargeRequest(result: LargeResult): Promise<string[]> {
   return publishModelManagement(LARGE_JSON, result);
+}
+
+export function publishOcr(result: OcrResult): Promise<string[]> {
+  return publishModelManagement(OCR_JSON, result);
 }

@@ -1,6 +1,7 @@
 // Recipes for the models in the bundled `model_repository/`: simple, mlp, identity_bytes,
-// addsub_fp32, silero_vad and sentiment_classifier. Their config.pbtxt files are committed by hand, so these recipes
-// carry none.
+// addsub_fp32, silero_vad and sentiment_classifier, plus ocr_detector and ocr_recognizer copied
+// from their npm package. Their config.pbtxt files are committed by hand, so these recipes carry
+// none.
 
 import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
 import type { ElemType } from './graph-builder.js';
@@ -8,6 +9,7 @@ import type { GeneratedModel } from './generated-model.js';
 import { mlpWeights } from './mlp-weights.js';
 import { sileroVadWrapperModel } from './silero-vad-wrapper.js';
 import { sentimentClassifierModel } from './sentiment-classifier.js';
+import { ocrModels } from './packaged-models.js';
 
 /** Triton's quick-start add/sub model: INT32 [-1,16] x2 -> sum and difference. */
 export function simpleModel(): Uint8Array {
@@ -90,5 +92,6 @@ export function bundledModels(): GeneratedModel[] {
     { name: 'addsub_fp32', version: 1, bytes: addSubFp32Model() },
     { name: 'silero_vad', version: 1, bytes: sileroVadWrapperModel() },
     { name: 'sentiment_classifier', version: 1, bytes: sentimentClassifierModel() },
+    ...ocrModels(),
   ];
 }

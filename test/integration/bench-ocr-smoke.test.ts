@@ -1,0 +1,46 @@
+// The OCR bench end to end, briefly: `bench:ocr` starts its own infernode with the OCR models, runs
+// one client for one second and reads every image right. Asserts what it prints, never its speed.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { textFontMissing } from '../../bench/model/text-image.js';
+import { DIST } from '../helpers/paths.js';
+
+void describe('npm run bench:ocr', { skip: textFontMissing() }, () => {
+  void it('reads the rendered images through the server and reports images/s', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(DIST, 'bench', 'ocr.js'),
+        '--concurrency=1',
+        '--duration-secs=1',
+        '--warmup=1',
+        '--no-publish',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 0, out);
+    assert.match(
+      out,
+      /^ocr: 1 client\(s\): \d+\.\d\d images\/s, p50 \d+ ms, p99 \d+ ms, 0 misread, 0 errors$/m,
+    );
+    assert.doesNotMatch(out, /^wrote /m);
+  });
+
+  void it('refuses a bad command line with exit code 2', async () => {
+    const child = spawn(process.execPath, [path.join(DIST, 'bench', 'ocr.js'), '--concurrency=0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 2);
+    assert.match(err, /--concurrency: expected integers 1\.\.64, got "0"/);
+  });
+});
