@@ -31,6 +31,8 @@ import { isProtocolRun, type ResultFile } from './protocol-table.js';
 import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
+import { ENSEMBLE_JSON, renderEnsembleOverhead } from '../pipelines/ensemble-files.js';
+import type { EnsembleResult } from '../pipelines/ensemble-result.js';
 import type { StreamsResult } from '../streams/streams-result.js';
 import { mainTarget } from './write-outputs.js';
 
@@ -97,7 +99,7 @@ export async function renderAllPublished(): Promise<Published> {
   // The streams bench's section follows the model-management ones, in the same list.
   const managed: ModelManagementRendering = {
     files: [...management.files, ...streams.files],
-    sections: [...management.sections, ...streams.sections],
+    sections: [...management.sections, ...streams.sections, ...(await renderEnsembleOverhead())],
   };
   if (main === null && protocols.length === 0 && managed.sections.length === 0) {
     throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
@@ -186,4 +188,8 @@ export function publishLargeRequest(result: LargeResult): Promise<string[]> {
 
 export function publishOcr(result: OcrResult): Promise<string[]> {
   return publishModelManagement(OCR_JSON, result);
+}
+
+export function publishEnsembleOverhead(result: EnsembleResult): Promise<string[]> {
+  return publishModelManagement(ENSEMBLE_JSON, result);
 }
