@@ -94,7 +94,15 @@ export function serveModelStream(
     controllers.add(controller);
     held += 1;
     flow();
-    void run(plane, msg, controller.signal, arrivalNs, options).then((message) => {
+    // A decoupled model's responses before its final one: each is one more message on the stream,
+    // held (and counted against the flow limits) like an answer until grpc-js has written it.
+    const partial = (message: ModelStreamInferResponse): void => {
+      if (closed) return;
+      held += 1;
+      send(message);
+      flow();
+    };
+    void run(plane, msg, controller.signal, arrivalNs, options, partial).then((message) => {
       controllers.delete(controller);
       send(message);
       flow();
@@ -135,21 +143,35 @@ async function run(
   signal: AbortSignal,
   arrivalNs: number,
   options: StreamOptions,
+  partial: (message: ModelStreamInferResponse) => void,
 ): Promise<ModelStreamInferResponse> {
+  const empty = { model_name: msg.model_name, model_version: msg.model_version, id: msg.id };
   try {
     assertValidModelName(msg.model_name);
     const request = decodeInferRequest(msg);
     const response = await plane.infer(msg.model_name, versionOf(msg.model_version), request, {
       signal,
       arrivalNs,
+      // Decoupled models: each response as a message, marked `triton_final_response: false`, as
+      // Triton marks them; the final flag (the resolved response) follows with `true`.
+      responses: (r) => {
+        if (r instanceof Error) {
+          partial({ error_message: r.message, infer_response: empty });
+          return;
+        }
+        partial({
+          error_message: '',
+          infer_response: encodeInferResponse({
+            ...r,
+            parameters: { ...r.parameters, triton_final_response: false },
+          }),
+        });
+      },
     });
     return { error_message: '', infer_response: encodeInferResponse(response) };
   } catch (e) {
     const err = toServerError(e);
     if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelStreamInfer');
-    return {
-      error_message: err.message,
-      infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id },
-    };
+    return { error_message: err.message, infer_response: empty };
   }
 }

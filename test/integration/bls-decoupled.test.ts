@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Packr } from 'msgpackr';
 import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
+import { grpcClient } from '../helpers/grpc-client.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
 import { RawSocket } from './websocket-raw-socket.js';
@@ -311,6 +312,60 @@ void describe('BLS and decoupled JavaScript models', () => {
       String(res.json.error),
       /doesn't support models with decoupled transaction policy/,
     );
+  });
+
+  void it('streams a decoupled model over gRPC ModelStreamInfer, marking the final response', async () => {
+    const c = grpcClient(t.grpcTarget);
+    try {
+      const stream = c.stub.ModelStreamInfer();
+      const got: any[] = [];
+      const done = new Promise<void>((resolve, reject) => {
+        stream.on('data', (r: any) => got.push(r));
+        stream.on('end', resolve);
+        stream.on('error', reject);
+      });
+      const request = (id: string, count: number, failAt: number) => ({
+        model_name: 'js_decoupled',
+        id,
+        inputs: [
+          { name: 'COUNT', datatype: 'INT32', shape: [1, 1] },
+          { name: 'FAIL_AT', datatype: 'INT32', shape: [1, 1] },
+        ],
+        raw_input_contents: [
+          Buffer.from(Int32Array.of(count).buffer),
+          Buffer.from(Int32Array.of(failAt).buffer),
+        ],
+      });
+      stream.write(request('three', 3, -1));
+      stream.write(request('failing', 3, 1));
+      stream.end();
+      await done;
+      const final = (r: any): boolean | undefined =>
+        r.infer_response.parameters?.triton_final_response?.bool_param;
+      const of = (id: string) => got.filter((r) => r.infer_response.id === id);
+      const three = of('three');
+      assert.deepEqual(
+        three.map((r) => [final(r), r.infer_response.raw_output_contents?.length ?? 0]),
+        [
+          [false, 1],
+          [false, 1],
+          [false, 1],
+          [true, 0],
+        ],
+      );
+      assert.deepEqual(
+        three
+          .slice(0, 3)
+          .map((r) => Buffer.from(r.infer_response.raw_output_contents[0]).readInt32LE(0)),
+        [0, 1, 2],
+      );
+      const failing = of('failing');
+      assert.equal(failing.length, 4);
+      assert.match(failing[1].error_message, /response 1 failed/);
+      assert.equal(final(failing[3]), true);
+    } finally {
+      c.close();
+    }
   });
 
   void it('streams from a decoupled model into another JS model with inferStream', async () => {
