@@ -6,7 +6,8 @@
 import { toConfigJson } from '../config/config-json.js';
 import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
 import type { ResponseSink } from '../execution/run-scope.js';
-import type { FailureReason } from '../metrics/model-reporter.js';
+import type { FailureReason, ModelReporter } from '../metrics/model-reporter.js';
+import type { SchedulerResult } from '../scheduler/scheduler.js';
 import type {
   DecodedRequest,
   InferenceResponse,
@@ -222,13 +223,7 @@ export class RegistryDataPlane implements DataPlane {
           binary: binary.get(o.name) === true,
         })),
       };
-      reporter.succeeded({
-        totalNs: hrNow() - ctx.arrivalNs,
-        queueNs: result.queueNs,
-        inputNs: result.inputNs,
-        inferNs: result.inferNs,
-        outputNs: result.outputNs,
-      });
+      succeeded(reporter, result, ctx.arrivalNs);
       return response;
     } catch (e) {
       const err = toServerError(e);
@@ -282,13 +277,7 @@ export class RegistryDataPlane implements DataPlane {
         error: (e) => emit(fromWire(e)),
       };
       const result = await mv.scheduler.enqueue({ ...checked, responses: sink });
-      reporter.succeeded({
-        totalNs: hrNow() - ctx.arrivalNs,
-        queueNs: result.queueNs,
-        inputNs: result.inputNs,
-        inferNs: result.inferNs,
-        outputNs: result.outputNs,
-      });
+      succeeded(reporter, result, ctx.arrivalNs);
     } catch (e) {
       const err = toServerError(e);
       reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
@@ -335,6 +324,17 @@ function failureReason(code: ErrorCode): FailureReason {
     default:
       return 'OTHER';
   }
+}
+
+/** Counts a request that got its answer: its whole time and its scheduler's stage times. */
+function succeeded(reporter: ModelReporter, result: SchedulerResult, arrivalNs: number): void {
+  reporter.succeeded({
+    totalNs: hrNow() - arrivalNs,
+    queueNs: result.queueNs,
+    inputNs: result.inputNs,
+    inferNs: result.inferNs,
+    outputNs: result.outputNs,
+  });
 }
 
 function hrNow(): number {
