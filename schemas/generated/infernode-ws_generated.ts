@@ -1237,8 +1237,17 @@ modelsLength():number {
   return offset ? this.bb!.__vector_len(this.bb_pos + offset) : 0;
 }
 
+/**
+ * A decoupled model's answers: false on each response (or error) before the last, true on the
+ * final one, which has no outputs. Absent on every other answer.
+ */
+final():boolean|null {
+  const offset = this.bb!.__offset(this.bb_pos, 18);
+  return offset ? !!this.bb!.readInt8(this.bb_pos + offset) : null;
+}
+
 static startServerFrame(builder:flatbuffers.Builder) {
-  builder.startObject(7);
+  builder.startObject(8);
 }
 
 static addId(builder:flatbuffers.Builder, idOffset:flatbuffers.Offset) {
@@ -1291,6 +1300,10 @@ static createModelsVector(builder:flatbuffers.Builder, data:flatbuffers.Offset[]
 
 static startModelsVector(builder:flatbuffers.Builder, numElems:number) {
   builder.startVector(4, numElems, 4);
+}
+
+static addFinal(builder:flatbuffers.Builder, final:boolean) {
+  builder.addFieldInt8(7, +final, 0);
 }
 
 static endServerFrame(builder:flatbuffers.Builder):flatbuffers.Offset {

@@ -53,7 +53,7 @@ export const flatbuffersCodec: FrameCodec = {
   encodeResponse: encodeFlatbuffersResponse,
   encodeRepositoryAnswer: encodeFlatbuffersRepositoryAnswer,
   encodeError: encodeFlatbuffersError,
-  streams: false,
+  streams: true,
 };
 
 export function decodeFlatbuffersFrame(bytes: Uint8Array, volatile: boolean): DecodeResult {
@@ -248,12 +248,29 @@ export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Ui
   ServerFrame.addModelName(b, modelName);
   ServerFrame.addModelVersion(b, modelVersion);
   ServerFrame.addOutputs(b, outputs);
+  // A decoupled model's responses carry `final` (docs/websocket-protocol.md, "Decoupled models").
+  const final = r.parameters?.triton_final_response;
+  if (typeof final === 'boolean') addFinal(b, final);
   b.finish(ServerFrame.endServerFrame(b));
   return b.asUint8Array();
 }
 
+/**
+ * Writes `final` even when false: flatc 2.0.8's TypeScript adder drops a value equal to the
+ * scalar's default (0), which for an optional field would read back as absent.
+ */
+function addFinal(b: Builder, final: boolean): void {
+  b.forceDefaults(true);
+  ServerFrame.addFinal(b, final);
+  b.forceDefaults(false);
+}
+
 /** An error frame; a refused frame without a usable id is answered with no `id` field. */
-export function encodeFlatbuffersError(id: FrameId | null, error: WireError): Uint8Array {
+export function encodeFlatbuffersError(
+  id: FrameId | null,
+  error: WireError,
+  final?: boolean,
+): Uint8Array {
   const b = new Builder(256);
   const code = b.createString(error.code);
   const message = b.createString(error.message);
@@ -262,6 +279,7 @@ export function encodeFlatbuffersError(id: FrameId | null, error: WireError): Ui
   ServerFrame.startServerFrame(b);
   if (idOffset !== undefined) ServerFrame.addId(b, idOffset);
   ServerFrame.addError(b, err);
+  if (final !== undefined) addFinal(b, final);
   b.finish(ServerFrame.endServerFrame(b));
   return b.asUint8Array();
 }

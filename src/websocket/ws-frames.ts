@@ -102,8 +102,8 @@ export interface FrameCodec {
    */
   encodeError(id: FrameId | null, error: WireError, final?: boolean): Uint8Array;
   /**
-   * The codec can carry a decoupled model's responses (the `final` flag). FlatBuffers cannot yet:
-   * its schema has no such field, so a decoupled model is refused over it.
+   * The codec can carry a decoupled model's responses (the `final` flag); both encodings do. A
+   * codec without it would have a decoupled model refused over it.
    */
   readonly streams: boolean;
 }

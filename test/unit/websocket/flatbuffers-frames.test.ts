@@ -303,6 +303,31 @@ void describe('FlatBuffers frames', () => {
   });
 });
 
+void describe('FlatBuffers answers of a decoupled model: ServerFrame.final', () => {
+  const id = { key: 'r1' };
+  const response = (final?: boolean) =>
+    encodeFlatbuffersResponse(id, {
+      model_name: 'm',
+      model_version: '1',
+      ...(final !== undefined && { parameters: { triton_final_response: final } }),
+      outputs: [],
+    });
+  const finalOf = (frame: Uint8Array) =>
+    ServerFrame.getRootAsServerFrame(new ByteBuffer(frame)).final();
+
+  void it('is false on a response before the last, true on the last, absent otherwise', () => {
+    assert.equal(finalOf(response(false)), false, 'a false is written, not dropped as a default');
+    assert.equal(finalOf(response(true)), true);
+    assert.equal(finalOf(response()), null);
+  });
+
+  void it('is false on a failed response of a request that goes on', () => {
+    const error = { code: 'MODEL_EXECUTE_FAILED' as const, message: 'boom' };
+    assert.equal(finalOf(encodeFlatbuffersError(id, error, false)), false);
+    assert.equal(finalOf(encodeFlatbuffersError(id, error)), null);
+  });
+});
+
 void describe('committed FlatBuffers TypeScript', () => {
   const flatc = spawnSync('flatc', ['--version'], { encoding: 'utf8' });
   const skip =
