@@ -41,8 +41,6 @@ export interface SequenceTableSettings {
   readonly idleReleased?: (id: number | string) => void;
 }
 
-const idKey = (id: number | string): string | number => id;
-
 export class SequenceTable {
   /** Open sequences by correlation id (closed ones are no longer here, though maybe not released). */
   private readonly byId = new Map<string | number, SequenceRecord>();
@@ -83,7 +81,7 @@ export class SequenceTable {
    * requests still run first) and opens a new one.
    */
   admit(seq: SequenceFields): SequenceRecord {
-    const key = idKey(seq.id);
+    const key = seq.id;
     let rec = this.byId.get(key);
     if (!seq.start && rec === undefined) {
       throw fail(
@@ -138,7 +136,7 @@ export class SequenceTable {
       released: false,
       lastActiveNs: this.settings.clock.nowNs(),
     };
-    this.byId.set(idKey(id), rec);
+    this.byId.set(id, rec);
     this.live += 1;
     const slot = this.freeSlots.pop();
     if (slot === undefined) this.backlog.push(rec);
@@ -149,7 +147,7 @@ export class SequenceTable {
   /** No request finds it by id any more; it is released once nothing of it is left. */
   private close(rec: SequenceRecord): void {
     rec.closed = true;
-    if (this.byId.get(idKey(rec.id)) === rec) this.byId.delete(idKey(rec.id));
+    if (this.byId.get(rec.id) === rec) this.byId.delete(rec.id);
   }
 
   /** Nothing queued or running: released if closed, else idle from now. */
