@@ -33,8 +33,8 @@ import { writeOverrideDirectory, type OverrideDirectory } from './override-direc
 import { listVersions, scanRepository } from './scan-repository.js';
 import { startVersion } from './start-version.js';
 import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
+import { ServerHost } from './server-host.js';
 import type { BlsHost } from '../execution/javascript/instance-channel.js';
-import type { EnsembleHost } from './ensemble/ensemble-host.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 
@@ -114,31 +114,8 @@ export class ModelManager {
   private polling: Promise<void> | undefined;
   private closing = false;
 
-  /** The data plane's inference entry, for ensemble steps and BLS calls (set by the server). */
-  private inference: BlsHost['infer'] | undefined;
-  /** What an ensemble sees of the server: the registry's models and the data plane. */
-  private readonly ensembleHost: EnsembleHost = {
-    signature: (model, version) => this.registry.resolve(model, version).signature,
-    ready: (model, version) => {
-      try {
-        return this.registry.resolve(model, version).ready();
-      } catch {
-        return false;
-      }
-    },
-    infer: (model, version, request, ctx) =>
-      this.inference === undefined
-        ? Promise.reject(fail('MODEL_NOT_READY', 'the server is not serving yet'))
-        : this.inference(model, version, request, ctx),
-  };
-
-  /** What a JavaScript model's BLS calls reach: the data plane, once the server has one. */
-  private readonly blsHost: BlsHost = {
-    infer: (model, version, request, ctx) =>
-      this.inference === undefined
-        ? Promise.reject(fail('MODEL_NOT_READY', 'the server is not serving yet'))
-        : this.inference(model, version, request, ctx),
-  };
+  /** What ensembles and JavaScript models' BLS calls see of the server. */
+  private readonly host = new ServerHost(this.registry);
 
   constructor(private readonly options: ModelManagerOptions) {
     this.roots = options.repositories.map((r) => path.resolve(r));
@@ -149,7 +126,7 @@ export class ModelManager {
    * or call is a request through it.
    */
   useInference(infer: BlsHost['infer']): void {
-    this.inference = infer;
+    this.host.useInference(infer);
   }
 
   get mode(): ModelControlMode {
@@ -490,12 +467,12 @@ export class ModelManager {
             ? Promise.resolve().then(() =>
                 startEnsembleVersion(configured.config, v, {
                   ...this.options,
-                  host: this.ensembleHost,
+                  host: this.host,
                 }),
               )
             : startVersion(configured, v, budget, warmup.runs, {
                 ...this.options,
-                bls: this.blsHost,
+                bls: this.host,
               }),
         ),
       );
