@@ -3,7 +3,7 @@
 
 import { fail } from '../errors.js';
 import type { CompressionLevel } from '../grpc/grpc-server.js';
-import { parseRestriction, type Restriction } from '../grpc/restricted-protocol.js';
+import { parseRestrictions, type Restriction } from '../grpc/restricted-protocol.js';
 import { parseApiRestrictions, type ApiRestriction } from '../http/restricted-apis.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { isValidModelName } from '../repository/model-name.js';
@@ -403,9 +403,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       'grpc-max-input-size',
       uint('grpc-max-input-size', DEFAULT_OPTIONS.grpcMaxInputSize, 0x7fffffff),
     ),
-    grpcRestrictedProtocols: Object.freeze(
-      (values.get('grpc-restricted-protocol') ?? []).map(parseRestriction),
-    ),
+    grpcRestrictedProtocols: parseRestrictions(values.get('grpc-restricted-protocol') ?? []),
     httpRestrictedApis: parseApiRestrictions(values.get('http-restricted-api') ?? []),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {

@@ -5,6 +5,7 @@
 
 import {
   parseRestrictionSpec,
+  refuseRepeatedCategories,
   type RestrictedCategory,
   type SpecWording,
 } from '../protocol/restricted-features.js';
@@ -51,6 +52,17 @@ export function parseRestriction(spec: string): Restriction {
     header: `triton-grpc-protocol-${key.toLowerCase()}`,
     value,
   });
+}
+
+/** Every `--grpc-restricted-protocol` value, parsed, refusing a protocol restricted twice. */
+export function parseRestrictions(specs: readonly string[]): readonly Restriction[] {
+  const list = specs.map(parseRestriction);
+  refuseRepeatedCategories(
+    list.map((r) => ({ categories: r.protocols })),
+    WORDING.flag,
+    'protocol',
+  );
+  return Object.freeze(list);
 }
 
 /** RPC name -> the restriction guarding it, for every RPC some restriction names. */

@@ -6,6 +6,7 @@
 import { fail, type InferenceServerError } from '../errors.js';
 import {
   parseRestrictionSpec,
+  refuseRepeatedCategories,
   secretMatches,
   type RestrictedCategory,
 } from '../protocol/restricted-features.js';
@@ -101,18 +102,8 @@ export class RestrictedApis {
 
 /** Category -> its restriction; Triton refuses a category named in two restrictions at start-up. */
 function byCategory(list: readonly ApiRestriction[]): Map<RestrictedCategory, ApiRestriction> {
+  refuseRepeatedCategories(list, FLAG, 'api');
   const map = new Map<RestrictedCategory, ApiRestriction>();
-  for (const r of list) {
-    for (const c of r.categories) {
-      if (map.has(c)) {
-        throw fail(
-          'BAD_REQUEST',
-          `${FLAG}: category '${c}' is restricted more than once; each category takes one ` +
-            'header and value',
-        );
-      }
-      map.set(c, r);
-    }
-  }
+  for (const r of list) for (const c of r.categories) map.set(c, r);
   return map;
 }

@@ -70,6 +70,30 @@ export function parseRestrictionSpec(spec: string, wording: SpecWording): Restri
 }
 
 /**
+ * Refuses, as Triton's command-line parser does, a category named in two specs of one flag (or
+ * twice in one): each category takes exactly one header and value. `feature` is Triton's word for
+ * the flag's categories: `api` for HTTP, `protocol` for gRPC.
+ */
+export function refuseRepeatedCategories(
+  specs: readonly { readonly categories: readonly RestrictedCategory[] }[],
+  flag: string,
+  feature: 'api' | 'protocol',
+): void {
+  const seen = new Set<RestrictedCategory>();
+  for (const spec of specs) {
+    for (const c of spec.categories) {
+      if (seen.has(c)) {
+        throw fail(
+          'BAD_REQUEST',
+          `${flag}: restricted ${feature} '${c}' can not be specified in multiple config groups`,
+        );
+      }
+      seen.add(c);
+    }
+  }
+}
+
+/**
  * Whether a received header value equals the configured one, in time that depends on neither: both
  * are hashed to SHA-256 first, so `timingSafeEqual` compares two 32-byte digests and the length of
  * the secret does not leak through an early return either. A missing header is refused at once;

@@ -47,8 +47,7 @@ void describe('--http-restricted-api parsing', () => {
 
   void it('refuses a category named in two restrictions, or twice in one', () => {
     const twice =
-      "--http-restricted-api: category 'health' is restricted more than once; each category " +
-      'takes one header and value';
+      "--http-restricted-api: restricted api 'health' can not be specified in multiple config groups";
     throwsCode(
       () => parseApiRestrictions(['health,metadata:a=1', 'inference,health:b=2']),
       'BAD_REQUEST',
@@ -77,7 +76,7 @@ void describe('--http-restricted-api parsing', () => {
       () =>
         parseArgs([...base, '--http-restricted-api=trace:a=1', '--http-restricted-api=trace:b=2']),
       'BAD_REQUEST',
-      /category 'trace' is restricted more than once/,
+      /restricted api 'trace' can not be specified in multiple config groups/,
     );
   });
 });
