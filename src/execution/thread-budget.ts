@@ -34,6 +34,12 @@ export interface ModelThreadDemand {
     OrtParameters,
     'intraOpThreadCount' | 'interOpThreadCount' | 'executionMode'
   >;
+  /**
+   * False for a model whose instances open no ORT session (the JavaScript backend): each instance is
+   * one worker thread with no intra-op pool, so it takes no share of the cores and is never counted
+   * against the budget. Default true.
+   */
+  readonly ortSessions?: boolean;
 }
 
 export interface InstanceThreads {
@@ -41,7 +47,8 @@ export interface InstanceThreads {
   readonly interOpNumThreads: number;
 }
 
-export type ThreadSource = 'explicit' | 'core-share' | 'gpu-instance' | 'global-share';
+export type ThreadSource =
+  'explicit' | 'core-share' | 'gpu-instance' | 'global-share' | 'no-ort-session';
 
 export interface ThreadBudgetEntry extends InstanceThreads {
   readonly model: string;
@@ -209,12 +216,20 @@ export function planThreadBudget(
   if (!Number.isSafeInteger(cores) || cores < 1) {
     throw fail('INTERNAL', `thread budget: expected a core count >= 1, got ${cores}`);
   }
-  const slots: Slot[] = models.flatMap((demand) =>
+  const all: Slot[] = models.flatMap((demand) =>
     demand.groups.map((group) => ({ demand, group, sessions: sessionsOf(group) })),
   );
-  const { entries, warnings, summary } = backend.globalThreadPool
+  const slots = all.filter((s) => s.demand.ortSessions !== false);
+  const planned = backend.globalThreadPool
     ? globalBudget(slots, backend, cores)
     : perSessionBudget(slots, cores);
+  const { warnings, summary } = planned;
+  const entries = [
+    ...planned.entries,
+    ...all
+      .filter((s) => s.demand.ortSessions === false)
+      .map((s) => entry(s, 1, 1, 'no-ort-session')),
+  ];
   const log = [
     summary,
     ...entries.map(

@@ -418,6 +418,7 @@ export class ModelManager {
       version,
       groups: configured.config.instance_group,
       params: configured.ort,
+      ortSessions: configured.javascript === undefined,
     }));
     return { entry, configured, override, keep, start, retire, demands };
   }

@@ -114,6 +114,20 @@ void describe('per-session thread pools (default)', () => {
     assert.equal(threadsFor(b, 'g', 1, 'g_1').intraOpNumThreads, 4);
   });
 
+  void it('JavaScript instances open no ORT session: no share of the cores, no warning', () => {
+    const js: ModelThreadDemand = { ...demand('ocr', [cpuGroup('ocr_0', 2)]), ortSessions: false };
+    for (const backend of [PER_SESSION, global(2)]) {
+      const b = planThreadBudget([demand('det', [cpuGroup('det_0', 1)]), js], backend, 2);
+      assert.equal(threadsFor(b, 'det', 1, 'det_0').intraOpNumThreads, 2, 'ORT gets every core');
+      assert.deepEqual(threadsFor(b, 'ocr', 1, 'ocr_0'), {
+        intraOpNumThreads: 1,
+        interOpNumThreads: 1,
+      });
+      assert.equal(b.entries.find((e) => e.model === 'ocr')?.source, 'no-ort-session');
+      assert.deepEqual(b.warnings, []);
+    }
+  });
+
   void it('logs a summary and one line per group with every session’s threads', () => {
     const b = planThreadBudget([demand('a', [cpuGroup('a_0', 2)])], PER_SESSION, 2);
     assert.equal(b.log.length, 2);
