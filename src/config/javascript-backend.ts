@@ -24,7 +24,7 @@ export interface JavascriptParameters {
    */
   readonly executeTimeoutMs: number;
   /**
-   * `model_transaction_policy { decoupled: true }`: each request gets a response sender and may be
+   * `model_transaction_policy { decoupled: true }` (also in the normalized config): each request gets a response sender and may be
    * answered 0..n times, then the final flag (docs/pipelines.md, "Decoupled models").
    */
   readonly decoupled: boolean;
@@ -70,7 +70,7 @@ export function validateJavascriptConfig(config: ModelConfig): void {
 
 /**
  * Reads `execute_timeout_ms` (an integer >= 1; default 30000); `decoupled` is the raw config's
- * `model_transaction_policy.decoupled`, which normalization does not keep.
+ * `model_transaction_policy.decoupled` (the normalized config carries it too).
  */
 export function readJavascriptParameters(
   config: ModelConfig,

@@ -179,6 +179,8 @@ export interface ModelConfig {
   /** Set exactly when `platform` is "ensemble". */
   readonly ensemble_scheduling?: EnsembleSchedulingConfig;
   readonly model_warmup: readonly ModelWarmupConfig[];
+  /** Whether a request may get zero or several responses (only JavaScript models may). */
+  readonly model_transaction_policy: { readonly decoupled: boolean };
   /** ModelParameter map: values are always strings (`{ string_value }` in the proto). */
   readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;
   readonly metric_tags?: Readonly<Record<string, string>>;

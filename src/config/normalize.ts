@@ -77,6 +77,8 @@ export function normalizeModelConfig(
       },
     }),
     model_warmup: warmups(name, raw.model_warmup ?? [], warnings),
+    // Triton's /config always shows the policy (decoupled false when the config says nothing).
+    model_transaction_policy: { decoupled: raw.model_transaction_policy?.decoupled === true },
     parameters: mapValues(raw.parameters ?? {}, (p) => ({ string_value: p.string_value ?? '' })),
     ...(Object.keys(raw.metric_tags ?? {}).length > 0 && { metric_tags: { ...raw.metric_tags } }),
   };

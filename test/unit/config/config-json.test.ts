@@ -48,6 +48,7 @@ void test('Triton form: every primitive field, enum names, declaration order, in
     'metric_tags',
     'parameters',
     'model_warmup',
+    'model_transaction_policy',
   ]);
   assert.deepEqual(json, {
     name: 'm',
@@ -133,6 +134,7 @@ void test('Triton form: every primitive field, enum names, declaration order, in
         count: 1,
       },
     ],
+    model_transaction_policy: { decoupled: false },
   });
 });
 

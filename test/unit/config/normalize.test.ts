@@ -47,8 +47,15 @@ void test('a minimal config gets every default', () => {
     default_model_filename: 'model.onnx',
     optimization: { input_pinned_memory: { enable: true }, output_pinned_memory: { enable: true } },
     model_warmup: [],
+    model_transaction_policy: { decoupled: false },
     parameters: {},
   });
+});
+
+void test('model_transaction_policy is kept, decoupled false unless the config says true', () => {
+  assert.deepEqual(normalize(IO).config.model_transaction_policy, { decoupled: false });
+  const { config } = normalize(`${IO} model_transaction_policy { decoupled: true }`);
+  assert.deepEqual(config.model_transaction_policy, { decoupled: true });
 });
 
 void test('instance groups: names, KIND_AUTO resolution and default counts follow Triton', () => {

@@ -40,6 +40,7 @@ export function modelConfig(o: ConfigOptions = {}): ModelConfig {
       ...(accelerators !== undefined ? { execution_accelerators: accelerators } : {}),
     },
     model_warmup: [],
+    model_transaction_policy: { decoupled: false },
     parameters,
   };
 }
