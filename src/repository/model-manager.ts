@@ -25,12 +25,13 @@ import {
   type ModelSource,
 } from './configure-model.js';
 import { collectGarbage } from '../memory/collect-garbage.js';
-import { modelFingerprint } from './model-fingerprint.js';
 import { assertValidModelName } from './model-name.js';
 import { ModelRegistry } from './model-registry.js';
 import { newModelEntry, UNLOADED, type ModelEntry, type ModelVersion } from './model-version.js';
 import { writeOverrideDirectory, type OverrideDirectory } from './override-directory.js';
-import { listVersions, scanRepository } from './scan-repository.js';
+import { OperationChains, type DeferWork } from './operation-chains.js';
+import { RepositoryPoller } from './repository-poller.js';
+import { listVersions, scanRepositories } from './scan-repository.js';
 import { startVersion } from './start-version.js';
 import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
 import { ServerHost } from './server-host.js';
@@ -104,14 +105,14 @@ export class ModelManager {
   private readonly served = new Map<string, Served>();
   /** Versions replaced or unloaded whose queues are still draining. */
   private readonly leaving = new Set<ModelVersion>();
-  /** Per model: the tail of its operations; each waits for the one before it. */
-  private readonly chains = new Map<string, Promise<void>>();
-  /** Poll mode: the fingerprint each model directory had when it was last loaded (or tried). */
-  private readonly fingerprints = new Map<string, string>();
+  /** Operations on one model run one at a time, in order. */
+  private readonly chains = new OperationChains((model, e) => {
+    this.options.logger.error({ model, err: this.reason(e) }, 'retiring replaced versions failed');
+  });
+  /** Poll mode only. */
+  private readonly poller: RepositoryPoller | undefined;
   private readonly roots: readonly string[];
   private readonly gpus = availableGpuIds();
-  private pollTimer: NodeJS.Timeout | undefined;
-  private polling: Promise<void> | undefined;
   private closing = false;
 
   /** What ensembles and JavaScript models' BLS calls see of the server. */
@@ -119,6 +120,33 @@ export class ModelManager {
 
   constructor(private readonly options: ModelManagerOptions) {
     this.roots = options.repositories.map((r) => path.resolve(r));
+    if (options.mode === 'poll') {
+      this.poller = new RepositoryPoller(
+        {
+          scan: () => this.scanAll(),
+          known: () => this.registry.all().map((e) => e.name),
+          refuse: (name, e) => {
+            const entry = this.entryFor(name);
+            if (entry.reason !== this.reason(e)) this.markFailed(entry, e);
+          },
+          // The reason of a failed load is in the registry and the log; the old versions serve.
+          load: (name) =>
+            this.serialize(name, (defer) => this.loadNow(name, undefined, defer)).catch(
+              () => undefined,
+            ),
+          remove: (name) =>
+            this.serialize(name, async () => {
+              const entry = this.registry.entry(name);
+              if (entry === undefined) return;
+              await this.unloadNow(entry);
+              this.registry.remove(name);
+            }),
+        },
+        options.pollSecs,
+        options.logger,
+        (e) => this.reason(e),
+      );
+    }
   }
 
   /**
@@ -157,9 +185,7 @@ export class ModelManager {
         const source = sources.get(name);
         if (source === undefined) throw notInRepository(name);
         if (source instanceof Error) throw source;
-        if (this.options.mode === 'poll') {
-          this.fingerprints.set(name, await modelFingerprint(source.dir));
-        }
+        await this.poller?.remember(source);
         const plan = await this.plan(entry, source, undefined);
         if (plan !== undefined) plans.push(plan);
         for (const dep of ensembleDependencies(plan?.configured.config)) {
@@ -192,7 +218,7 @@ export class ModelManager {
       );
       waiting = waiting.filter((p) => !wave.includes(p));
     }
-    if (this.options.mode === 'poll') this.schedulePoll();
+    this.poller?.start();
   }
 
   /**
@@ -273,8 +299,7 @@ export class ModelManager {
   /** Stops polling; loads and unloads already running finish. */
   stopPolling(): void {
     this.closing = true;
-    clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
+    this.poller?.stop();
   }
 
   /**
@@ -283,8 +308,8 @@ export class ModelManager {
    */
   async close(): Promise<void> {
     this.stopPolling();
-    await this.polling;
-    await Promise.all([...this.chains.values()]);
+    await this.poller?.settled();
+    await this.chains.idle();
     await Promise.all(
       this.registry.all().map((e) => this.serialize(e.name, () => this.unloadNow(e))),
     );
@@ -295,7 +320,7 @@ export class ModelManager {
   private async loadNow(
     name: string,
     override: LoadOverride | undefined,
-    defer: (p: Promise<void>) => void,
+    defer: DeferWork,
   ): Promise<void> {
     // A name the repositories do not hold, or a refused override, is answered without an entry.
     let source: Awaited<ReturnType<ModelManager['sourceFor']>>;
@@ -561,85 +586,11 @@ export class ModelManager {
     return [...this.leaving].map((v) => v.scheduler);
   }
 
-  // ---- poll mode ----
-
-  private schedulePoll(): void {
-    if (this.closing) return;
-    this.pollTimer = setTimeout(() => {
-      this.polling = this.pollOnce()
-        .catch((e: unknown) => {
-          this.options.logger.error({ err: this.reason(e) }, 'repository poll failed');
-        })
-        .finally(() => {
-          this.polling = undefined;
-          this.schedulePoll();
-        });
-    }, this.options.pollSecs * 1000);
-    this.pollTimer.unref();
-  }
-
-  /**
-   * One poll: loads every model whose directory changed since it was last loaded (or tried), and
-   * unloads and forgets models whose directory is gone. Models are handled one at a time.
-   */
-  async pollOnce(): Promise<void> {
-    const sources = await this.scanAll();
-    for (const [name, source] of sources) {
-      if (this.closing) return;
-      if (source instanceof Error) {
-        const entry = this.entryFor(name);
-        if (entry.reason !== this.reason(source)) this.markFailed(entry, source);
-        continue;
-      }
-      const fingerprint = await modelFingerprint(source.dir);
-      if (this.fingerprints.get(name) === fingerprint) continue;
-      this.fingerprints.set(name, fingerprint);
-      this.options.logger.info({ model: name }, 'model directory changed: loading');
-      await this.serialize(name, (defer) => this.loadNow(name, undefined, defer)).catch(
-        () => undefined, // the reason is in the registry and the log; the old versions serve
-      );
-    }
-    for (const entry of this.registry.all()) {
-      if (this.closing) return;
-      if (sources.has(entry.name)) continue;
-      this.fingerprints.delete(entry.name);
-      this.options.logger.info({ model: entry.name }, 'model directory removed: unloading');
-      await this.serialize(entry.name, async () => {
-        await this.unloadNow(entry);
-        this.registry.remove(entry.name);
-      });
-    }
-  }
-
   // ---- helpers ----
 
-  /**
-   * Runs `op` after every earlier operation on `name`. `op` may hand over work that finishes after
-   * it answers (draining replaced versions): the next operation waits for that too.
-   */
-  private serialize(
-    name: string,
-    op: (defer: (p: Promise<void>) => void) => Promise<void>,
-  ): Promise<void> {
-    const previous = this.chains.get(name) ?? Promise.resolve();
-    const deferred: Array<Promise<void>> = [];
-    const run = previous.then(() => op((p) => deferred.push(p)));
-    const settle = (): Promise<void> =>
-      Promise.all(deferred).then(
-        () => undefined,
-        (e: unknown) => {
-          this.options.logger.error(
-            { model: name, err: this.reason(e) },
-            'retiring replaced versions failed',
-          );
-        },
-      );
-    const tail = run.then(settle, settle);
-    this.chains.set(name, tail);
-    void tail.then(() => {
-      if (this.chains.get(name) === tail) this.chains.delete(name);
-    });
-    return run;
+  /** Runs `op` after every earlier operation on `name` (see OperationChains). */
+  private serialize(name: string, op: (defer: DeferWork) => Promise<void>): Promise<void> {
+    return this.chains.run(name, op);
   }
 
   private assertControl(): void {
@@ -687,25 +638,11 @@ export class ModelManager {
   }
 
   /** Every model directory of every repository; a name in two repositories maps to an error. */
-  private async scanAll(): Promise<Map<string, ModelSource | InferenceServerError>> {
+  private scanAll(): Promise<Map<string, ModelSource | InferenceServerError>> {
     const { logger } = this.options;
-    const found = new Map<string, ModelSource | InferenceServerError>();
-    for (const root of this.options.repositories) {
-      const scan = await scanRepository(root, (directory, reason) =>
-        logger.debug({ directory }, `skipped: ${reason}`),
-      );
-      for (const m of scan.models) {
-        if (found.has(m.name)) {
-          found.set(
-            m.name,
-            fail('CONFIG_INVALID', `model '${m.name}' appears in more than one model repository`),
-          );
-        } else {
-          found.set(m.name, m);
-        }
-      }
-    }
-    return found;
+    return scanRepositories(this.options.repositories, (directory, reason) =>
+      logger.debug({ directory }, `skipped: ${reason}`),
+    );
   }
 
   private reason(e: unknown): string {

@@ -4,6 +4,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fail, type InferenceServerError } from '../errors.js';
 import { isValidModelName } from './model-name.js';
 
 export interface RepositoryEntry {
@@ -91,4 +92,27 @@ export async function scanRepository(
     models.push({ name: e.name, dir, versions });
   }
   return { models, skipped };
+}
+
+/**
+ * Every model directory of every repository, by name; a name two repositories hold maps to the
+ * error a load of it answers with (Triton refuses to guess which one is meant).
+ */
+export async function scanRepositories(
+  roots: readonly string[],
+  onSkipped: UnreadableEntry,
+): Promise<Map<string, RepositoryEntry | InferenceServerError>> {
+  const found = new Map<string, RepositoryEntry | InferenceServerError>();
+  for (const root of roots) {
+    const scan = await scanRepository(root, onSkipped);
+    for (const m of scan.models) {
+      found.set(
+        m.name,
+        found.has(m.name)
+          ? fail('CONFIG_INVALID', `model '${m.name}' appears in more than one model repository`)
+          : m,
+      );
+    }
+  }
+  return found;
 }
