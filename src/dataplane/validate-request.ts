@@ -8,6 +8,7 @@ import { fail } from '../errors.js';
 import { bytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
 import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
+import { allocateRequestBytes, MOVE_MIN_BYTES } from '../memory/movable-buffers.js';
 import type {
   DecodedInput,
   DecodedRequest,
@@ -215,6 +216,7 @@ function validateInput(
       requestShape: shape,
       byteLength: bytes.byteLength,
       write: (target) => target.set(bytes),
+      bytes,
     };
   }
   const values = data.values;
@@ -225,7 +227,9 @@ function validateInput(
   // before the request is queued (a bad element found while the batcher copies a batch would fail
   // the requests batched with it), and `write` is one memcpy instead of a second walk over the
   // JSON array. The typed copy is far smaller than the parsed JS array it comes from.
-  const bytes = new Uint8Array(byteLength);
+  // Large: the request's own movable memory, which its worker may take without a copy.
+  const bytes =
+    byteLength >= MOVE_MIN_BYTES ? allocateRequestBytes(byteLength) : new Uint8Array(byteLength);
   writeJsonTensor(values, t.datatype, count, bytes, label);
   return {
     name: input.name,
@@ -234,6 +238,7 @@ function validateInput(
     requestShape: shape,
     byteLength,
     write: (target) => target.set(bytes),
+    bytes,
   };
 }
 
