@@ -27,7 +27,9 @@ import {
 import { toWireError } from '../src/execution/worker-errors.js';
 import { slotOffsets } from '../src/memory/byte-size.js';
 import { collectGarbage } from '../src/memory/collect-garbage.js';
+import { MOVE_MIN_BYTES } from '../src/memory/movable-buffers.js';
 import { LARGE_GARBAGE_BYTES } from '../src/memory/reclaim-after-large.js';
+import { movedReply, type MovedReply } from '../src/execution/moved-reply.js';
 import { TensorBlock } from '../src/memory/tensor-block.js';
 import type { SlotSpec } from '../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
@@ -70,7 +72,7 @@ async function load(): Promise<Loaded> {
   let warmupRuns = 0;
   for (const w of init.warmup ?? []) {
     for (let i = 0; i < w.count; i++) {
-      const r = await execute(session, w.request);
+      const r = (await execute(session, w.request)).response;
       if (!r.ok) {
         const message = `warmup "${w.name}" failed: ${r.error.message}`;
         return failed({ code: 'MODEL_LOAD_FAILED', message });
@@ -131,10 +133,12 @@ function buildFeeds(inputs: readonly TensorDescriptor[]): Record<string, Tensor>
   // Validate every numeric input against its shape first (typedView throws BYTE_SIZE_MISMATCH).
   const views = numeric.map(typedView);
   let data: NumericView[] = views;
-  if (!init.sabTensors) {
+  // Moved inputs (an ArrayBuffer transferred to this worker) are ours already: no copy on any Node.
+  if (!init.sabTensors && numeric.some((d) => d.buffer instanceof SharedArrayBuffer)) {
     const { offsets, totalBytes } = slotOffsets(numeric.map((d) => d.byteLength));
     const local = scratchOf(totalBytes);
     data = numeric.map((d, i) => {
+      if (!(d.buffer instanceof SharedArrayBuffer)) return views[i] as NumericView;
       const offset = offsets[i] ?? 0;
       new Uint8Array(local, offset, d.byteLength).set(byteView(d));
       return typedViewOf(local, offset, d.byteLength, d.datatype);
@@ -182,28 +186,66 @@ function planOutput(
   return { spec: { name, datatype, shape, byteLength: bytes.byteLength }, bytes };
 }
 
-/** Copies every output into ONE SharedArrayBuffer for this reply; the caller owns it from here. */
-function copyOutputs(
-  names: readonly string[],
-  results: InferenceSession.ReturnType,
-): readonly TensorDescriptor[] {
+/** A reply's output descriptors, and the buffers that move with them (none: shared memory). */
+interface Outputs {
+  readonly descriptors: readonly TensorDescriptor[];
+  readonly transfer: readonly ArrayBuffer[];
+}
+
+/**
+ * The outputs for the caller, who owns them from here. Large numeric outputs move: the buffers
+ * onnxruntime-node returned (each its own ArrayBuffer) are transferred as they are, so the reply
+ * costs no copy of them. Anything else is copied into ONE SharedArrayBuffer block, as small replies
+ * always were (a copy of a few KiB is cheaper than a transfer's bookkeeping).
+ */
+function collectOutputs(names: readonly string[], results: InferenceSession.ReturnType): Outputs {
   const plans = names.map((n) => planOutput(n, results[n]));
+  let numericBytes = 0;
+  for (const p of plans) numericBytes += p.bytes?.byteLength ?? 0;
+  if (numericBytes >= MOVE_MIN_BYTES && plans.every((p) => p.bytes !== undefined)) {
+    const transfer: ArrayBuffer[] = [];
+    const descriptors = plans.map((p): TensorDescriptor => {
+      const bytes = p.bytes as Uint8Array;
+      const buffer = bytes.buffer as ArrayBuffer;
+      if (!transfer.includes(buffer)) transfer.push(buffer);
+      return {
+        name: p.spec.name,
+        datatype: p.spec.datatype,
+        shape: p.spec.shape,
+        buffer,
+        byteOffset: bytes.byteOffset,
+        byteLength: bytes.byteLength,
+      };
+    });
+    return { descriptors, transfer };
+  }
   const block = TensorBlock.allocate(plans.map((p) => p.spec));
   plans.forEach((p, i) => {
     if (p.strings !== undefined) encodeStringElements(p.strings, block.bytes(i));
     else if (p.bytes !== undefined) block.write(i, p.bytes);
   });
-  return block.descriptors;
+  return { descriptors: block.descriptors, transfer: [] };
 }
 
-/** One run: inputs -> ORT -> outputs in a fresh shared block. Never throws. */
-async function execute(session: InferenceSession, req: RunRequest): Promise<RunResponse> {
+interface Executed {
+  readonly response: RunResponse;
+  /** Buffers the response's descriptors point into, to transfer with it. */
+  readonly transfer: readonly ArrayBuffer[];
+}
+
+const failedRun = (error: WireError): Executed => ({
+  response: { ok: false, error },
+  transfer: [],
+});
+
+/** One run: inputs -> ORT -> outputs (moved, or in a fresh shared block). Never throws. */
+async function execute(session: InferenceSession, req: RunRequest): Promise<Executed> {
   const t0 = process.hrtime.bigint();
   let feeds: Record<string, Tensor>;
   try {
     feeds = buildFeeds(req.inputs);
   } catch (e) {
-    return { ok: false, error: toWireError(e, 'INTERNAL', scrub) };
+    return failedRun(toWireError(e, 'INTERNAL', scrub));
   }
   const t1 = process.hrtime.bigint();
   const fetches = req.outputs.length > 0 ? req.outputs : session.outputNames;
@@ -211,19 +253,23 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<RunR
   try {
     results = await session.run(feeds, fetches);
   } catch (e) {
-    return { ok: false, error: toWireError(e, 'INFER_FAILED', scrub) };
+    return failedRun(toWireError(e, 'INFER_FAILED', scrub));
   }
   const t2 = process.hrtime.bigint();
   try {
-    const outputs = copyOutputs(fetches, results);
+    const outputs = collectOutputs(fetches, results);
     const t3 = process.hrtime.bigint();
+    const timing = {
+      inputNs: Number(t1 - t0),
+      inferNs: Number(t2 - t1),
+      outputNs: Number(t3 - t2),
+    };
     return {
-      ok: true,
-      outputs,
-      timing: { inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: Number(t3 - t2) },
+      response: { ok: true, outputs: outputs.descriptors, timing },
+      transfer: outputs.transfer,
     };
   } catch (e) {
-    return { ok: false, error: toWireError(e, 'INTERNAL', scrub) };
+    return failedRun(toWireError(e, 'INTERNAL', scrub));
   }
 }
 
@@ -247,8 +293,9 @@ export function reclaim(): void {
   collectGarbage();
 }
 
-/** The piscina task handler. */
-export default function run(req: RunRequest): Promise<RunResponse> {
-  if ('error' in loaded) return Promise.resolve({ ok: false, error: loaded.error });
-  return execute(loaded.session, req);
+/** The piscina task handler; moved outputs travel in the reply's transfer list. */
+export default async function run(req: RunRequest): Promise<RunResponse | MovedReply> {
+  if ('error' in loaded) return { ok: false, error: loaded.error };
+  const { response, transfer } = await execute(loaded.session, req);
+  return transfer.length === 0 ? response : movedReply(response, transfer);
 }

@@ -7,15 +7,21 @@ import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { bytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
-import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
+import {
+  elementCountError,
+  jsonTensorByteLength,
+  writeJsonTensor,
+} from '../protocol/json-tensor.js';
+import { allocateRequestBytes, MOVE_MIN_BYTES } from '../memory/movable-buffers.js';
 import type {
   DecodedInput,
   DecodedRequest,
   Parameters,
   RawBinaryRequest,
+  TypedJsonData,
 } from '../protocol/inference-request.js';
 import { reshape, shapeText } from '../tensor/shape.js';
-import { inputLabel } from '../tensor/tensor-label.js';
+import { inputLabel, type TensorLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
   type SequenceFields,
@@ -215,8 +221,11 @@ function validateInput(
       requestShape: shape,
       byteLength: bytes.byteLength,
       write: (target) => target.set(bytes),
+      bytes,
     };
   }
+  if (data.kind === 'typed')
+    return typedInput(sig, t, input, data, count, label, bytesLeft, modelShape, shape);
   const values = data.values;
   const byteLength = jsonTensorByteLength(values, t.datatype, count, label);
   if (info.byteSize === 0 && !sig.bytesMayHoldNul) rejectNul(input.name, jsonStrings(values));
@@ -225,7 +234,9 @@ function validateInput(
   // before the request is queued (a bad element found while the batcher copies a batch would fail
   // the requests batched with it), and `write` is one memcpy instead of a second walk over the
   // JSON array. The typed copy is far smaller than the parsed JS array it comes from.
-  const bytes = new Uint8Array(byteLength);
+  // Large: the request's own movable memory, which its worker may take without a copy.
+  const bytes =
+    byteLength >= MOVE_MIN_BYTES ? allocateRequestBytes(byteLength) : new Uint8Array(byteLength);
   writeJsonTensor(values, t.datatype, count, bytes, label);
   return {
     name: input.name,
@@ -234,6 +245,43 @@ function validateInput(
     requestShape: shape,
     byteLength,
     write: (target) => target.set(bytes),
+    bytes,
+  };
+}
+
+/**
+ * JSON data the HTTP decoder already typed (inference-request.ts, TypedJsonData): the checks the
+ * JSON path makes that its decoder could not, in the same order and words: the element count
+ * against the shape, NUL bytes in BYTES elements, the size limit.
+ */
+function typedInput(
+  sig: ModelSignature,
+  t: TensorSignature,
+  input: DecodedInput,
+  data: TypedJsonData,
+  count: number,
+  label: TensorLabel,
+  bytesLeft: number,
+  modelShape: readonly number[],
+  shape: readonly number[],
+): ValidatedInput {
+  if (data.datatype !== t.datatype) {
+    throw fail('INTERNAL', `input '${input.name}': typed as ${data.datatype}, not ${t.datatype}`);
+  }
+  if (data.count !== count) throw elementCountError(count, data.count, label);
+  const bytes = data.bytes;
+  if (datatypeInfo(t.datatype).byteSize === 0 && !sig.bytesMayHoldNul) {
+    rejectNul(input.name, bytesElements(bytes, label));
+  }
+  checkInputLimit(input.name, bytes.byteLength, bytesLeft);
+  return {
+    name: input.name,
+    datatype: t.datatype,
+    shape: modelShape,
+    requestShape: shape,
+    byteLength: bytes.byteLength,
+    write: (target) => target.set(bytes),
+    bytes,
   };
 }
 

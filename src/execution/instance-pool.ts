@@ -231,14 +231,18 @@ export class InstancePool {
    * is up or starting (replacements failing, waiting out their back-off) it fails at once with
    * MODEL_NOT_READY. A worker lost during the run fails that run with WORKER_FAILED.
    */
-  async run(req: RunRequest, scope?: RunScope): Promise<RunResponse> {
+  async run(
+    req: RunRequest,
+    scope?: RunScope,
+    transfer?: readonly ArrayBuffer[],
+  ): Promise<RunResponse> {
     if (this.closing) return { ok: false, error: this.unloading() };
     this.inFlightTotal++;
     try {
       const got = await this.acquire();
       if (!(got instanceof ModelInstance)) return { ok: false, error: got };
       try {
-        return await got.execute(req, scope);
+        return await got.execute(req, scope, transfer);
       } finally {
         got.busy = false;
       }

@@ -139,7 +139,11 @@ export class ModelInstance {
    * Runs `req` on this instance's worker (the caller has made it busy). Never throws: a worker lost
    * during the run gives WORKER_FAILED, naming the instance and what happened.
    */
-  async execute(req: RunRequest, scope?: RunScope): Promise<RunResponse> {
+  async execute(
+    req: RunRequest,
+    scope?: RunScope,
+    transfer?: readonly ArrayBuffer[],
+  ): Promise<RunResponse> {
     const { piscina, worker, channel } = this;
     const where = `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`;
     if (worker === undefined || this.state !== 'ready') {
@@ -149,7 +153,10 @@ export class ModelInstance {
     const run = ++this.runs;
     const finals = channel?.beginRun(run, req.members?.length ?? 1, scope);
     try {
-      let task = piscina.run(channel !== undefined ? { ...req, run } : req) as Promise<RunResponse>;
+      let task = piscina.run(
+        channel !== undefined ? { ...req, run } : req,
+        transfer === undefined ? undefined : { transferList: [...transfer] },
+      ) as Promise<RunResponse>;
       if (finals !== undefined && this.ctx.javascript?.decoupled === true) {
         // The reply and the final flags travel on different ports: the run ends with both.
         task = task.then((r) => (r.ok ? finals.then(() => r) : r));

@@ -5,8 +5,14 @@
 // and concatenating chunk lists at the end is quadratic in the number of chunks. With a
 // Content-Length the buffer is allocated once at its exact size; for chunked bodies it doubles,
 // never past the limit, so the total copying stays linear.
+//
+// The buffer is the request's own (src/memory/movable-buffers.ts): a large body may be moved to the
+// worker that runs it. When the caller knows where tensor bytes start (a binary request's
+// Inference-Header-Content-Length), the buffer is laid out so that they start on a 64-byte
+// boundary and can be viewed in place as any TypedArray.
 
 import { fail } from '../errors.js';
+import { allocateRequestBytes } from '../memory/movable-buffers.js';
 import { bodyTooLarge, type BodyFraming } from './body-framing.js';
 
 /** First allocation for a chunked body: covers most JSON requests without a regrow. */
@@ -33,9 +39,12 @@ export class BodyAccumulator {
   /** Pieces received (chunked framing only: a length-framed body cannot grow its count unbounded). */
   #pieces = 0;
   readonly #chunked: boolean;
+  /** The body offset to align to 64 bytes (0: the body's start). */
+  readonly #alignAt: number;
 
-  constructor(framing: BodyFraming, maxBodyBytes: number) {
+  constructor(framing: BodyFraming, maxBodyBytes: number, alignAt = 0) {
     this.#maxBodyBytes = maxBodyBytes;
+    this.#alignAt = alignAt;
     this.#chunked = framing.kind === 'chunked';
     switch (framing.kind) {
       case 'none':
@@ -44,11 +53,8 @@ export class BodyAccumulator {
         break;
       case 'length':
         // bodyFraming() has checked the length against the limit, so this allocation is bounded.
-        // allocUnsafeSlow: every byte will be overwritten, so zero-filling is wasted work, and a
-        // non-pooled buffer owns its whole ArrayBuffer (no slice of Node's shared 8 KiB pool that a
-        // later `body.buffer` user could misread).
         this.#expected = framing.length;
-        this.#buffer = allocate(framing.length);
+        this.#buffer = allocateRequestBytes(framing.length, alignAt);
         break;
       case 'chunked':
         this.#expected = undefined;
@@ -112,16 +118,8 @@ export class BodyAccumulator {
     // reserving twice the limit.
     let capacity = Math.max(this.#buffer.byteLength, CHUNKED_INITIAL_BYTES);
     while (capacity < needed) capacity *= 2;
-    const next = allocate(Math.min(capacity, this.#maxBodyBytes));
+    const next = allocateRequestBytes(Math.min(capacity, this.#maxBodyBytes), this.#alignAt);
     next.set(this.#buffer.subarray(0, this.#length));
     this.#buffer = next;
   }
-}
-
-function allocate(bytes: number): Uint8Array {
-  if (bytes === 0) return EMPTY;
-  // Re-wrapped as a plain Uint8Array: Buffer's slice() returns a view where Uint8Array's copies, and
-  // codecs downstream are written against Uint8Array semantics.
-  const slow = Buffer.allocUnsafeSlow(bytes);
-  return new Uint8Array(slow.buffer, slow.byteOffset, slow.byteLength);
 }

@@ -12,14 +12,16 @@ import type {
   Parameters,
   ResponseOutput,
 } from '../protocol/inference-request.js';
-import { tensorJsonText } from './tensor-json-text.js';
+import { MOVE_MIN_BYTES } from '../memory/movable-buffers.js';
+import { tensorJsonPieces, tensorJsonText } from './tensor-json-text.js';
 
 /**
  * An encoded response body. `json`: one JSON document. `binary`: the JSON header (`headerLength`
  * bytes, the Inference-Header-Content-Length) followed by the binary outputs, as views.
  */
 export type EncodedInferResponse =
-  | { readonly kind: 'json'; readonly body: string }
+  /** One string, or, when an output's data is large, the document as UTF-8 chunks in order. */
+  | { readonly kind: 'json'; readonly body: string | readonly Uint8Array[] }
   | {
       readonly kind: 'binary';
       readonly headerLength: number;
@@ -50,9 +52,54 @@ function checkBinaryLength(o: ResponseOutput): void {
 }
 
 /**
+ * The response text as it is built: small answers stay one string (the common case, unchanged);
+ * a large output's data is added in pieces, each turned into UTF-8 bytes at once, so the answer
+ * is held as bytes (about one byte per character) rather than as numbers, then a string, then
+ * bytes (measured with bench:large, see docs/operations.md "Memory").
+ */
+class ResponseText {
+  text = '';
+  readonly chunks: Uint8Array[] = [];
+
+  add(s: string): void {
+    this.text += s;
+  }
+
+  /** A large piece: what came before it and the piece itself become bytes now. */
+  addPiece(s: string): void {
+    this.flush();
+    this.chunks.push(Buffer.from(s, 'utf8'));
+  }
+
+  flush(): void {
+    if (this.text.length > 0) this.chunks.push(Buffer.from(this.text, 'utf8'));
+    this.text = '';
+  }
+}
+
+/** Outputs whose JSON data is printed in pieces: from this many bytes of tensor data. */
+const PIECES_FROM_BYTES = MOVE_MIN_BYTES;
+/** Elements per piece: about 0.3-1 MiB of text, big enough that the per-piece cost vanishes. */
+const PIECE_ELEMENTS = 65536;
+
+/**
  * One output's JSON object. Member order follows Triton's: name, datatype, shape, parameters, data.
  * A binary output carries `parameters.binary_data_size` instead of `data`.
  */
+function addOutput(out: ResponseText, o: ResponseOutput): void {
+  if (o.binary || o.data.byteLength < PIECES_FROM_BYTES) {
+    out.add(outputText(o));
+    return;
+  }
+  const head = `{"name":${JSON.stringify(o.name)},"datatype":"${o.datatype}","shape":[${o.shape.join(',')}]`;
+  const params = o.parameters === undefined ? '' : `,"parameters":${parametersText(o.parameters)}`;
+  out.add(`${head}${params},"data":`);
+  const label = { what: `output ${o.name}`, shape: o.shape };
+  const pieces = tensorJsonPieces(o.data, o.datatype, elementCount(o.shape), PIECE_ELEMENTS, label);
+  for (const piece of pieces) out.addPiece(piece);
+  out.add('}');
+}
+
 function outputText(o: ResponseOutput): string {
   const head = `{"name":${JSON.stringify(o.name)},"datatype":"${o.datatype}","shape":[${o.shape.join(',')}]`;
   if (o.binary) {
@@ -65,17 +112,19 @@ function outputText(o: ResponseOutput): string {
 }
 
 /** The response document; member order follows Triton's: id, model_name, model_version, ... */
-function responseText(resp: InferenceResponse): string {
+function responseText(resp: InferenceResponse): ResponseText {
+  const out = new ResponseText();
   let s = '{';
   if (resp.id !== undefined && resp.id !== '') s += `"id":${JSON.stringify(resp.id)},`;
   s += `"model_name":${JSON.stringify(resp.model_name)},"model_version":${JSON.stringify(resp.model_version)}`;
   if (resp.parameters !== undefined) s += `,"parameters":${parametersText(resp.parameters)}`;
-  s += ',"outputs":[';
+  out.add(`${s},"outputs":[`);
   for (let i = 0; i < resp.outputs.length; i++) {
-    if (i > 0) s += ',';
-    s += outputText(resp.outputs[i] as ResponseOutput);
+    if (i > 0) out.add(',');
+    addOutput(out, resp.outputs[i] as ResponseOutput);
   }
-  return `${s}]}`;
+  out.add(']}');
+  return out;
 }
 
 /**
@@ -85,9 +134,15 @@ function responseText(resp: InferenceResponse): string {
  * follows the request's choice of binary outputs, which clients read the same way.
  */
 export function encodeInferResponse(resp: InferenceResponse): EncodedInferResponse {
-  const text = responseText(resp);
-  if (!resp.outputs.some((o) => o.binary)) return { kind: 'json', body: text };
-  const header = Buffer.from(text, 'utf8');
+  const out = responseText(resp);
+  if (!resp.outputs.some((o) => o.binary)) {
+    if (out.chunks.length === 0) return { kind: 'json', body: out.text };
+    out.flush();
+    return { kind: 'json', body: out.chunks };
+  }
+  // A large JSON output beside binary ones: its pieces are joined back into the one header.
+  out.flush();
+  const header = out.chunks.length === 1 ? (out.chunks[0] as Buffer) : Buffer.concat(out.chunks);
   const chunks: Uint8Array[] = [
     new Uint8Array(header.buffer, header.byteOffset, header.byteLength),
   ];

@@ -69,7 +69,7 @@ export abstract class HttpExchange {
         this.#dispatch(EMPTY_BODY);
         return false;
       }
-      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes);
+      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes, tensorBytesAt(headers));
       return true;
     } catch (error) {
       this.#reject(error);
@@ -180,4 +180,15 @@ export abstract class HttpExchange {
     this.#release = release;
     return this.writeReply(wireOrFailure(reply));
   }
+}
+
+/**
+ * Where a binary request's tensor bytes start in its body (its Inference-Header-Content-Length),
+ * so the body buffer can align them; 0 when absent or not a plain number (the decoder reports it).
+ */
+function tensorBytesAt(headers: RequestHead['headers']): number {
+  const value = headers.get('inference-header-content-length');
+  if (value === undefined) return 0;
+  const n = Number(value.trim());
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }

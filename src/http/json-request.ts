@@ -11,6 +11,7 @@ import {
   type DecodedRequest,
   type TensorData,
 } from '../protocol/inference-request.js';
+import { scanJsonBody, type ScannedTensor } from './json-body-scan.js';
 import { parseJsonBytes } from './json-text.js';
 import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
 import { checkSequenceParameters } from '../protocol/sequence-parameters.js';
@@ -66,7 +67,12 @@ function binarySize(name: string, params: Readonly<Record<string, unknown>>): nu
   return size;
 }
 
-function decodeInput(entry: unknown, index: number, binary: BinarySection): DecodedInput {
+function decodeInput(
+  entry: unknown,
+  index: number,
+  binary: BinarySection,
+  scanned: ReadonlyMap<number, ScannedTensor> | undefined,
+): DecodedInput {
   const name = tensorName(entry, 'inputs', index);
   const input = entry as Record<string, unknown>;
   const datatype = own(input, 'datatype');
@@ -99,7 +105,9 @@ function decodeInput(entry: unknown, index: number, binary: BinarySection): Deco
     }
     data = { kind: 'raw', bytes: binary.take(name, size) };
   } else if (hasData) {
-    data = { kind: 'json', values: input['data'] };
+    const typed = scanned?.get(index);
+    data =
+      typed === undefined ? { kind: 'json', values: input['data'] } : { kind: 'typed', ...typed };
   } else if (Object.hasOwn(parameters, 'shared_memory_region')) {
     throw fail(
       'UNSUPPORTED',
@@ -127,7 +135,11 @@ function decodeOutput(entry: unknown, index: number): DecodedOutput {
  * A parsed request document -> DecodedRequest. Inputs with `binary_data_size` take their bytes, in
  * order, from `binary` (the bytes after the JSON header; empty for a JSON-only body).
  */
-export function requestFromDocument(doc: unknown, binary: BinarySection): DecodedRequest {
+export function requestFromDocument(
+  doc: unknown,
+  binary: BinarySection,
+  scanned?: ReadonlyMap<number, ScannedTensor>,
+): DecodedRequest {
   if (!isJsonObject(doc)) {
     throw fail('BAD_REQUEST', `expected the request to be a JSON object, got ${jsonKind(doc)}`);
   }
@@ -151,7 +163,7 @@ export function requestFromDocument(doc: unknown, binary: BinarySection): Decode
 
   const seen = new Set<string>();
   const inputs = rawInputs.map((entry, i) => {
-    const input = decodeInput(entry, i, binary);
+    const input = decodeInput(entry, i, binary, scanned);
     checkUnique(seen, input.name, 'inputs');
     return input;
   });
@@ -174,7 +186,24 @@ export function requestFromDocument(doc: unknown, binary: BinarySection): Decode
   };
 }
 
-/** A whole body of JSON (no binary tensor extension) -> DecodedRequest. */
+/**
+ * A whole body of JSON (no binary tensor extension) -> DecodedRequest. The inputs' `data` arrays
+ * are scanned straight into typed tensors (json-body-scan.ts) and only the rest of the document is
+ * parsed; a body the scan does not take, or whose rest fails to decode, goes the old way, JSON.parse
+ * of it all, so every error is the one that way gives.
+ */
 export function decodeJsonRequest(body: Uint8Array): DecodedRequest {
-  return requestFromDocument(parseJsonBytes(body), new BinarySection(new Uint8Array(0), false));
+  const scanned = scanJsonBody(body);
+  if (scanned !== undefined && scanned.tensors.size > 0) {
+    try {
+      return requestFromDocument(parseJsonBytes(scanned.rest), noBinary(), scanned.tensors);
+    } catch {
+      // The old path below finds the same fault, with its own message.
+    }
+  }
+  return requestFromDocument(parseJsonBytes(body), noBinary());
+}
+
+function noBinary(): BinarySection {
+  return new BinarySection(new Uint8Array(0), false);
 }

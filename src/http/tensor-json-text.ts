@@ -131,3 +131,37 @@ export function tensorJsonText(
     }
   }
 }
+
+/**
+ * `tensorJsonText` in pieces of at most `perPiece` elements, whose concatenation is exactly that
+ * text: each element prints on its own, so printing runs of elements and joining them with commas
+ * changes no byte. A large output then never exists as one JS array of numbers and one string of
+ * its whole text at once (encode-infer-response.ts turns each piece into bytes as it comes).
+ * BYTES comes back whole: its elements have no fixed size to cut at.
+ */
+export function tensorJsonPieces(
+  bytes: Uint8Array,
+  datatype: Datatype,
+  count: number,
+  perPiece: number,
+  label?: TensorLabel,
+): string[] {
+  const size = DATATYPE_TABLE[datatype].byteSize;
+  if (size === 0 || count <= perPiece || bytes.byteLength !== count * size) {
+    return [tensorJsonText(bytes, datatype, count, label)];
+  }
+  const pieces: string[] = [];
+  for (let first = 0; first < count; first += perPiece) {
+    const n = Math.min(perPiece, count - first);
+    const text = tensorJsonText(
+      bytes.subarray(first * size, (first + n) * size),
+      datatype,
+      n,
+      label,
+    );
+    // "[a,b]" -> "[a,b" for the first piece, ",c,d" after it, "]" closes the last.
+    pieces.push(first === 0 ? text.slice(0, -1) : `,${text.slice(1, -1)}`);
+  }
+  pieces.push(']');
+  return pieces;
+}

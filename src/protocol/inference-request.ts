@@ -10,13 +10,28 @@ export type Parameters = Readonly<Record<string, ParameterValue>>;
 /**
  * Tensor data as it arrived:
  * - `json`: the `data` member of a JSON input, as parsed (nested or flat arrays; not yet checked).
+ * - `typed`: see TypedJsonData.
  * - `raw`: little-endian row-major bytes (binary tensor extension, WebSocket `bin`). For BYTES, the
  *   4-byte little-endian length-prefixed element layout. `bytes` may be a view into the request
  *   body: it must be copied (once, into shared memory) before the body is released.
  */
 export type TensorData =
   | { readonly kind: 'json'; readonly values: unknown }
-  | { readonly kind: 'raw'; readonly bytes: Uint8Array };
+  | { readonly kind: 'raw'; readonly bytes: Uint8Array }
+  | TypedJsonData;
+
+/**
+ * A JSON `data` array the HTTP decoder already wrote into its declared datatype's layout
+ * (http/json-body-scan.ts): regular nesting, every element of the right kind and in range.
+ * Validation still checks the datatype against the model and `count` against the shape.
+ */
+export interface TypedJsonData {
+  readonly kind: 'typed';
+  readonly datatype: Datatype;
+  /** Elements the nested array held. */
+  readonly count: number;
+  readonly bytes: Uint8Array;
+}
 
 export interface DecodedInput {
   readonly name: string;

@@ -91,13 +91,20 @@ function elementTotal(dims: readonly number[]): number {
 function checkCount(values: unknown, count: number, label: TensorLabel | undefined): number[] {
   const dims = nestingDims(values, label);
   const total = elementTotal(dims);
-  if (total !== count) {
-    throw fail(
-      'BAD_TENSOR_DATA',
-      `${labelPrefix(label)}expected ${count} elements${forShape(label)}, got ${total}`,
-    );
-  }
+  if (total !== count) throw elementCountError(count, total, label);
   return dims;
+}
+
+/** The error for `data` holding `total` elements where the shape asks for `count`. */
+export function elementCountError(
+  count: number,
+  total: number,
+  label: TensorLabel | undefined,
+): InferenceServerError {
+  return fail(
+    'BAD_TENSOR_DATA',
+    `${labelPrefix(label)}expected ${count} elements${forShape(label)}, got ${total}`,
+  );
 }
 
 /**

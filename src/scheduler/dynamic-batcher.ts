@@ -2,13 +2,15 @@
 // requests that run together; their inputs are merged into one SharedArrayBuffer block, run on one
 // instance, and the outputs are handed back to each request as views. With batching disabled
 // (maxBatchSize 0) each request runs alone, as it came: that is also the direct path, for models
-// without `dynamic_batching`, as in Triton. The queue, aborts and drain are the shell's.
+// without `dynamic_batching`, as in Triton. A lone large request skips the block: its own buffers
+// move to the worker (moved-inputs.ts). The queue, aborts and drain are the shell's.
 
 import { toServerError, type InferenceServerError, type WireError } from '../errors.js';
 import type { MemberResult, RunResponse, RunTiming } from '../execution/messages.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
 import { batchKey, mergeMembers, splitOutputs } from './batch-tensors.js';
+import { movedInputs } from './moved-inputs.js';
 import type { RunScope } from '../execution/run-scope.js';
 import type { ExecutionTarget } from './execution-target.js';
 import type { PriorityPlan } from './queue-policy.js';
@@ -61,6 +63,22 @@ export class DynamicBatcher implements SchedulingStrategy {
   }
 
   execute(members: readonly ValidatedRequest[]): Promise<RunOutcome> {
+    const lone = members.length === 1 ? (members[0] as ValidatedRequest) : undefined;
+    const moved = lone === undefined ? undefined : movedInputs(lone.inputs);
+    if (lone !== undefined && moved !== undefined) {
+      // A lone large request: its own buffers go to the worker, no gather copy (moved-inputs.ts).
+      return this.target
+        .run(
+          {
+            inputs: moved.descriptors,
+            outputs: outputUnion(members),
+            ...(this.batched && { members: [lone.batchSize] }),
+          },
+          runScope(members),
+          moved.transfer,
+        )
+        .then((resp) => split(members, resp), workerFailed);
+    }
     const { block, refused } = mergeMembers(
       members.map((r) => ({ rows: r.batchSize, inputs: r.inputs })),
       {
@@ -87,15 +105,13 @@ export class DynamicBatcher implements SchedulingStrategy {
         },
         runScope(ran),
       )
-      .then(
-        (resp) => split(ran, resp),
-        (): RunOutcome => ({
-          ok: false,
-          error: { code: 'WORKER_FAILED', message: 'model instance failed' },
-        }),
-      );
+      .then((resp) => split(ran, resp), workerFailed);
     return ran === members ? outcome : outcome.then((o) => withRefused(o, refused));
   }
+}
+
+function workerFailed(): RunOutcome {
+  return { ok: false, error: { code: 'WORKER_FAILED', message: 'model instance failed' } };
 }
 
 /** The members' signals, and their response sinks when they have them (decoupled models). */

@@ -9,6 +9,14 @@ import type { RunScope } from '../execution/run-scope.js';
 export interface ExecutionTarget {
   /** Instances that can execute at once. */
   readonly capacity: number;
-  /** `scope`: the members' signals and, for a decoupled model, their response sinks. */
-  run(request: RunRequest, scope?: RunScope): Promise<RunResponse>;
+  /**
+   * `scope`: the members' signals and, for a decoupled model, their response sinks. `transfer`:
+   * ArrayBuffers the request's descriptors point into that move to the worker with it (detached
+   * here from then on); see scheduler/moved-inputs.ts.
+   */
+  run(
+    request: RunRequest,
+    scope?: RunScope,
+    transfer?: readonly ArrayBuffer[],
+  ): Promise<RunResponse>;
 }

@@ -22,6 +22,12 @@ export interface ValidatedInput {
    * every element was checked during validation.
    */
   write(target: Uint8Array): void;
+  /**
+   * The bytes `write` copies, when they are one view: the request's own memory (a view of its body,
+   * or what JSON data was converted into). A lone large request hands them to its worker without
+   * the copy when their buffer is movable (src/memory/movable-buffers.ts).
+   */
+  readonly bytes?: Uint8Array;
 }
 
 export interface ValidatedOutput {

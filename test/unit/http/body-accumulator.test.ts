@@ -143,3 +143,17 @@ void test("a chunked body may arrive in 65,536 pieces, Triton's cap, and no more
   for (let i = 0; i < 5000; i += 1) framed.append(new Uint8Array(1));
   assert.equal(framed.finish().byteLength, 5000, 'a Content-Length body has no piece budget');
 });
+
+void test('the tensor bytes after a JSON header start on a 64-byte boundary of the body buffer', () => {
+  for (const framing of [{ kind: 'length', length: 300 } as const, { kind: 'chunked' } as const]) {
+    for (const headerLength of [1, 37, 64, 100]) {
+      const body = new BodyAccumulator(framing, 1000, headerLength);
+      const bytes = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
+      body.append(bytes.subarray(0, 150));
+      body.append(bytes.subarray(150));
+      const out = body.finish();
+      assert.deepEqual(out, bytes, `${framing.kind}, header ${headerLength}`);
+      assert.equal((out.byteOffset + headerLength) % 64, 0, `${framing.kind}, ${headerLength}`);
+    }
+  }
+});

@@ -56,6 +56,8 @@ function exerciseTensors(req: DecodedRequest, fallback: number): void {
         checkRawTensor(input.data.bytes, datatype, count);
         return;
       }
+      // Already typed by the decoder: nothing left to convert.
+      if (input.data.kind === 'typed') return;
       const n = jsonTensorByteLength(input.data.values, datatype, count);
       writeJsonTensor(input.data.values, datatype, count, new Uint8Array(n));
     });

@@ -70,6 +70,13 @@ void describe('JSON text', () => {
 
 void describe('request envelope', () => {
   void it('decodes id, parameters, inputs and outputs', () => {
+    // The data arrays come out already typed (json-body-scan.ts).
+    const typedOne = {
+      kind: 'typed',
+      datatype: 'FP32',
+      count: 1,
+      bytes: new Uint8Array(new Float32Array([1]).buffer),
+    };
     const req = decodeJsonRequest(
       jsonBytes({
         id: 'r1',
@@ -83,8 +90,8 @@ void describe('request envelope', () => {
     assert.deepEqual(
       req.inputs.map((i) => [i.name, i.datatype, i.shape, { ...i.parameters }, i.data]),
       [
-        ['A', 'FP32', [1], { p: 'q' }, { kind: 'json', values: [1] }],
-        ['B', 'FP32', [1], {}, { kind: 'json', values: [1] }],
+        ['A', 'FP32', [1], { p: 'q' }, typedOne],
+        ['B', 'FP32', [1], {}, typedOne],
       ],
     );
     assert.deepEqual(
