@@ -11,8 +11,13 @@ export interface HttpCall {
   readonly query: string;
   /** Lower-case header name -> value. */
   header(name: string): string | undefined;
-  /** The whole body, read under the adapter's size limit (empty for GET). */
+  /** The whole body, read under the adapter's size limit (empty for GET; empty once released). */
   readonly body: Uint8Array;
+  /**
+   * The handler has decoded the body: the adapter drops its references to it, so a large body
+   * (JSON text, say) can be collected while the request it became runs. `body` is empty after.
+   */
+  releaseBody?(): void;
   /** Aborted when the client goes away before the reply is written. */
   readonly signal: AbortSignal;
 }

@@ -12,21 +12,32 @@ export interface RequestHead {
   readonly headers: ReadonlyMap<string, string>;
 }
 
+const RELEASED = new Uint8Array(0);
+
 export class AdapterCall implements HttpCall {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly body: Uint8Array;
   readonly signal: AbortSignal;
   readonly #headers: ReadonlyMap<string, string>;
+  #body: Uint8Array;
 
   constructor(head: RequestHead, body: Uint8Array, signal: AbortSignal) {
     this.method = head.method;
     this.path = head.path;
     this.query = head.query;
     this.#headers = head.headers;
-    this.body = body;
+    this.#body = body;
     this.signal = signal;
+  }
+
+  get body(): Uint8Array {
+    return this.#body;
+  }
+
+  /** The only reference the adapter kept goes: the exchange let go of it when it dispatched. */
+  releaseBody(): void {
+    this.#body = RELEASED;
   }
 
   header(name: string): string | undefined {

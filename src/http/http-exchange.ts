@@ -28,6 +28,8 @@ export abstract class HttpExchange {
   readonly #controller = new AbortController();
   #state: ExchangeState = 'reading';
   #body: BodyAccumulator | undefined;
+  /** The body's size, kept for the reclaimer after the buffer itself is handed to the call. */
+  #bodyBytes = 0;
   #release: ((delivered: boolean) => void) | undefined;
 
   /** `head` is plain data already copied out of the library's request object. */
@@ -105,6 +107,10 @@ export abstract class HttpExchange {
       this.#reject(error);
       return;
     }
+    // From here the call holds the body's only reference, which the handler releases once it has
+    // decoded it (HttpCall.releaseBody): a large body need not outlive its decoding.
+    this.#bodyBytes = body.length;
+    this.#body = undefined;
     this.#dispatch(complete);
   }
 
@@ -136,8 +142,9 @@ export abstract class HttpExchange {
    * the reclaimer collects it once things are quiet. Small bodies stop at its threshold check.
    */
   #bodyIsGarbage(): void {
-    const bytes = this.#body?.length ?? 0;
+    const bytes = this.#body?.length ?? this.#bodyBytes;
     this.#body = undefined;
+    this.#bodyBytes = 0;
     reclaimAfterLarge.note(bytes);
   }
 
