@@ -296,6 +296,17 @@ export function reclaim(): void {
 /** The piscina task handler; moved outputs travel in the reply's transfer list. */
 export default async function run(req: RunRequest): Promise<RunResponse | MovedReply> {
   if ('error' in loaded) return { ok: false, error: loaded.error };
+  const movedBytes = req.inputs.reduce(
+    (sum, d) => sum + (d.buffer instanceof SharedArrayBuffer ? 0 : d.byteLength),
+    0,
+  );
   const { response, transfer } = await execute(loaded.session, req);
+  if (movedBytes >= LARGE_GARBAGE_BYTES) {
+    // Inputs moved here are this worker's alone and garbage once the run is over: dropped and
+    // collected before answering, they are gone before the main thread encodes the response, the
+    // request's other large allocation (a worker's full GC takes a few ms; a large run, seconds).
+    (req as { inputs: readonly TensorDescriptor[] }).inputs = [];
+    collectGarbage();
+  }
   return transfer.length === 0 ? response : movedReply(response, transfer);
 }
