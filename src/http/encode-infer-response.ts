@@ -60,27 +60,75 @@ function checkBinaryLength(o: ResponseOutput): void {
 class ResponseText {
   text = '';
   readonly chunks: Uint8Array[] = [];
+  /** Where large pieces are written: 1 MiB buffers of their own, filled in order. */
+  #chunk: Buffer | undefined;
+  #used = 0;
 
   add(s: string): void {
     this.text += s;
   }
 
-  /** A large piece: what came before it and the piece itself become bytes now. */
+  /**
+   * A large piece: what came before it and the piece itself become bytes now, written into the
+   * current 1 MiB chunk. Few large buffers, not one small one per piece: glibc gives a freed
+   * buffer of 1 MiB (mmap'd) back to the system at once, while thousands of small ones fragment
+   * its heap and stay in RSS after the answer is sent.
+   */
   addPiece(s: string): void {
     this.flush();
-    this.chunks.push(Buffer.from(s, 'utf8'));
+    this.#write(s);
   }
 
   flush(): void {
-    if (this.text.length > 0) this.chunks.push(Buffer.from(this.text, 'utf8'));
+    if (this.text.length === 0) return;
+    if (this.#chunk !== undefined) this.#write(this.text);
+    else this.chunks.push(Buffer.from(this.text, 'utf8'));
     this.text = '';
+  }
+
+  /** Whether any bytes were made: the answer is then chunks, not one string. */
+  get inPieces(): boolean {
+    return this.chunks.length > 0 || this.#chunk !== undefined;
+  }
+
+  /** Every byte, in order: the last partly filled chunk is cut to what it holds. */
+  finish(): Uint8Array[] {
+    this.flush();
+    this.#seal();
+    return this.chunks;
+  }
+
+  #write(s: string): void {
+    const bytes = Buffer.byteLength(s, 'utf8');
+    if (this.#chunk === undefined || this.#used + bytes > this.#chunk.length) {
+      this.#seal();
+      this.#chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, bytes));
+    }
+    this.#used += this.#chunk.write(s, this.#used, 'utf8');
+  }
+
+  #seal(): void {
+    if (this.#chunk !== undefined && this.#used > 0) {
+      this.chunks.push(this.#chunk.subarray(0, this.#used));
+    }
+    this.#chunk = undefined;
+    this.#used = 0;
   }
 }
 
+/** Size of the buffers a large JSON answer is written into. */
+const CHUNK_BYTES = 1024 * 1024;
+
 /** Outputs whose JSON data is printed in pieces: from this many bytes of tensor data. */
 const PIECES_FROM_BYTES = MOVE_MIN_BYTES;
-/** Elements per piece: about 0.3-1 MiB of text, big enough that the per-piece cost vanishes. */
-const PIECE_ELEMENTS = 65536;
+/**
+ * Elements per piece: 8,192 keeps the array a piece is printed from (8 bytes an element) and its
+ * text (~16-200 KiB) small enough for V8's young generation, which a scavenge frees at once; at
+ * 65,536 both went to the large-object space, which only a full GC frees, and a 64 MiB output
+ * left ~2× its size of such garbage behind while it was encoded. Still big enough that the
+ * per-piece cost vanishes.
+ */
+const PIECE_ELEMENTS = 8192;
 
 /**
  * One output's JSON object. Member order follows Triton's: name, datatype, shape, parameters, data.
@@ -136,13 +184,12 @@ function responseText(resp: InferenceResponse): ResponseText {
 export function encodeInferResponse(resp: InferenceResponse): EncodedInferResponse {
   const out = responseText(resp);
   if (!resp.outputs.some((o) => o.binary)) {
-    if (out.chunks.length === 0) return { kind: 'json', body: out.text };
-    out.flush();
-    return { kind: 'json', body: out.chunks };
+    if (!out.inPieces) return { kind: 'json', body: out.text };
+    return { kind: 'json', body: out.finish() };
   }
   // A large JSON output beside binary ones: its pieces are joined back into the one header.
-  out.flush();
-  const header = out.chunks.length === 1 ? (out.chunks[0] as Buffer) : Buffer.concat(out.chunks);
+  const pieces = out.finish();
+  const header = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
   const chunks: Uint8Array[] = [
     new Uint8Array(header.buffer, header.byteOffset, header.byteLength),
   ];

@@ -136,21 +136,24 @@ export function tensorJsonText(
  * `tensorJsonText` in pieces of at most `perPiece` elements, whose concatenation is exactly that
  * text: each element prints on its own, so printing runs of elements and joining them with commas
  * changes no byte. A large output then never exists as one JS array of numbers and one string of
- * its whole text at once (encode-infer-response.ts turns each piece into bytes as it comes).
+ * its whole text at once: pieces are made as they are asked for, and encode-infer-response.ts turns
+ * each into bytes before asking for the next.
  * BYTES comes back whole: its elements have no fixed size to cut at.
  */
-export function tensorJsonPieces(
+export function* tensorJsonPieces(
   bytes: Uint8Array,
   datatype: Datatype,
   count: number,
   perPiece: number,
   label?: TensorLabel,
-): string[] {
+): Generator<string, void, undefined> {
   const size = DATATYPE_TABLE[datatype].byteSize;
   if (size === 0 || count <= perPiece || bytes.byteLength !== count * size) {
-    return [tensorJsonText(bytes, datatype, count, label)];
+    yield tensorJsonText(bytes, datatype, count, label);
+    return;
   }
-  const pieces: string[] = [];
+  // One piece at a time: the caller turns each into bytes before asking for the next, so only one
+  // piece's string (and the array it was printed from) is ever alive.
   for (let first = 0; first < count; first += perPiece) {
     const n = Math.min(perPiece, count - first);
     const text = tensorJsonText(
@@ -160,8 +163,7 @@ export function tensorJsonPieces(
       label,
     );
     // "[a,b]" -> "[a,b" for the first piece, ",c,d" after it, "]" closes the last.
-    pieces.push(first === 0 ? text.slice(0, -1) : `,${text.slice(1, -1)}`);
+    yield first === 0 ? text.slice(0, -1) : `,${text.slice(1, -1)}`;
   }
-  pieces.push(']');
-  return pieces;
+  yield ']';
 }

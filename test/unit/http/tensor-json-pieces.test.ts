@@ -41,7 +41,7 @@ void test('property: pieces join to the whole text, for every fixed-size datatyp
       (datatype, count, perPiece, seed) => {
         const bytes = tensorBytes(datatype, count, seed);
         const pieces = tensorJsonPieces(bytes, datatype, count, perPiece);
-        assert.equal(pieces.join(''), tensorJsonText(bytes, datatype, count));
+        assert.equal([...pieces].join(''), tensorJsonText(bytes, datatype, count));
       },
     ),
     { numRuns: 500 },
