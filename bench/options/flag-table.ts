@@ -97,7 +97,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     kind: 'string',
     only: 'compare',
     help:
-      'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode,' +
+      'Comma list of raw-ort,naive-fastify,naive-fastify-1t,uws-ceiling,infernode-unbatched,infernode,' +
       'infernode-binary,infernode-ws,infernode-grpc,infernode-grpc-stream; all; or protocols ' +
       '(infernode over HTTP JSON, HTTP binary, WebSocket msgpack, gRPC unary and gRPC stream) ' +
       '(raw-ort,naive-fastify,infernode)',
