@@ -34,6 +34,7 @@ import {
   overheadVerdicts,
 } from './report/overhead-table.js';
 import { publish } from './report/publish.js';
+import { stageTable } from './report/stage-report.js';
 import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
 import { textTable } from './report/tables.js';
 import { writeOutputs } from './report/write-outputs.js';
@@ -332,6 +333,8 @@ async function main(argv: readonly string[]): Promise<number> {
     progress.log(`\n${textTable(overheadTable(result))}`);
     progress.log(`\n${textTable(cpuPerKiloTable(result))}`);
   }
+  const stages = stageTable(result);
+  if (stages !== null) progress.log(`\n${textTable(stages)}`);
   for (const verdict of [...targetVerdicts(result), ...overheadVerdicts(result)]) {
     progress.log(verdict);
   }

@@ -14,6 +14,7 @@ import type { WireError } from '../src/errors.js';
 import type {
   RunRequest,
   RunResponse,
+  RunTiming,
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
@@ -217,11 +218,20 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<RunR
   try {
     const outputs = copyOutputs(fetches, results);
     const t3 = process.hrtime.bigint();
-    return {
-      ok: true,
-      outputs,
-      timing: { inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: Number(t3 - t2) },
+    const timing: RunTiming = {
+      inputNs: Number(t1 - t0),
+      inferNs: Number(t2 - t1),
+      outputNs: Number(t3 - t2),
+      ...(req.trace === true && {
+        stamps: {
+          workerStartNs: Number(t0),
+          runStartNs: Number(t1),
+          runEndNs: Number(t2),
+          workerEndNs: Number(t3),
+        },
+      }),
     };
+    return { ok: true, outputs, timing };
   } catch (e) {
     return { ok: false, error: toWireError(e, 'INTERNAL', scrub) };
   }

@@ -98,6 +98,11 @@ export interface BenchOptions {
   readonly modelRepository: string;
   /** Extra infernode flags (--server-arg, repeatable), for the spawned server. */
   readonly serverArgs: readonly string[];
+  /**
+   * --trace: spawned infernode runs with --trace-stages (added to `serverArgs`), and each level of
+   * an infernode HTTP target records the server's per-stage timeline.
+   */
+  readonly trace: boolean;
   /** CPU accounting for an external server (`bench -u ... --server-pid N`); 0 = unknown. */
   readonly serverPid: number;
   /** `bench:compare`: which comparators run. */

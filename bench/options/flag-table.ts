@@ -92,6 +92,10 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   serve: { kind: 'flag', only: 'bench', help: 'Start infernode on a free port for the run' },
   'model-repository': { kind: 'string', help: 'Repository for spawned servers (model_repository)' },
   'server-arg': { kind: 'string', repeat: true, help: 'Extra flag for spawned infernode' },
+  trace: {
+    kind: 'flag',
+    help: 'Spawned infernode times requests stage by stage (--trace-stages); each level keeps the table',
+  },
   'server-pid': { kind: 'uint', only: 'bench', help: "External server's pid, for its CPU time" },
   targets: {
     kind: 'string',

@@ -8,6 +8,7 @@ import { levelName } from './format.js';
 import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
 import { findTarget, levelAt, sideBySideTable } from './side-by-side.js';
+import { STAGE_NOTE, stageTable } from './stage-report.js';
 import { markdownTable, type Table } from './tables.js';
 
 const NAIVE_1T = 'naive-fastify-1t';
@@ -174,6 +175,8 @@ export function overheadSections(files: readonly OverheadFile[]): string[] {
       CPU_NOTE,
       '',
     );
+    const stages = stageTable(result);
+    if (stages !== null) out.push(markdownTable(stages), '', STAGE_NOTE, '');
     for (const verdict of overheadVerdicts(result)) out.push(verdict, '');
   }
   return out;

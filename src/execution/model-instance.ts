@@ -30,6 +30,7 @@ import type { RunScope } from './run-scope.js';
 import { RECLAIM_TASK, STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
+import { nowNs } from '../trace/stage-trace.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
 export type InstanceState =
@@ -148,13 +149,15 @@ export class ModelInstance {
     }
     const run = ++this.runs;
     const finals = channel?.beginRun(run, req.members?.length ?? 1, scope);
+    const postNs = req.trace === true ? nowNs() : 0;
     try {
       let task = piscina.run(channel !== undefined ? { ...req, run } : req) as Promise<RunResponse>;
       if (finals !== undefined && this.ctx.javascript?.decoupled === true) {
         // The reply and the final flags travel on different ports: the run ends with both.
         task = task.then((r) => (r.ok ? finals.then(() => r) : r));
       }
-      const response = await this.bounded(task, worker, where);
+      let response = await this.bounded(task, worker, where);
+      if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
       this.answered = true;
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
@@ -442,6 +445,13 @@ function isWorkerEvent(m: unknown): m is WorkerEvent {
   if (typeof m !== 'object' || m === null) return false;
   const type = (m as { type?: unknown }).type;
   return type === 'infernode:session-ready' || type === 'infernode:session-failed';
+}
+
+/** A traced run's reply with the main thread's moments added to the worker's stamps. */
+function withMainStamps(response: RunResponse, postNs: number, resumeNs: number): RunResponse {
+  if (!response.ok || response.timing.stamps === undefined) return response;
+  const stamps = { ...response.timing.stamps, postNs, resumeNs };
+  return { ...response, timing: { ...response.timing, stamps } };
 }
 
 /** The bytes a run held: its inputs, and its outputs when it succeeded. */
