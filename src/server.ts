@@ -60,6 +60,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     backend,
     disableAutoComplete: options.disableAutoCompleteConfig,
     sabTensors: options.disableSabTensors ? false : 'auto',
+    doorbell: !options.disableDoorbell,
     maxInputBytes: options.httpMaxInputSize,
     catalog: metrics,
     logger,

@@ -18,6 +18,7 @@ import type {
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
+import { serveDoorbell, type DoorbellInit } from '../src/execution/doorbell.js';
 import { pinFloat16ToUint16 } from '../src/execution/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/session-options.js';
 import {
@@ -261,4 +262,12 @@ export function reclaim(): void {
 export default function run(req: RunRequest): Promise<RunResponse> {
   if ('error' in loaded) return Promise.resolve({ ok: false, error: loaded.error });
   return execute(loaded.session, req);
+}
+
+/**
+ * SERVE_TASK (doorbell.ts): the instance's runs and reclaims on the doorbell, until it is stopped.
+ * The instance starts it once the session is ready; it occupies this worker's one piscina slot.
+ */
+export function serve(init: DoorbellInit): Promise<void> {
+  return serveDoorbell(init, (call) => (call.kind === 'run' ? run(call.request) : reclaim()));
 }
