@@ -4,6 +4,7 @@
 // bench/RESULTS.md (one per published overhead-<model>-b<batch>-node<major>.json, so Node 20's and
 // Node 24's tables stand side by side).
 
+import { caveats } from './comparison.js';
 import { levelName } from './format.js';
 import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
@@ -178,6 +179,8 @@ export function overheadSections(files: readonly OverheadFile[]): string[] {
     const stages = stageTable(result);
     if (stages !== null) out.push(markdownTable(stages), '', STAGE_NOTE, '');
     for (const verdict of overheadVerdicts(result)) out.push(verdict, '');
+    const notes = caveats(result);
+    if (notes.length > 0) out.push(...notes.map((n) => `- ${n}`), '');
   }
   return out;
 }
