@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 // protocol, tensor and WebSocket frame codecs, and nothing of the server.
 const LAYERS = [
   ['tensor'],
-  ['memory', 'protocol', 'config', 'metrics'],
+  ['memory', 'protocol', 'config', 'metrics', 'trace'],
   ['execution'],
   ['scheduler'],
   ['repository'],
@@ -52,6 +52,7 @@ const layerRules = [
         'memory',
         'config',
         'metrics',
+        'trace',
         'execution',
         'scheduler',
         'repository',

@@ -27,7 +27,14 @@ import {
   protocolTable,
   targetVerdicts,
 } from './report/protocol-table.js';
+import {
+  cpuPerKiloTable,
+  isOverheadRun,
+  overheadTable,
+  overheadVerdicts,
+} from './report/overhead-table.js';
 import { publish } from './report/publish.js';
+import { stageTable } from './report/stage-report.js';
 import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
 import { textTable } from './report/tables.js';
 import { writeOutputs } from './report/write-outputs.js';
@@ -80,6 +87,33 @@ async function withServer<T>(
     await server.stop();
   }
 }
+
+/**
+ * The naive Fastify server twice: with ORT's default session options (its intra-op pool spins on
+ * every core), and with one intra-op and one inter-op thread, the per-request overhead issue's fair
+ * baseline for what an in-thread server costs.
+ */
+const NAIVE_VARIANTS = [
+  {
+    id: 'naive-fastify',
+    label: 'naive Fastify',
+    args: [],
+    description:
+      'Fastify 5 with one onnxruntime-node session on the main thread (default session options), KServe v2 JSON',
+  },
+  {
+    id: 'naive-fastify-1t',
+    label: 'naive Fastify 1 thread',
+    args: ['--threads', '1'],
+    description:
+      'Fastify 5 with one onnxruntime-node session on the main thread (intraOpNumThreads 1, interOpNumThreads 1), KServe v2 JSON',
+  },
+] as const satisfies readonly {
+  id: CompareTarget;
+  label: string;
+  args: readonly string[];
+  description: string;
+}[];
 
 /** infernode as configured, once per transport asked for (HTTP JSON is the classic comparator). */
 const INFERNODE_TRANSPORTS = [
@@ -183,18 +217,19 @@ async function main(argv: readonly string[]): Promise<number> {
       )),
     );
   }
-  if (options.targets.includes('naive-fastify')) {
+  for (const naive of NAIVE_VARIANTS) {
+    if (!options.targets.includes(naive.id)) continue;
     const script = benchEntry('targets', 'naive-fastify-server.js');
+    const args = [script, '--model', modelFile, '--name', options.model, ...naive.args];
     const t = await withServer(
-      () => startServer('naive Fastify', [script, '--model', modelFile, '--name', options.model]),
+      () => startServer(naive.label, args),
       (s) =>
         runHttpTarget(
           {
-            id: 'naive-fastify',
+            id: naive.id,
             kind: 'naive-fastify',
-            label: 'naive Fastify',
-            description:
-              'Fastify 5 with one onnxruntime-node session on the main thread (default session options), KServe v2 JSON',
+            label: naive.label,
+            description: naive.description,
             host: s.host,
             port: s.port,
             pid: s.pid,
@@ -289,10 +324,20 @@ async function main(argv: readonly string[]): Promise<number> {
     targets,
   };
   const files = await writeOutputs(result, options);
-  // A transports-only run has its own table; a mixed run prints both.
-  if (!isProtocolRun(result)) progress.log(`\n${textTable(comparisonTable(result))}`);
+  // A transports-only run and an overhead run have their own tables; a mixed run prints both.
+  if (!isProtocolRun(result) && !isOverheadRun(result)) {
+    progress.log(`\n${textTable(comparisonTable(result))}`);
+  }
   if (hasProtocolTargets(result)) progress.log(`\n${textTable(protocolTable(result))}`);
-  for (const verdict of targetVerdicts(result)) progress.log(verdict);
+  if (isOverheadRun(result)) {
+    progress.log(`\n${textTable(overheadTable(result))}`);
+    progress.log(`\n${textTable(cpuPerKiloTable(result))}`);
+  }
+  const stages = stageTable(result);
+  if (stages !== null) progress.log(`\n${textTable(stages)}`);
+  for (const verdict of [...targetVerdicts(result), ...overheadVerdicts(result)]) {
+    progress.log(verdict);
+  }
   const limits = limitsTable(result);
   if (limits !== null) progress.log(`\n${textTable(limits)}`);
   for (const c of caveats(result)) progress.log(`- ${c}`);

@@ -8,6 +8,7 @@ import { RegistryDataPlane } from './dataplane/data-plane.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
+import { StageRecorder } from './trace/stage-recorder.js';
 import { RestrictedApis } from './http/restricted-apis.js';
 import type { Logger } from './logger.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
@@ -59,6 +60,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     backend,
     disableAutoComplete: options.disableAutoCompleteConfig,
     sabTensors: options.disableSabTensors ? false : 'auto',
+    doorbell: !options.disableDoorbell,
     maxInputBytes: options.httpMaxInputSize,
     catalog: metrics,
     logger,
@@ -113,6 +115,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     restricted.guard(
       kserveRoutes(dataPlane, {
         maxBodyBytes: options.httpMaxInputSize,
+        ...(options.traceStages && { stages: new StageRecorder() }),
         onServerError: (err, call) =>
           logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
       }),

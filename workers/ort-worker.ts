@@ -14,9 +14,11 @@ import type { WireError } from '../src/errors.js';
 import type {
   RunRequest,
   RunResponse,
+  RunTiming,
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
+import { serveDoorbell, type DoorbellInit } from '../src/execution/doorbell.js';
 import { pinFloat16ToUint16 } from '../src/execution/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/session-options.js';
 import {
@@ -259,10 +261,18 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
   try {
     const outputs = collectOutputs(fetches, results);
     const t3 = process.hrtime.bigint();
-    const timing = {
+    const timing: RunTiming = {
       inputNs: Number(t1 - t0),
       inferNs: Number(t2 - t1),
       outputNs: Number(t3 - t2),
+      ...(req.trace === true && {
+        stamps: {
+          workerStartNs: Number(t0),
+          runStartNs: Number(t1),
+          runEndNs: Number(t2),
+          workerEndNs: Number(t3),
+        },
+      }),
     };
     return {
       response: { ok: true, outputs: outputs.descriptors, timing },
@@ -309,4 +319,12 @@ export default async function run(req: RunRequest): Promise<RunResponse | MovedR
     collectGarbage();
   }
   return transfer.length === 0 ? response : movedReply(response, transfer);
+}
+
+/**
+ * SERVE_TASK (doorbell.ts): the instance's runs and reclaims on the doorbell, until it is stopped.
+ * The instance starts it once the session is ready; it occupies this worker's one piscina slot.
+ */
+export function serve(init: DoorbellInit): Promise<void> {
+  return serveDoorbell(init, (call) => (call.kind === 'run' ? run(call.request) : reclaim()));
 }

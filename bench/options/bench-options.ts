@@ -21,7 +21,8 @@ export type SweepMode =
     };
 
 /**
- * The comparators of `bench:compare`, in the order they run: raw ORT, naive Fastify, the uWS
+ * The comparators of `bench:compare`, in the order they run: raw ORT, naive Fastify (ORT's default
+ * thread pools, and again with one intra-op and one inter-op thread), the uWS
  * front end's ceiling (read + JSON.parse, fixed reply, no inference), infernode with the model's
  * dynamic_batching removed, infernode as configured (HTTP JSON), and infernode again over HTTP
  * with the binary tensor extension, over the WebSocket protocol with msgpack frames, and over gRPC
@@ -30,6 +31,7 @@ export type SweepMode =
 export const COMPARE_TARGETS = [
   'raw-ort',
   'naive-fastify',
+  'naive-fastify-1t',
   'uws-ceiling',
   'infernode-unbatched',
   'infernode',
@@ -96,6 +98,11 @@ export interface BenchOptions {
   readonly modelRepository: string;
   /** Extra infernode flags (--server-arg, repeatable), for the spawned server. */
   readonly serverArgs: readonly string[];
+  /**
+   * --trace: spawned infernode runs with --trace-stages (added to `serverArgs`), and each level of
+   * an infernode HTTP target records the server's per-stage timeline.
+   */
+  readonly trace: boolean;
   /** CPU accounting for an external server (`bench -u ... --server-pid N`); 0 = unknown. */
   readonly serverPid: number;
   /** `bench:compare`: which comparators run. */

@@ -92,12 +92,16 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
   serve: { kind: 'flag', only: 'bench', help: 'Start infernode on a free port for the run' },
   'model-repository': { kind: 'string', help: 'Repository for spawned servers (model_repository)' },
   'server-arg': { kind: 'string', repeat: true, help: 'Extra flag for spawned infernode' },
+  trace: {
+    kind: 'flag',
+    help: 'Spawned infernode times requests stage by stage (--trace-stages); each level keeps the table',
+  },
   'server-pid': { kind: 'uint', only: 'bench', help: "External server's pid, for its CPU time" },
   targets: {
     kind: 'string',
     only: 'compare',
     help:
-      'Comma list of raw-ort,naive-fastify,uws-ceiling,infernode-unbatched,infernode,' +
+      'Comma list of raw-ort,naive-fastify,naive-fastify-1t,uws-ceiling,infernode-unbatched,infernode,' +
       'infernode-binary,infernode-ws,infernode-grpc,infernode-grpc-stream; all; or protocols ' +
       '(infernode over HTTP JSON, HTTP binary, WebSocket msgpack, gRPC unary and gRPC stream) ' +
       '(raw-ort,naive-fastify,infernode)',

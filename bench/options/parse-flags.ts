@@ -252,6 +252,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     );
   }
   const cores = os.availableParallelism();
+  const trace = r.flag('trace');
   const options: BenchOptions = {
     model,
     modelVersion: r.string('model-version', ''),
@@ -285,7 +286,8 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
     serve: r.flag('serve'),
     modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),
-    serverArgs: Object.freeze(r.list('server-arg')),
+    serverArgs: Object.freeze([...r.list('server-arg'), ...(trace ? ['--trace-stages'] : [])]),
+    trace,
     serverPid: r.number('server-pid', 0, () => true, 'a process id'),
     targets: Object.freeze(parseTargets(r.string('targets', DEFAULT_COMPARE_TARGETS.join(',')))),
     rawThreads: r.number('raw-threads', cores, (n) => n >= 1 && n <= 64, '1..64'),

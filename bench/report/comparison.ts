@@ -10,6 +10,7 @@ import type { Table } from './tables.js';
 const COLUMNS = [
   { id: 'raw-ort', label: 'raw ORT' },
   { id: 'naive-fastify', label: 'naive Fastify' },
+  { id: 'naive-fastify-1t', label: 'naive Fastify 1 thread' },
   { id: 'uws-ceiling', label: 'uWS ceiling' },
   { id: 'infernode-unbatched', label: 'infernode unbatched' },
   { id: 'infernode', label: 'infernode' },
@@ -22,6 +23,8 @@ export function comparisonTable(result: BenchResult): Table {
   const ratios: { id: string; label: string }[] = [];
   if (infernode !== undefined && findTarget(result, 'naive-fastify') !== undefined)
     ratios.push({ id: 'naive-fastify', label: 'infernode/naive' });
+  if (infernode !== undefined && findTarget(result, 'naive-fastify-1t') !== undefined)
+    ratios.push({ id: 'naive-fastify-1t', label: 'infernode/naive 1t' });
   if (infernode !== undefined && findTarget(result, 'raw-ort') !== undefined)
     ratios.push({ id: 'raw-ort', label: 'infernode/raw' });
   // Issue 4's targets: the front end's ceiling, and batching off (present only when run).

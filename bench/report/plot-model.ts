@@ -50,6 +50,7 @@ export interface PlotModel {
 const COLORS: Readonly<Record<string, string>> = {
   'raw-ort': '#6b7280',
   'naive-fastify': '#d97706',
+  'naive-fastify-1t': '#b45309',
   infernode: '#2563eb',
 };
 const FALLBACK_COLORS = ['#2563eb', '#059669', '#dc2626', '#7c3aed'];

@@ -28,6 +28,7 @@ import {
 import { latencyThroughputModel } from './plot-model.js';
 import { plotPng } from './plot-png.js';
 import { isProtocolRun, type ResultFile } from './protocol-table.js';
+import { isOverheadRun, overheadFileName, overheadSections } from './overhead-table.js';
 import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
@@ -69,9 +70,18 @@ async function readResult(file: string): Promise<BenchResult> {
 }
 
 /** The published transport comparisons, one file per model, in name order. */
-export async function readProtocolResults(): Promise<ResultFile[]> {
+export function readProtocolResults(): Promise<ResultFile[]> {
+  return readResultFiles(/^protocols-.+\.json$/);
+}
+
+/** The published per-request overhead comparisons (model, batch, Node major), in name order. */
+export function readOverheadResults(): Promise<ResultFile[]> {
+  return readResultFiles(/^overhead-.+\.json$/);
+}
+
+async function readResultFiles(pattern: RegExp): Promise<ResultFile[]> {
   const names = (await readdir(RESULTS_DIR).catch(() => [] as string[]))
-    .filter((n) => /^protocols-.+\.json$/.test(n))
+    .filter((n) => pattern.test(n))
     .sort();
   return Promise.all(
     names.map(async (n) => ({
@@ -94,6 +104,7 @@ export async function renderAllPublished(): Promise<Published> {
     throw e;
   });
   const protocols = await readProtocolResults();
+  const overhead = overheadSections(await readOverheadResults());
   const management = await renderModelManagement();
   const streams = await renderSequenceStreams();
   // The streams bench's section follows the model-management ones, in the same list.
@@ -101,13 +112,18 @@ export async function renderAllPublished(): Promise<Published> {
     files: [...management.files, ...streams.files],
     sections: [...management.sections, ...streams.sections, ...(await renderEnsembleOverhead())],
   };
-  if (main === null && protocols.length === 0 && managed.sections.length === 0) {
+  if (
+    main === null &&
+    protocols.length === 0 &&
+    overhead.length === 0 &&
+    managed.sections.length === 0
+  ) {
     throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
   }
-  if (main !== null) return renderPublished(main, protocols, managed);
+  if (main !== null) return renderPublished(main, protocols, managed, overhead);
   await writeFormatted(
     RESULTS_MD,
-    renderResultsMarkdown(null, '', '', protocols, managed.sections),
+    renderResultsMarkdown(null, '', '', protocols, managed.sections, overhead),
   );
   return { files: [...managed.files, RESULTS_MD], readmeUpdated: false };
 }
@@ -116,6 +132,7 @@ export async function renderPublished(
   result: BenchResult,
   protocols: readonly ResultFile[] = [],
   managed: ModelManagementRendering = { files: [], sections: [] },
+  overhead: readonly string[] = [],
 ): Promise<Published> {
   const percentile = result.options.percentile;
   const files: string[] = [...managed.files];
@@ -133,7 +150,14 @@ export async function renderPublished(
   const source = path.relative(REPO_ROOT, at('latest.json'));
   await writeFormatted(
     RESULTS_MD,
-    renderResultsMarkdown(result, source, 'results/latest.png', protocols, managed.sections),
+    renderResultsMarkdown(
+      result,
+      source,
+      'results/latest.png',
+      protocols,
+      managed.sections,
+      overhead,
+    ),
   );
   files.push(RESULTS_MD);
   const readme = await readFile(README, 'utf8').catch(() => '');
@@ -145,8 +169,12 @@ export async function renderPublished(
   return { files, readmeUpdated: spliced !== null };
 }
 
-/** Where a comparison is published: latest.json, or protocols-<model>.json for transports. */
+/**
+ * Where a comparison is published: overhead-<model>-b<batch>-node<major>.json for a run with the
+ * one-thread naive baseline, protocols-<model>.json for transports, else latest.json.
+ */
 export function publishedName(result: BenchResult): string {
+  if (isOverheadRun(result)) return overheadFileName(result);
   return isProtocolRun(result) ? `protocols-${result.model.name}.json` : 'latest.json';
 }
 

@@ -5,6 +5,7 @@
 
 import type { BenchOptions } from '../options/bench-options.js';
 import type { LatencySummary } from '../measure/latency-histogram.js';
+import type { StageTable } from '../measure/stage-table.js';
 import type { MachineInfo } from '../measure/machine-info.js';
 import type { ServerBreakdown, ServerCounters } from '../measure/server-stats.js';
 
@@ -88,6 +89,8 @@ export interface LevelResult {
   readonly stability: string;
   readonly summary: LevelSummary;
   readonly windows: readonly WindowResult[];
+  /** --trace: the server's per-stage timeline over this level's windows (infernode over HTTP). */
+  readonly stages?: StageTable;
 }
 
 export type TargetKind =

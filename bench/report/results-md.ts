@@ -40,6 +40,8 @@ export function renderResultsMarkdown(
   imagePath: string,
   protocols: readonly ResultFile[] = [],
   after: readonly string[] = [],
+  /** Rendered sections of the per-request overhead comparisons (overhead-table.ts). */
+  overhead: readonly string[] = [],
 ): string {
   const out: string[] = [];
   out.push('# Benchmark results', '');
@@ -49,6 +51,7 @@ export function renderResultsMarkdown(
   );
   if (result !== null) out.push(...mainSections(result, source, imagePath));
   out.push(...protocolSections(protocols));
+  out.push(...overhead);
   out.push('## Reading these figures', '');
   out.push(
     '- Latency is measured by the load generator, from the send of a request to the last byte of its answer ' +

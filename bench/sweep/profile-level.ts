@@ -9,6 +9,7 @@ import { machineBusyMs, processCpuMs } from '../measure/process-cpu.js';
 import { subtractCounters, type ServerCounters } from '../measure/server-stats.js';
 import { checkStability, type StabilityVerdict } from '../measure/stability.js';
 import type { LevelResult, WindowResult } from '../report/result-types.js';
+import type { StageTable } from '../measure/stage-table.js';
 import { buildWindow, summarizeLevel } from './window-math.js';
 
 export interface LevelProbe {
@@ -17,6 +18,11 @@ export interface LevelProbe {
   readonly readCounters: (() => Promise<ServerCounters | null>) | null;
   /** The server's pid for CPU time; null when there is no separate server process. */
   readonly serverPid: number | null;
+  /**
+   * --trace: reads the server's per-stage timeline, clearing it with `reset` (absent: the target
+   * is not traced). Reset as the first window starts, read after the last.
+   */
+  readonly readStages?: (reset: boolean) => Promise<StageTable | null>;
 }
 
 export interface ProfileSettings {
@@ -59,7 +65,9 @@ export async function profileLevel(
   await probe.driver.startLevel(level);
   const windows: WindowResult[] = [];
   let verdict: StabilityVerdict = { stable: false, reason: 'no window measured' };
+  let stages: StageTable | null = null;
   try {
+    await probe.readStages?.(true);
     let counters = (await probe.readCounters?.()) ?? null;
     let mark = marks(probe.serverPid);
     for (let trial = 1; trial <= settings.maxTrials; trial += 1) {
@@ -93,6 +101,7 @@ export async function profileLevel(
       onWindow(window, trial, verdict);
       if (verdict.stable) break;
     }
+    stages = (await probe.readStages?.(false)) ?? null;
   } finally {
     await probe.driver.stopLevel();
   }
@@ -105,5 +114,6 @@ export async function profileLevel(
       : `not stable after ${windows.length} windows: ${verdict.reason}`,
     summary: summarizeLevel(windows, settings.batchSize, settings.percentile),
     windows,
+    ...(stages !== null && stages.requests > 0 && { stages }),
   };
 }

@@ -6,6 +6,7 @@ import { DriverClient } from '../load/driver-client.js';
 import type { LoadLevel } from '../load/messages.js';
 import { fetchServerCounters, type ServerCounters } from '../measure/server-stats.js';
 import type { BenchOptions } from '../options/bench-options.js';
+import { fetchStageTable } from '../measure/stage-table.js';
 import { benchEntry } from '../paths.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetResult } from '../report/result-types.js';
@@ -51,6 +52,12 @@ export async function runGeneratorSweep(
         driver,
         readCounters: hasStats ? counters : null,
         serverPid: spec.pid,
+        // Stages are traced on HTTP inference only; a gRPC target's port is not the HTTP one.
+        ...(options.trace &&
+          spec.kind === 'infernode' &&
+          plan.counters === undefined && {
+            readStages: (reset: boolean) => fetchStageTable(base, reset),
+          }),
       },
       levels,
       options,

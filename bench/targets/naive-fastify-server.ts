@@ -3,6 +3,10 @@
 // sabotaged (no logging, the session is created once, Fastify's own JSON parser) and not tuned
 // beyond the obvious (a body limit large enough for big batches). Run as a child process:
 //   node dist/bench/targets/naive-fastify-server.js --model <file.onnx> --name <model> [--port N]
+//     [--threads 1]
+// Without --threads the session keeps ORT's defaults, whose intra-op pool spins on every core and
+// slows a server sharing those cores; `--threads 1` (intra- and inter-op pools of one thread) is the
+// fair naive baseline of the per-request overhead issue: what one thread doing everything costs.
 // It prints one JSON line with "httpPort" once it listens, like infernode.
 
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -47,13 +51,23 @@ async function main(): Promise<void> {
       name: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '0' },
+      threads: { type: 'string' },
     },
   });
   if (values.model === undefined || values.name === undefined) {
-    throw new Error('usage: naive-fastify-server --model <file.onnx> --name <model> [--port N]');
+    throw new Error(
+      'usage: naive-fastify-server --model <file.onnx> --name <model> [--port N] [--threads N]',
+    );
   }
   const modelName = values.name;
-  const session = await InferenceSession.create(values.model);
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1)) {
+    throw new Error(`--threads: expected an integer >= 1, got "${values.threads ?? ''}"`);
+  }
+  const session = await InferenceSession.create(
+    values.model,
+    threads === undefined ? {} : { intraOpNumThreads: threads, interOpNumThreads: threads },
+  );
   const app = fastify({ bodyLimit: 64 * 1024 * 1024 });
 
   app.get('/v2/health/ready', async () => ({}));

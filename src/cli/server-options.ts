@@ -47,6 +47,10 @@ export interface ServerOptions {
   readonly httpFrontEnd: FrontEndChoice;
   /** Force the worker input-copy path even where ORT accepts SharedArrayBuffer tensors (tests). */
   readonly disableSabTensors: boolean;
+  /** Hand ORT runs to workers as piscina tasks instead of over the doorbell (tests, comparisons). */
+  readonly disableDoorbell: boolean;
+  /** Time every HTTP inference request stage by stage, served at GET /v2/debug/stages. */
+  readonly traceStages: boolean;
   /** Serve the streaming WebSocket protocol on the HTTP port (/v2/ws). */
   readonly allowWebsocket: boolean;
   /** Largest WebSocket frame in bytes; bigger frames close the socket with 1009. */
@@ -97,6 +101,8 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   disableAutoCompleteConfig: false,
   httpFrontEnd: 'auto',
   disableSabTensors: false,
+  disableDoorbell: false,
+  traceStages: false,
   allowWebsocket: true,
   wsMaxFrameSize: DEFAULT_WS_LIMITS.maxFrameBytes,
   wsMaxInflight: DEFAULT_WS_LIMITS.maxInflight,
@@ -194,6 +200,14 @@ export const FLAGS = {
   'disable-sab-tensors': {
     kind: 'flag',
     help: 'Copy inputs in workers even where ORT reads shared memory',
+  },
+  'disable-doorbell': {
+    kind: 'flag',
+    help: 'Hand ORT runs to workers as piscina tasks instead of over the doorbell',
+  },
+  'trace-stages': {
+    kind: 'flag',
+    help: 'Time HTTP inference requests stage by stage; served at GET /v2/debug/stages',
   },
   'allow-websocket': {
     kind: 'bool',
@@ -376,6 +390,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     disableAutoCompleteConfig: disableAutoComplete,
     httpFrontEnd: frontEnd,
     disableSabTensors: bool('disable-sab-tensors', false),
+    disableDoorbell: bool('disable-doorbell', false),
+    traceStages: bool('trace-stages', false),
     allowWebsocket: bool('allow-websocket', true),
     // uWS takes the frame cap as a 32-bit length.
     wsMaxFrameSize: positive(

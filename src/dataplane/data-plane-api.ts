@@ -11,6 +11,7 @@ import type {
 } from '../protocol/inference-request.js';
 import type { ModelState } from '../repository/model-version.js';
 import type { Datatype } from '../tensor/datatypes.js';
+import type { StageTrace } from '../trace/stage-trace.js';
 
 export interface InferContext {
   readonly signal: AbortSignal;
@@ -23,6 +24,8 @@ export interface InferContext {
    * Without it, a decoupled model is refused with DECOUPLED_UNSUPPORTED. Other models ignore it.
    */
   readonly responses?: (response: InferenceResponse | InferenceServerError) => void;
+  /** Set when the server traces stages (--trace-stages): the data plane and scheduler stamp it. */
+  readonly trace?: StageTrace;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */

@@ -203,11 +203,13 @@ export class RegistryDataPlane implements DataPlane {
         signal: ctx.signal,
         arrivalNs: ctx.arrivalNs,
         maxInputBytes: this.options.maxInputBytes,
+        ...(ctx.trace !== undefined && { trace: ctx.trace }),
       });
     } catch (e) {
       reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
       throw e;
     }
+    ctx.trace?.mark('validate');
     try {
       const result = await mv.scheduler.enqueue(validated);
       const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
@@ -224,6 +226,7 @@ export class RegistryDataPlane implements DataPlane {
         })),
       };
       succeeded(reporter, result, ctx.arrivalNs);
+      ctx.trace?.mark('respond');
       return response;
     } catch (e) {
       const err = toServerError(e);

@@ -36,12 +36,15 @@ import {
 } from '../repository/model-signature.js';
 import { rawBinaryRequest } from './raw-binary-request.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
+import type { StageTrace } from '../trace/stage-trace.js';
 
 export interface ValidationContext {
   readonly signal: AbortSignal;
   readonly arrivalNs: number;
   /** Upper bound on the bytes all inputs may occupy in shared memory (--http-max-input-size). */
   readonly maxInputBytes: number;
+  /** --trace-stages: carried on the validated request so the scheduler stamps its stages. */
+  readonly trace?: StageTrace;
 }
 
 /** Request parameters Triton reserves for sequences; refused by a model without sequence batching. */
@@ -132,6 +135,7 @@ export function validateRequest(
     ...(sequence !== undefined && { sequence }),
     signal: ctx.signal,
     arrivalNs: ctx.arrivalNs,
+    ...(ctx.trace !== undefined && { trace: ctx.trace }),
   });
 }
 

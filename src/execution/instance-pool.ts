@@ -68,6 +68,11 @@ export interface InstancePoolInit {
    */
   readonly sabTensors?: boolean | 'auto';
   /**
+   * ORT instances take their runs over the doorbell (doorbell.ts; the default), or, when false,
+   * each run as a piscina task (the path JavaScript models always use). For tests and comparisons.
+   */
+  readonly doorbell?: boolean;
+  /**
    * `model_warmup` runs every worker performs before it reports ready (inputs in shared memory the
    * caller keeps alive until start() settles). A failing warmup fails the load, as in Triton.
    */
@@ -136,6 +141,7 @@ export class InstancePool {
         group: spec.instance,
         workerFile: init.workerFile ?? (js !== undefined ? JS_WORKER_FILE : defaultWorkerFile),
         workerData,
+        doorbell: js === undefined && init.doorbell !== false,
         ...(js !== undefined && {
           executeTimeoutMs: js.executeTimeoutMs,
           javascript: { decoupled: js.decoupled, bls: js.bls },

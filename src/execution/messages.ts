@@ -108,6 +108,11 @@ export interface RunRequest {
    * the instance channel carry, so the main thread hands them to this run's requests.
    */
   readonly run?: number;
+  /**
+   * --trace-stages: a member of this run is traced, so the worker and the instance stamp the run's
+   * stages (RunTiming.stamps). Absent otherwise, and then nothing is stamped.
+   */
+  readonly trace?: true;
 }
 
 /**
@@ -125,6 +130,27 @@ export interface RunTiming {
   readonly inferNs: number;
   /** Nanoseconds spent copying outputs into shared memory. */
   readonly outputNs: number;
+  /** Set when the request asked for `trace`: the run's stamps on the process-wide clock. */
+  readonly stamps?: RunStamps;
+}
+
+/**
+ * A traced run's moments, ns of process.hrtime (one monotonic clock for every thread of the
+ * process). The worker sets its four; the instance (main thread) adds `postNs` and `resumeNs`.
+ */
+export interface RunStamps {
+  /** Main thread: the task was handed to the worker. */
+  readonly postNs?: number;
+  /** Worker: its task handler started. */
+  readonly workerStartNs: number;
+  /** Worker: input tensors built, session.run called. */
+  readonly runStartNs: number;
+  /** Worker: session.run returned. */
+  readonly runEndNs: number;
+  /** Worker: outputs copied; the reply leaves. */
+  readonly workerEndNs: number;
+  /** Main thread: the reply arrived. */
+  readonly resumeNs?: number;
 }
 
 export type RunResponse =

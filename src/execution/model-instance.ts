@@ -15,6 +15,12 @@
 // An ORT error inside session.run is not a loss: it is the run's reply (INFER_FAILED) and the
 // session keeps serving, as in Triton (see docs/architecture.md, "Worker failures").
 //
+// An ORT worker serves its runs over a doorbell (doorbell.ts) once its session is ready: one
+// long-running piscina task per worker, which is how piscina keeps owning the thread. The rules
+// above hold unchanged: the serve task rejects when the thread dies (WORKER_FAILED, replaced) or the
+// handler throws (WORKER_FAILED, recycled), and the run outstanding on it gets that rejection; the
+// serve task is stopped before its pool is destroyed, between runs, never inside session.run.
+//
 // A JavaScript model's worker (`executeTimeoutMs` set) has two more rules: a run that outlives the
 // timeout is answered MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it
 // holds no ORT session, and nothing else can stop user code stuck in a loop); and destroy() first
@@ -28,8 +34,10 @@ import { InstanceChannel, type BlsHost } from './javascript/instance-channel.js'
 import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
 import type { RunScope } from './run-scope.js';
 import { RECLAIM_TASK, STARTED_TASK } from './messages.js';
+import { DoorbellClient, SERVE_TASK } from './doorbell.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
+import { nowNs } from '../trace/stage-trace.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
 export type InstanceState =
@@ -52,6 +60,8 @@ export interface InstanceContext {
   readonly group: string;
   readonly workerFile: string;
   readonly workerData: WorkerInit;
+  /** Runs go over the doorbell once the session is ready (ORT workers), else as piscina tasks. */
+  readonly doorbell: boolean;
   /** Makes worker error text safe for a client: no absolute paths. */
   scrub(message: string): string;
   log(level: 'info' | 'error', msg: string): void;
@@ -109,6 +119,9 @@ export class ModelInstance {
   private replacing: Promise<void> | undefined;
   /** The current JavaScript worker's channel (BLS calls, decoupled responses). */
   private channel: InstanceChannel | undefined;
+  /** The current ORT worker's doorbell and its serve task, once its session is ready. */
+  private doorbell:
+    { readonly client: DoorbellClient; readonly serving: Promise<void> } | undefined;
   private runs = 0;
 
   constructor(
@@ -152,16 +165,23 @@ export class ModelInstance {
     }
     const run = ++this.runs;
     const finals = channel?.beginRun(run, req.members?.length ?? 1, scope);
+    const postNs = req.trace === true ? nowNs() : 0;
     try {
-      let task = piscina.run(
-        channel !== undefined ? { ...req, run } : req,
-        transfer === undefined ? undefined : { transferList: [...transfer] },
-      ) as Promise<RunResponse>;
+      const bell = this.doorbell;
+      const transferList = transfer === undefined ? undefined : [...transfer];
+      let task =
+        bell !== undefined
+          ? bell.client.run(req, transferList)
+          : (piscina.run(
+              channel !== undefined ? { ...req, run } : req,
+              transferList === undefined ? undefined : { transferList },
+            ) as Promise<RunResponse>);
       if (finals !== undefined && this.ctx.javascript?.decoupled === true) {
         // The reply and the final flags travel on different ports: the run ends with both.
         task = task.then((r) => (r.ok ? finals.then(() => r) : r));
       }
-      const response = await this.bounded(task, worker, where);
+      let response = await this.bounded(task, worker, where);
+      if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
       this.answered = true;
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
@@ -237,8 +257,10 @@ export class ModelInstance {
   readonly #reclaim = (): void => {
     if (this.busy || this.state !== 'ready' || this.worker === undefined) return;
     this.busy = true;
-    this.piscina
-      .run(null, { name: RECLAIM_TASK })
+    const bell = this.doorbell;
+    const task =
+      bell !== undefined ? bell.client.reclaim() : this.piscina.run(null, { name: RECLAIM_TASK });
+    task
       .catch(() => undefined) // a lost worker is handled by its own exit listener
       .finally(() => {
         this.busy = false;
@@ -260,6 +282,14 @@ export class ModelInstance {
     this.worker = undefined;
     this.channel?.close(`instance ${this.name} was unloaded`);
     this.channel = undefined;
+    const bell = this.doorbell;
+    this.doorbell = undefined;
+    if (bell !== undefined) {
+      // Settled: the worker is parked between runs, so the serve task returns at once.
+      bell.client.stop();
+      await bell.serving.catch(() => undefined);
+      bell.client.close();
+    }
     await this.retiring;
     await this.piscina.destroy();
   }
@@ -315,6 +345,7 @@ export class ModelInstance {
     if (piscina !== this.piscina || !isWorkerEvent(m)) return;
     if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
     if (m.type === 'infernode:session-ready') {
+      if (this.ctx.doorbell) this.serveDoorbell(piscina);
       this.session = 'ready';
       this.state = 'ready';
       this.readyAt = performance.now();
@@ -395,10 +426,29 @@ export class ModelInstance {
     return wasReady && (this.answered || performance.now() - this.readyAt >= RESTART_STABLE_MS);
   }
 
+  /** Gives the ready ORT worker its serve task: from now on its runs go over the doorbell. */
+  private serveDoorbell(piscina: Piscina): void {
+    const client = new DoorbellClient();
+    const init = client.init;
+    const serving = piscina.run(init, {
+      name: SERVE_TASK,
+      transferList: [init.port],
+    }) as Promise<void>;
+    // Its end fails the call outstanding on it (if any); the worker's own listeners see a death.
+    serving.then(
+      () => client.fail(new Error('the worker stopped serving')),
+      (e: unknown) => client.fail(e),
+    );
+    this.doorbell = { client, serving };
+  }
+
   /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
   private retire(): void {
     this.channel?.close(`instance ${this.name} lost its worker`);
     this.channel = undefined;
+    // Its serve task has ended with the worker (or with the handler's throw).
+    this.doorbell?.client.close();
+    this.doorbell = undefined;
     const old = this.piscina;
     // piscina.destroy does not reject; the catch only keeps one failure from stalling the chain.
     this.retiring = this.retiring.then(() => old.destroy()).catch(() => {});
@@ -449,6 +499,13 @@ function isWorkerEvent(m: unknown): m is WorkerEvent {
   if (typeof m !== 'object' || m === null) return false;
   const type = (m as { type?: unknown }).type;
   return type === 'infernode:session-ready' || type === 'infernode:session-failed';
+}
+
+/** A traced run's reply with the main thread's moments added to the worker's stamps. */
+function withMainStamps(response: RunResponse, postNs: number, resumeNs: number): RunResponse {
+  if (!response.ok || response.timing.stamps === undefined) return response;
+  const stamps = { ...response.timing.stamps, postNs, resumeNs };
+  return { ...response, timing: { ...response.timing, stamps } };
 }
 
 /** The bytes a run held: its inputs, and its outputs when it succeeded. */

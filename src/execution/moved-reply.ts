@@ -22,3 +22,20 @@ export function movedReply(response: RunResponse, buffers: readonly ArrayBuffer[
   };
   return Piscina.move(reply as unknown as ArrayBuffer) as unknown as MovedReply;
 }
+
+/**
+ * What a handler returned, as a value and the buffers to transfer with it: a MovedReply comes apart
+ * into its reply and its buffers; anything else is itself, with nothing to transfer. For a channel
+ * of its own (the doorbell, doorbell.ts), which posts the reply itself rather than through piscina.
+ */
+export function unwrapReply(reply: unknown): { value: unknown; transfer: ArrayBuffer[] } {
+  if (typeof reply === 'object' && reply !== null && Piscina.valueSymbol in reply) {
+    const r = reply as Record<symbol, unknown>;
+    const buffers = r[Piscina.transferableSymbol];
+    return {
+      value: r[Piscina.valueSymbol],
+      transfer: Array.isArray(buffers) ? (buffers as ArrayBuffer[]) : [],
+    };
+  }
+  return { value: reply, transfer: [] };
+}

@@ -14,6 +14,7 @@ import { errorReply } from './error-reply.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import { repositoryNameRefused } from '../protocol/repository-parameters.js';
 import { decodeIndexBody, decodeLoadBody, decodeUnloadBody } from './repository-body.js';
+import type { StageRecorder } from '../trace/stage-recorder.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -29,6 +30,12 @@ export interface RouteOptions {
   readonly maxBodyBytes: number;
   /** Called with every 5xx error, for the log. */
   readonly onServerError?: (err: InferenceServerError, call: HttpCall) => void;
+  /**
+   * --trace-stages: every inference request is timed stage by stage into this recorder, and
+   * `GET /v2/debug/stages[?reset=true]` serves its table. Absent: no request is traced and the
+   * debug route does not exist.
+   */
+  readonly stages?: StageRecorder;
 }
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
@@ -65,6 +72,12 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
     requireMethod(call, 'GET');
     return empty(plane.ready() ? 200 : 503);
   }
+  if (path === '/v2/debug/stages' && options.stages !== undefined) {
+    requireMethod(call, 'GET');
+    const table = options.stages.table();
+    if (/(?:^|&)reset=true(?:&|$)/.test(call.query)) options.stages.reset();
+    return json(200, table);
+  }
   if (path === '/v2/models/stats') {
     requireMethod(call, 'GET');
     return json(200, plane.modelStats(undefined, undefined));
@@ -93,8 +106,10 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
     case 'infer': {
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
+      const trace = options.stages?.begin(arrivalNs);
       const bodyBytes = call.body.byteLength;
       const request = await decodeCallBody(call, options.maxBodyBytes);
+      trace?.mark('parse');
       // A large JSON body is all garbage now (its numbers are in typed tensors): collected at once
       // it is gone before the run allocates the outputs, instead of whenever V8 gets to it. A full
       // GC is ~10-30 ms of main thread, against the seconds such a body takes to arrive and decode.
@@ -102,8 +117,21 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,
+        ...(trace !== undefined && { trace }),
       });
-      return inferReply(encodeInferResponse(response));
+      const reply = inferReply(encodeInferResponse(response));
+      if (trace === undefined || options.stages === undefined) return reply;
+      trace.mark('encode');
+      const stages = options.stages;
+      return {
+        ...reply,
+        onFinished: (delivered) => {
+          reply.onFinished?.(delivered);
+          if (!delivered) return;
+          trace.mark('send');
+          stages.record(trace);
+        },
+      };
     }
     default:
       throw fail('NOT_FOUND', 'Not Found');

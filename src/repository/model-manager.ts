@@ -55,6 +55,8 @@ export interface ModelManagerOptions {
   readonly disableAutoComplete: boolean;
   /** 'auto' probes ORT; false forces the worker copy path. */
   readonly sabTensors: boolean | 'auto';
+  /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
+  readonly doorbell: boolean;
   /** Cap on one request's shared-memory input block. */
   readonly maxInputBytes: number;
   readonly catalog: MetricsCatalog;

@@ -24,6 +24,8 @@ import type { ModelVersion } from './model-version.js';
 export interface StartVersionDeps {
   /** 'auto' probes ORT; false forces the worker copy path. */
   readonly sabTensors: boolean | 'auto';
+  /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
+  readonly doorbell: boolean;
   /** Cap on one request's shared-memory input block. */
   readonly maxInputBytes: number;
   readonly catalog: MetricsCatalog;
@@ -53,6 +55,7 @@ export async function startVersion(
     modelPath: file.path,
     groups,
     sabTensors: deps.sabTensors,
+    doorbell: deps.doorbell,
     warmup,
     ...(c.javascript !== undefined && {
       javascript: {

@@ -102,6 +102,8 @@ export class DynamicBatcher implements SchedulingStrategy {
           // The rows each member brought: a worker that answers per request (a JavaScript model)
           // hands its model one request per member; the ORT worker runs the block as one batch.
           ...(this.batched && { members: ran.map((r) => r.batchSize) }),
+          // --trace-stages: the worker stamps the run only when a member is traced.
+          ...(ran.some((r) => r.trace !== undefined) && { trace: true as const }),
         },
         runScope(ran),
       )

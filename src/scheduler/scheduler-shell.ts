@@ -20,6 +20,8 @@ import { SYSTEM_CLOCK, type SchedulerClock, type TimerHandle } from './scheduler
 import type { Scheduler, SchedulerResult } from './scheduler.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
 import type { ValidatedRequest } from './validated-request.js';
+import type { RunStamps } from '../execution/messages.js';
+import type { StageTrace } from '../trace/stage-trace.js';
 
 /** How requests wait and leave: the queue policy and ordering, with the time source. */
 export interface ShellSettings {
@@ -102,6 +104,7 @@ export class SchedulerShell implements Scheduler {
       w.entry = entry;
       this.reporter.enqueued();
       request.signal.addEventListener('abort', w.onAbort, { once: true });
+      request.trace?.mark('enqueue');
       this.pump();
     });
   }
@@ -191,6 +194,8 @@ export class SchedulerShell implements Scheduler {
     for (let i = 0; i < members.length; i++) this.reporter.dequeued();
     this.runningRuns += 1;
     this.runningRequests += members.length;
+    // Stamped on the trace's own clock (the shell's may be a test's manual one).
+    for (const w of members) w.request.trace?.mark('dispatch');
     let run: Promise<RunOutcome>;
     try {
       run = this.strategy.execute(members.map((w) => w.request));
@@ -224,6 +229,7 @@ export class SchedulerShell implements Scheduler {
         if (w.request.signal.aborted) return w.reject(cancelled()); // client gone: drop the result
         if (own !== undefined) return w.reject(fromWire(own));
         if (!outcome.ok) return w.reject(fromWire(outcome.error));
+        if (w.request.trace !== undefined) stampRun(w.request.trace, outcome.timing.stamps);
         w.resolve({
           outputs: outcome.outputs[i] ?? [],
           queueNs: dispatchNs - w.enqueuedNs,
@@ -240,6 +246,19 @@ export class SchedulerShell implements Scheduler {
   private checkDrained(): void {
     this.drain.settle(this.inflightCount() === 0);
   }
+}
+
+/** A traced request's run stages, from the run's stamps (absent: a worker that stamps none). */
+function stampRun(trace: StageTrace, stamps: RunStamps | undefined): void {
+  if (stamps !== undefined) {
+    if (stamps.postNs !== undefined) trace.mark('post', stamps.postNs);
+    trace.mark('worker-start', stamps.workerStartNs);
+    trace.mark('run-start', stamps.runStartNs);
+    trace.mark('run-end', stamps.runEndNs);
+    trace.mark('worker-end', stamps.workerEndNs);
+    if (stamps.resumeNs !== undefined) trace.mark('resume', stamps.resumeNs);
+  }
+  trace.mark('settle');
 }
 
 function cancelled(): InferenceServerError {

@@ -4,6 +4,7 @@
 
 import type { ResponseSink } from '../execution/run-scope.js';
 import type { Datatype } from '../tensor/datatypes.js';
+import type { StageTrace } from '../trace/stage-trace.js';
 
 declare const validated: unique symbol;
 
@@ -68,6 +69,8 @@ export interface ValidatedRequest {
    * scheduler's result (no outputs) is then the final flag.
    */
   readonly responses?: ResponseSink;
+  /** --trace-stages: the request's timeline, which the shell stamps (enqueue to settle). */
+  readonly trace?: StageTrace;
 }
 
 /** Used by the validator only. */

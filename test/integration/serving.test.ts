@@ -8,11 +8,13 @@ import { MODEL_REPOSITORY } from '../helpers/paths.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 // Each front end, plus the worker's copy path forced on: on Node 22+ the default reads shared
-// memory directly, so both input paths run end to end in CI (on Node 20 both rows copy).
+// memory directly, so both input paths run end to end in CI (on Node 20 both rows copy). The last
+// row hands runs to the workers as piscina tasks instead of over the doorbell.
 const VARIANTS = [
-  { frontEnd: 'node', disableSabTensors: false },
-  { frontEnd: 'auto', disableSabTensors: false },
-  { frontEnd: 'node', disableSabTensors: true },
+  { frontEnd: 'node', disableSabTensors: false, disableDoorbell: false },
+  { frontEnd: 'auto', disableSabTensors: false, disableDoorbell: false },
+  { frontEnd: 'node', disableSabTensors: true, disableDoorbell: false },
+  { frontEnd: 'auto', disableSabTensors: false, disableDoorbell: true },
 ] as const;
 
 function simpleInputs(seed: number): { a: number[]; b: number[] } {
@@ -21,8 +23,10 @@ function simpleInputs(seed: number): { a: number[]; b: number[] } {
   return { a, b };
 }
 
-for (const { frontEnd, disableSabTensors } of VARIANTS) {
-  const title = `--http-front-end=${frontEnd}${disableSabTensors ? ' --disable-sab-tensors' : ''}`;
+for (const { frontEnd, disableSabTensors, disableDoorbell } of VARIANTS) {
+  const title =
+    `--http-front-end=${frontEnd}${disableSabTensors ? ' --disable-sab-tensors' : ''}` +
+    (disableDoorbell ? ' --disable-doorbell' : '');
   void describe(`serving the bundled repository (${title})`, () => {
     let t: TestServer;
     before(async () => {
@@ -30,6 +34,7 @@ for (const { frontEnd, disableSabTensors } of VARIANTS) {
         modelRepositories: [MODEL_REPOSITORY],
         httpFrontEnd: frontEnd,
         disableSabTensors,
+        disableDoorbell,
       });
     });
     after(async () => {

@@ -219,3 +219,35 @@ export function grpcProtocolFixture(): BenchResult {
     ],
   };
 }
+
+/**
+ * A per-request overhead comparison on `mlp`: the one-thread naive server, the uWS ceiling and
+ * infernode at concurrency 1 and 64 (infernode meets every target), plus raw ORT and infernode
+ * binary at concurrency 8 for the batch-32 target (binary at half of raw ORT's rows/s: not met).
+ */
+export function overheadFixture(batchSize: number): BenchResult {
+  const base = comparisonFixture();
+  return {
+    ...base,
+    command: 'npm run bench:compare -- -m mlp --targets naive-fastify-1t,uws-ceiling,infernode',
+    model: { ...base.model, batchSize },
+    targets: [
+      target('raw-ort', 'raw-ort', 'raw ORT', [level(8, 8000, 800, 1200, false)]),
+      target('naive-fastify-1t', 'naive-fastify', 'naive Fastify 1 thread', [
+        level(1, 1000, 100, 200, true),
+        level(64, 2000, 10_000, 20_000, true),
+      ]),
+      target('uws-ceiling', 'front-end-ceiling', 'uWS ceiling', [
+        level(1, 5000, 20, 40, true),
+        level(64, 4000, 5000, 8000, true),
+      ]),
+      target('infernode', 'infernode', 'infernode', [
+        level(1, 900, 105, 210, true),
+        level(64, 4200, 8000, 15_000, true),
+      ]),
+      target('infernode-binary', 'infernode', 'infernode HTTP binary', [
+        level(8, 4000, 1000, 2000, true),
+      ]),
+    ],
+  };
+}
