@@ -45,13 +45,10 @@ export function bodyFraming(
   const contentLength = header('content-length');
 
   if (transferEncoding !== undefined) {
-    if (contentLength !== undefined) {
-      throw fail(
-        'BAD_REQUEST',
-        'a request must not carry both Transfer-Encoding and Content-Length ' +
-          `(got Transfer-Encoding: ${transferEncoding}, Content-Length: ${contentLength})`,
-      );
-    }
+    // With both headers, Transfer-Encoding decides and Content-Length is ignored, as Triton does
+    // (RFC 9112 §6.3); the connection then closes after the reply (§6.1). Neither HTTP library lets
+    // such a request reach a route: only node's takeover (node/node-framing-takeover.ts) gets here
+    // with both, and it always closes.
     // Only "chunked" alone: compressed transfer codings are not supported, and anything else would
     // leave the body length undefined.
     if (transferEncoding.trim().toLowerCase() !== 'chunked') {

@@ -94,6 +94,14 @@ export abstract class HttpExchange {
     }
   }
 
+  /**
+   * The body's framing broke while it was being read (a decoder error): the request is refused
+   * like one over the limit. Ignored once the exchange no longer reads.
+   */
+  protected bodyFailed(error: unknown): void {
+    if (this.#state === 'reading') this.#reject(error);
+  }
+
   /** The body is complete: checked against its framing, then handed to the handler. */
   protected bodyEnd(): void {
     const body = this.#body;

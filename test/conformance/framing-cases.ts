@@ -151,22 +151,6 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
     },
   },
   {
-    id: 'te-and-cl',
-    title: 'Transfer-Encoding together with Content-Length is refused',
-    async run(ctx) {
-      const request = rawRequest(
-        'POST',
-        '/refused',
-        [
-          ['Transfer-Encoding', 'chunked'],
-          ['Content-Length', '5'],
-        ],
-        '3\r\nabc\r\n0\r\n\r\n',
-      );
-      await expectRefused(ctx, request, 'TE+CL');
-    },
-  },
-  {
     id: 'malformed-content-length',
     title: 'a non-numeric, signed or ten-digit-plus Content-Length is refused',
     async run(ctx) {

@@ -57,9 +57,18 @@ void test('chunked is accepted alone, in any case; other codings and TE+CL are B
   for (const te of ['gzip', 'gzip, chunked', 'chunked, chunked', 'identity']) {
     assert.equal(refusal({ 'transfer-encoding': te }).code, 'BAD_REQUEST', te);
   }
-  const both = refusal({ 'transfer-encoding': 'chunked', 'content-length': '5' });
-  assert.equal(both.code, 'BAD_REQUEST');
-  assert.match(both.message, /both Transfer-Encoding and Content-Length/);
+});
+
+void test('with both headers, Transfer-Encoding decides and Content-Length is ignored (RFC 9112 §6.3)', () => {
+  for (const cl of ['5', '999999999999', 'abc']) {
+    const headers = { 'transfer-encoding': 'chunked', 'content-length': cl };
+    assert.deepEqual(framingOf(headers), { kind: 'chunked' }, cl);
+  }
+  const gzip = refusal({ 'transfer-encoding': 'gzip, chunked', 'content-length': '5' });
+  assert.equal(
+    gzip.message,
+    'unsupported Transfer-Encoding: expected "chunked", got "gzip, chunked"',
+  );
 });
 
 void test('bodyTooLarge formats numbers and digit strings alike', () => {
