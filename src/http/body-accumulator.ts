@@ -7,7 +7,7 @@
 // never past the limit, so the total copying stays linear.
 
 import { fail } from '../errors.js';
-import { bodyTooLarge, type BodyFraming } from './body-framing.js';
+import { bodyTooLarge, type BodyFraming, type BodyKind } from './body-framing.js';
 
 /** First allocation for a chunked body: covers most JSON requests without a regrow. */
 const CHUNKED_INITIAL_BYTES = 64 * 1024;
@@ -33,9 +33,12 @@ export class BodyAccumulator {
   /** Pieces received (chunked framing only: a length-framed body cannot grow its count unbounded). */
   #pieces = 0;
   readonly #chunked: boolean;
+  readonly #kind: BodyKind;
 
-  constructor(framing: BodyFraming, maxBodyBytes: number) {
+  /** `kind` only words the size-limit error (see bodyTooLarge). */
+  constructor(framing: BodyFraming, maxBodyBytes: number, kind: BodyKind = 'json') {
     this.#maxBodyBytes = maxBodyBytes;
+    this.#kind = kind;
     this.#chunked = framing.kind === 'chunked';
     switch (framing.kind) {
       case 'none':
@@ -76,7 +79,7 @@ export class BodyAccumulator {
           `got at least ${needed}`,
       );
     }
-    if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes);
+    if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes, this.#kind);
     if (this.#chunked) {
       this.#pieces += 1;
       if (this.#pieces > MAX_CHUNKS) {

@@ -5,7 +5,7 @@
 
 import { fail, toServerError } from '../errors.js';
 import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming } from './body-framing.js';
+import { bodyFraming, bodyKind } from './body-framing.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
 import { AdapterCall, type RequestHead } from './http-call.js';
@@ -64,12 +64,13 @@ export abstract class HttpExchange {
   protected begin(): boolean {
     const headers = this.#head.headers;
     try {
-      const framing = bodyFraming((name) => headers.get(name), this.#maxBodyBytes);
+      const header = (name: string): string | undefined => headers.get(name);
+      const framing = bodyFraming(header, this.#maxBodyBytes);
       if (framing.kind === 'none') {
         this.#dispatch(EMPTY_BODY);
         return false;
       }
-      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes);
+      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes, bodyKind(header));
       return true;
     } catch (error) {
       this.#reject(error);

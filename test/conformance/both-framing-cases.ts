@@ -130,7 +130,8 @@ export const BOTH_FRAMING_HEADERS_CASES: readonly ConformanceCase[] = [
         [
           'over the limit',
           both('/refused', chunked('x'.repeat(LIMIT), 'y'), 'cl-first'),
-          `request body size ${LIMIT + 1} exceeds the limit ${LIMIT} (--http-max-input-size)`,
+          `request JSON size of ${LIMIT + 1} bytes exceeds the maximum allowed input size of ` +
+            `${LIMIT} bytes. Use --http-max-input-size to increase the limit.`,
         ],
       ];
       for (const [what, request, message] of cases) {

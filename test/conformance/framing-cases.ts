@@ -10,7 +10,10 @@ import { RawConnection, rawRequest, type RawOutcome } from './raw-http.js';
 const LIMIT = 1024;
 
 function limitMessage(size: string | number): string {
-  return `request body size ${size} exceeds the limit ${LIMIT} (--http-max-input-size)`;
+  return (
+    `request JSON size of ${size} bytes exceeds the maximum allowed input size of ${LIMIT} ` +
+    'bytes. Use --http-max-input-size to increase the limit.'
+  );
 }
 
 function errorOf(outcome: RawOutcome): string {

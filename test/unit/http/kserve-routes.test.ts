@@ -379,8 +379,8 @@ void describe('POST .../infer', () => {
         'content-encoding': 'gzip',
       }),
       400,
-      `decompressed request body exceeds the limit of ${MAX_BODY_BYTES} bytes ` +
-        '(--http-max-input-size)',
+      `Decompressed data size exceeds the maximum allowed value of ${MAX_BODY_BYTES} bytes. ` +
+        'Use --http-max-input-size to increase the limit.',
     );
   });
 
