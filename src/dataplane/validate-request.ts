@@ -256,7 +256,9 @@ function checkShape(
   const raw = input.shape;
   const shape: number[] = [];
   for (const d of raw) {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+    // Integers past 2^53 are let through to the overflow check below, which words them as Triton
+    // does; it refuses every shape holding one unless another dimension is 0.
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
       throw fail(
         'BAD_SHAPE',
         `input '${input.name}': every shape dimension must be an integer >= 0, got ` +
@@ -265,6 +267,7 @@ function checkShape(
     }
     shape.push(d);
   }
+  refuseOverflow(input, shape);
   if (sig.maxBatchSize > 0) {
     const batch = shape[0];
     if (batch !== undefined && batch > sig.maxBatchSize) {
@@ -284,6 +287,31 @@ function checkShape(
     );
   }
   return shape;
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Refuses, in Triton's words (http_server.cc), a shape whose element count or byte size does not fit
+ * in an int64. Counted exactly with BigInt: the dimensions may be past 2^53.
+ */
+function refuseOverflow(input: DecodedInput, shape: readonly number[]): void {
+  const count = shape.reduce((a, d) => a * BigInt(d), 1n);
+  if (count > INT64_MAX) {
+    throw fail(
+      'BAD_SHAPE',
+      `invalid shape for input '${input.name}': shape [${shape.map((d) => BigInt(d)).join(',')}] ` +
+        `causes total element count to exceed maximum size of ${INT64_MAX}`,
+    );
+  }
+  const size = isDatatype(input.datatype) ? datatypeInfo(input.datatype).byteSize : 0;
+  if (size > 1 && count * BigInt(size) > INT64_MAX) {
+    throw fail(
+      'BAD_SHAPE',
+      `byte size overflow for input '${input.name}': element count (${count}) * data type size ` +
+        `(${size}) exceeds maximum allowed size (${INT64_MAX})`,
+    );
+  }
 }
 
 /**

@@ -359,6 +359,30 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
 
+  // int64 overflow, in Triton's words (http_test.py test_buffer_size_overflow)
+  {
+    what: 'a shape whose element count overflows int64',
+    model: 'nobatch',
+    request: request([json('x', 'FP32', [2 ** 4, 2 ** 60], [1])]),
+    refused: {
+      code: 'BAD_SHAPE',
+      message:
+        "invalid shape for input 'x': shape [16,1152921504606846976] causes total element count " +
+        'to exceed maximum size of 9223372036854775807',
+    },
+  },
+  {
+    what: 'a shape whose byte size overflows int64',
+    model: 'nobatch',
+    request: request([json('x', 'FP32', [2 ** 2, 2 ** 60], [1])]),
+    refused: {
+      code: 'BAD_SHAPE',
+      message:
+        "byte size overflow for input 'x': element count (4611686018427387904) * data type size " +
+        '(4) exceeds maximum allowed size (9223372036854775807)',
+    },
+  },
+
   // The input size limit
   {
     what: 'a shape whose element count alone exceeds the limit',
