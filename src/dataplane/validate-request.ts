@@ -7,7 +7,11 @@ import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { bytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
-import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.js';
+import {
+  checkJsonCountsAgainstShapes,
+  jsonTensorByteLength,
+  writeJsonTensor,
+} from '../protocol/json-tensor.js';
 import type {
   DecodedInput,
   DecodedRequest,
@@ -70,6 +74,7 @@ export function validateRequest(
     req.inputs.map((i) => i.name),
     'inputs',
   );
+  checkJsonCountsAgainstShapes(req.inputs, ctx.maxInputBytes);
   const missing = sig.requiredInputs.filter((n) => !req.inputs.some((i) => i.name === n));
   if (missing.length > 0) {
     throw fail(
