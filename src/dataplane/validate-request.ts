@@ -5,7 +5,7 @@
 
 import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { bytesElements } from '../tensor/bytes-tensor.js';
+import { bytesElements, countBytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
 import {
   checkJsonCountsAgainstShapes,
@@ -209,6 +209,7 @@ function validateInput(
     // so their total is checked here, before the walk (a WebSocket frame may be larger than
     // --http-max-input-size).
     if (info.byteSize === 0) checkInputLimit(input.name, bytes.byteLength, bytesLeft);
+    checkRawInputSize(sig.name, input.name, bytes, info.byteSize, count);
     checkRawTensor(bytes, t.datatype, count, label);
     if (info.byteSize === 0 && !sig.bytesMayHoldNul) {
       rejectNul(input.name, bytesElements(bytes, label));
@@ -240,6 +241,47 @@ function validateInput(
     byteLength,
     write: (target) => target.set(bytes),
   };
+}
+
+/**
+ * A raw input whose size does not fit its shape, in Triton core's words (infer_request.cc): the
+ * byte size for fixed-size types, the element count for well-formed BYTES data. Malformed BYTES
+ * data is left to checkRawTensor, which names the broken element.
+ */
+function checkRawInputSize(
+  model: string,
+  name: string,
+  bytes: Uint8Array,
+  elementBytes: number,
+  count: number,
+): void {
+  const where = `for inference input '${name}' for model '${model}'`;
+  if (elementBytes > 0) {
+    if (bytes.byteLength !== count * elementBytes) {
+      throw fail(
+        'BYTE_SIZE_MISMATCH',
+        `input byte size mismatch for input '${name}' for model '${model}'. Expected ` +
+          `${count * elementBytes}, got ${bytes.byteLength}`,
+      );
+    }
+    return;
+  }
+  let found: number;
+  try {
+    found = countBytesElements(bytes);
+  } catch {
+    return;
+  }
+  // Triton stops at the first element past the count, so it reports count + 1.
+  if (found > count) {
+    throw fail(
+      'BAD_TENSOR_DATA',
+      `unexpected number of string elements ${count + 1} ${where}, expecting ${count}`,
+    );
+  }
+  if (found < count) {
+    throw fail('BAD_TENSOR_DATA', `expected ${count} string elements ${where}, got ${found}`);
+  }
 }
 
 function checkInputLimit(name: string, byteLength: number, bytesLeft: number): void {

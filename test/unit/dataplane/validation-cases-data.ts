@@ -28,7 +28,8 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('INPUT0', 'INT32', [1, 16], new Uint8Array(60)), input1()]),
     refused: {
       code: 'BYTE_SIZE_MISMATCH',
-      message: 'input INPUT0: expected 64 bytes for shape [1,16] INT32, got 60',
+      message:
+        "input byte size mismatch for input 'INPUT0' for model 'simple'. Expected 64, got 60",
     },
   },
   {
@@ -37,7 +38,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('f64', 'FP64', [2], new Uint8Array(17))]),
     refused: {
       code: 'BYTE_SIZE_MISMATCH',
-      message: 'input f64: expected 16 bytes for shape [2] FP64, got 17',
+      message: "input byte size mismatch for input 'f64' for model 'types'. Expected 16, got 17",
     },
   },
   {
@@ -69,7 +70,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('s', 'BYTES', [1, 2], bytesLayout('a'))]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input s: expected 2 BYTES elements for shape [1,2], got 1',
+      message: "expected 2 string elements for inference input 's' for model 'strings', got 1",
     },
   },
   {
@@ -78,7 +79,9 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('s', 'BYTES', [1, 2], bytesLayout('a', 'b', 'c'))]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input s: expected 2 BYTES elements for shape [1,2], got 3',
+      message:
+        "unexpected number of string elements 3 for inference input 's' for model 'strings', " +
+        'expecting 2',
     },
   },
   {
