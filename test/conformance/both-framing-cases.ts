@@ -182,4 +182,33 @@ export const BOTH_FRAMING_HEADERS_CASES: readonly ConformanceCase[] = [
       assert.equal(ctx.echo.calls.filter((c) => c.summary.path === '/split').length, 0);
     },
   },
+  {
+    id: 'te-and-cl-expect-continue',
+    title: 'with both headers and Expect: 100-continue, the go-ahead comes before the body',
+    async run(ctx) {
+      const conn = await RawConnection.open(ctx.port);
+      await conn.send(
+        rawRequest('POST', '/continue', [
+          ['Transfer-Encoding', 'chunked'],
+          ['Content-Length', '5'],
+          ['Expect', '100-continue'],
+        ]),
+      );
+      const interim = await conn.next({ interim: true });
+      if (ctx.impl.bothFramingHeaders === 'close') {
+        assertDropped(ctx, interim, '/continue');
+        conn.destroy();
+        return;
+      }
+      assert.notEqual(interim, 'closed');
+      if (interim !== 'closed') assert.equal(interim.status, 100);
+      await conn.send(chunked('hello'));
+      const final = await conn.response();
+      assert.equal(final.status, 200);
+      const summary = JSON.parse(final.body.toString()) as EchoSummary;
+      assert.equal(summary.sha256, sha256(Buffer.from('hello')));
+      await conn.closed();
+      conn.destroy();
+    },
+  },
 ];

@@ -67,12 +67,14 @@ export function takeOverBothFramingHeaders(
 class SocketExchange extends HttpExchange {
   readonly #socket: Socket;
   readonly #options: TakeoverOptions;
+  readonly #expectsContinue: boolean;
   #settled = false;
 
   constructor(socket: Socket, head: RequestHead, options: TakeoverOptions) {
     super(head, options.handler, options.maxBodyBytes);
     this.#socket = socket;
     this.#options = options;
+    this.#expectsContinue = head.headers.get('expect')?.trim().toLowerCase() === '100-continue';
   }
 
   start(rest: Uint8Array): void {
@@ -102,6 +104,11 @@ class SocketExchange extends HttpExchange {
         this.bodyEnd();
       }
     };
+    // A client that asked to wait (curl does for bodies over 1 KiB) gets the go-ahead node's own
+    // requests get, unless the body has already started.
+    if (rest.byteLength === 0 && this.#expectsContinue) {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+    }
     // The same body timeout as node's own requests: silence while the body arrives closes it.
     socket.setTimeout(this.#options.bodyTimeoutMs, () => socket.destroy());
     socket.on('data', feed);
