@@ -309,10 +309,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     return x;
   };
 
-  /** As `uint`, refusing 0 in Triton's words (0 would refuse every request body). */
+  /**
+   * As `uint`, refusing 0 and negative integers in Triton's words (Triton reads the flag as a
+   * signed integer, so both reach its check; 0 would refuse every request body).
+   */
   const aboveZero = (n: FlagName, d: number): number => {
+    const refused = fail('BAD_REQUEST', `Error: --${n} must be greater than 0.`);
+    if (/^-[0-9]+$/.test(last(n)?.trim() ?? '')) throw refused;
     const x = uint(n, d);
-    if (x === 0) throw fail('BAD_REQUEST', `Error: --${n} must be greater than 0.`);
+    if (x === 0) throw refused;
     return x;
   };
 

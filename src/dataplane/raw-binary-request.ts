@@ -12,37 +12,39 @@ export function rawBinaryRequest(sig: ModelSignature, body: Uint8Array): Decoded
   const inputs = [...sig.inputs.values()];
   const input = inputs[0];
   if (inputs.length !== 1 || input === undefined) {
+    // Triton's wording (core infer_request.cc); a raw request always carries exactly one input.
     throw fail(
       'BAD_REQUEST',
-      `a raw binary request (Inference-Header-Content-Length: 0) needs a model with exactly 1 ` +
-        `input; model '${sig.name}' has ${inputs.length}`,
+      `Raw request must only have 1 input (found 1) to be deduced but got ${inputs.length} ` +
+        `inputs in '${sig.name}' model configuration`,
+    );
+  }
+  // Checked first whatever the datatype, as Triton does.
+  if (input.dims.filter((d) => d === -1).length > 1) {
+    throw fail(
+      'BAD_SHAPE',
+      `The shape of the raw input '${input.name}' can not be deduced because there are more ` +
+        'than one variable-sized dimension',
     );
   }
   const batch = sig.maxBatchSize > 0 ? [1] : [];
   let dims: number[];
   const size = datatypeInfo(input.datatype).byteSize;
   if (size === 0) {
-    if (input.dims.length !== 1 || (input.dims[0] !== 1 && input.dims[0] !== -1)) {
+    // Exactly one element, fixed by the configuration: a variable dimension could hold any count.
+    if (input.dims.some((d) => d === -1) || input.dims.reduce((a, d) => a * d, 1) !== 1) {
       throw fail(
         'BAD_SHAPE',
-        `a raw binary BYTES input must have shape [1]; input '${input.name}' has ${shapeText(input.dims)}`,
+        `For BYTE datatype raw input '${input.name}', the model must have input shape [1]`,
       );
     }
-    dims = [1];
+    dims = [...input.dims];
     // The whole body is the one element, as in Triton: it gets its length prefix here.
     const element = new Uint8Array(4 + body.byteLength);
     new DataView(element.buffer).setUint32(0, body.byteLength, true);
     element.set(body, 4);
     body = element;
   } else {
-    const variable = input.dims.filter((d) => d === -1).length;
-    if (variable > 1) {
-      throw fail(
-        'BAD_SHAPE',
-        `a raw binary request allows at most 1 variable dimension; input '${input.name}' has ` +
-          `${shapeText(input.dims)}`,
-      );
-    }
     const fixed = input.dims.reduce((a, d) => (d === -1 ? a : a * d), 1) * size;
     if (fixed === 0 || body.byteLength % fixed !== 0) {
       throw fail(

@@ -5,9 +5,10 @@
 
 import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { bytesElements } from '../tensor/bytes-tensor.js';
+import { bytesElements, countBytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
 import {
+  checkJsonCountsAgainstShapes,
   elementCountError,
   jsonTensorByteLength,
   writeJsonTensor,
@@ -79,6 +80,7 @@ export function validateRequest(
     req.inputs.map((i) => i.name),
     'inputs',
   );
+  checkJsonCountsAgainstShapes(req.inputs, ctx.maxInputBytes);
   const missing = sig.requiredInputs.filter((n) => !req.inputs.some((i) => i.name === n));
   if (missing.length > 0) {
     throw fail(
@@ -214,6 +216,7 @@ function validateInput(
     // so their total is checked here, before the walk (a WebSocket frame may be larger than
     // --http-max-input-size).
     if (info.byteSize === 0) checkInputLimit(input.name, bytes.byteLength, bytesLeft);
+    checkRawInputSize(sig.name, input.name, bytes, info.byteSize, count);
     checkRawTensor(bytes, t.datatype, count, label);
     if (info.byteSize === 0 && !sig.bytesMayHoldNul) {
       rejectNul(input.name, bytesElements(bytes, label));
@@ -272,7 +275,7 @@ function typedInput(
   if (data.datatype !== t.datatype) {
     throw fail('INTERNAL', `input '${input.name}': typed as ${data.datatype}, not ${t.datatype}`);
   }
-  if (data.count !== count) throw elementCountError(count, data.count, label);
+  if (data.count !== count) throw elementCountError(count, data.count);
   const bytes = data.bytes;
   if (datatypeInfo(t.datatype).byteSize === 0 && !sig.bytesMayHoldNul) {
     rejectNul(input.name, bytesElements(bytes, label));
@@ -287,6 +290,47 @@ function typedInput(
     write: (target) => target.set(bytes),
     bytes,
   };
+}
+
+/**
+ * A raw input whose size does not fit its shape, in Triton core's words (infer_request.cc): the
+ * byte size for fixed-size types, the element count for well-formed BYTES data. Malformed BYTES
+ * data is left to checkRawTensor, which names the broken element.
+ */
+function checkRawInputSize(
+  model: string,
+  name: string,
+  bytes: Uint8Array,
+  elementBytes: number,
+  count: number,
+): void {
+  const where = `for inference input '${name}' for model '${model}'`;
+  if (elementBytes > 0) {
+    if (bytes.byteLength !== count * elementBytes) {
+      throw fail(
+        'BYTE_SIZE_MISMATCH',
+        `input byte size mismatch for input '${name}' for model '${model}'. Expected ` +
+          `${count * elementBytes}, got ${bytes.byteLength}`,
+      );
+    }
+    return;
+  }
+  let found: number;
+  try {
+    found = countBytesElements(bytes);
+  } catch {
+    return;
+  }
+  // Triton stops at the first element past the count, so it reports count + 1.
+  if (found > count) {
+    throw fail(
+      'BAD_TENSOR_DATA',
+      `unexpected number of string elements ${count + 1} ${where}, expecting ${count}`,
+    );
+  }
+  if (found < count) {
+    throw fail('BAD_TENSOR_DATA', `expected ${count} string elements ${where}, got ${found}`);
+  }
 }
 
 function checkInputLimit(name: string, byteLength: number, bytesLeft: number): void {
@@ -308,7 +352,9 @@ function checkShape(
   const raw = input.shape;
   const shape: number[] = [];
   for (const d of raw) {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
+    // Integers past 2^53 are let through to the overflow check below, which words them as Triton
+    // does; it refuses every shape holding one unless another dimension is 0.
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
       throw fail(
         'BAD_SHAPE',
         `input '${input.name}': every shape dimension must be an integer >= 0, got ` +
@@ -317,6 +363,7 @@ function checkShape(
     }
     shape.push(d);
   }
+  refuseOverflow(input, shape);
   if (sig.maxBatchSize > 0) {
     const batch = shape[0];
     if (batch !== undefined && batch > sig.maxBatchSize) {
@@ -336,6 +383,31 @@ function checkShape(
     );
   }
   return shape;
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Refuses, in Triton's words (http_server.cc), a shape whose element count or byte size does not fit
+ * in an int64. Counted exactly with BigInt: the dimensions may be past 2^53.
+ */
+function refuseOverflow(input: DecodedInput, shape: readonly number[]): void {
+  const count = shape.reduce((a, d) => a * BigInt(d), 1n);
+  if (count > INT64_MAX) {
+    throw fail(
+      'BAD_SHAPE',
+      `invalid shape for input '${input.name}': shape [${shape.map((d) => BigInt(d)).join(',')}] ` +
+        `causes total element count to exceed maximum size of ${INT64_MAX}`,
+    );
+  }
+  const size = isDatatype(input.datatype) ? datatypeInfo(input.datatype).byteSize : 0;
+  if (size > 1 && count * BigInt(size) > INT64_MAX) {
+    throw fail(
+      'BAD_SHAPE',
+      `byte size overflow for input '${input.name}': element count (${count}) * data type size ` +
+        `(${size}) exceeds maximum allowed size (${INT64_MAX})`,
+    );
+  }
 }
 
 /**

@@ -13,7 +13,7 @@
 
 import { fail } from '../errors.js';
 import { allocateRequestBytes } from '../memory/movable-buffers.js';
-import { bodyTooLarge, type BodyFraming } from './body-framing.js';
+import { bodyTooLarge, type BodyFraming, type BodyKind } from './body-framing.js';
 
 /** First allocation for a chunked body: covers most JSON requests without a regrow. */
 const CHUNKED_INITIAL_BYTES = 64 * 1024;
@@ -41,10 +41,13 @@ export class BodyAccumulator {
   readonly #chunked: boolean;
   /** The body offset to align to 64 bytes (0: the body's start). */
   readonly #alignAt: number;
+  readonly #kind: BodyKind;
 
-  constructor(framing: BodyFraming, maxBodyBytes: number, alignAt = 0) {
+  /** `kind` only words the size-limit error (see bodyTooLarge). */
+  constructor(framing: BodyFraming, maxBodyBytes: number, alignAt = 0, kind: BodyKind = 'json') {
     this.#maxBodyBytes = maxBodyBytes;
     this.#alignAt = alignAt;
+    this.#kind = kind;
     this.#chunked = framing.kind === 'chunked';
     switch (framing.kind) {
       case 'none':
@@ -82,7 +85,7 @@ export class BodyAccumulator {
           `got at least ${needed}`,
       );
     }
-    if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes);
+    if (needed > this.#maxBodyBytes) throw bodyTooLarge(needed, this.#maxBodyBytes, this.#kind);
     if (this.#chunked) {
       this.#pieces += 1;
       if (this.#pieces > MAX_CHUNKS) {

@@ -22,13 +22,33 @@ const CHUNKED: BodyFraming = Object.freeze({ kind: 'chunked' });
 const DECIMAL = /^[0-9]+$/;
 
 /**
- * The error for a body over `--http-max-input-size`; Triton reports it as INVALID_ARG (400). `size`
- * may be the Content-Length digits as sent, so a huge value is reported exactly, not rounded.
+ * What a body is for Triton's size-limit wording: a raw binary input (`Inference-Header-Content-Length:
+ * 0`) or JSON (with or without binary tensors after it).
  */
-export function bodyTooLarge(size: number | string, maxBodyBytes: number): InferenceServerError {
+export type BodyKind = 'raw' | 'json';
+
+export function bodyKind(header: (name: string) => string | undefined): BodyKind {
+  return header('inference-header-content-length')?.trim() === '0' ? 'raw' : 'json';
+}
+
+/**
+ * The error for a body over `--http-max-input-size`, in Triton's words (http_server.cc); Triton
+ * reports it as INVALID_ARG (400). `size` may be the Content-Length digits as sent, so a huge value
+ * is reported exactly, not rounded.
+ */
+export function bodyTooLarge(
+  size: number | string,
+  maxBodyBytes: number,
+  kind: BodyKind,
+): InferenceServerError {
+  const advice = 'Use --http-max-input-size to increase the limit.';
   return fail(
     'BODY_TOO_LARGE',
-    `request body size ${size} exceeds the limit ${maxBodyBytes} (--http-max-input-size)`,
+    kind === 'raw'
+      ? `Raw input has a byte_size (${size} bytes) that exceeds the maximum allowed value of ` +
+          `${maxBodyBytes} bytes. ${advice}`
+      : `request JSON size of ${size} bytes exceeds the maximum allowed input size of ` +
+          `${maxBodyBytes} bytes. ${advice}`,
   );
 }
 
@@ -45,13 +65,10 @@ export function bodyFraming(
   const contentLength = header('content-length');
 
   if (transferEncoding !== undefined) {
-    if (contentLength !== undefined) {
-      throw fail(
-        'BAD_REQUEST',
-        'a request must not carry both Transfer-Encoding and Content-Length ' +
-          `(got Transfer-Encoding: ${transferEncoding}, Content-Length: ${contentLength})`,
-      );
-    }
+    // With both headers, Transfer-Encoding decides and Content-Length is ignored, as Triton does
+    // (RFC 9112 §6.3); the connection then closes after the reply (§6.1). Neither HTTP library lets
+    // such a request reach a route: only node's takeover (node/node-framing-takeover.ts) gets here
+    // with both, and it always closes.
     // Only "chunked" alone: compressed transfer codings are not supported, and anything else would
     // leave the body length undefined.
     if (transferEncoding.trim().toLowerCase() !== 'chunked') {
@@ -74,7 +91,7 @@ export function bodyFraming(
   // Number() of it would round.
   const length = contentLength.length > 15 ? Number.POSITIVE_INFINITY : Number(contentLength);
   if (length > maxBodyBytes) {
-    throw bodyTooLarge(contentLength.replace(/^0+(?=\d)/, ''), maxBodyBytes);
+    throw bodyTooLarge(contentLength.replace(/^0+(?=\d)/, ''), maxBodyBytes, bodyKind(header));
   }
   return length === 0 ? NO_BODY : { kind: 'length', length };
 }

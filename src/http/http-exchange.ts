@@ -5,7 +5,7 @@
 
 import { fail, toServerError } from '../errors.js';
 import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming } from './body-framing.js';
+import { bodyFraming, bodyKind } from './body-framing.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
 import { AdapterCall, type RequestHead } from './http-call.js';
@@ -66,12 +66,18 @@ export abstract class HttpExchange {
   protected begin(): boolean {
     const headers = this.#head.headers;
     try {
-      const framing = bodyFraming((name) => headers.get(name), this.#maxBodyBytes);
+      const header = (name: string): string | undefined => headers.get(name);
+      const framing = bodyFraming(header, this.#maxBodyBytes);
       if (framing.kind === 'none') {
         this.#dispatch(EMPTY_BODY);
         return false;
       }
-      this.#body = new BodyAccumulator(framing, this.#maxBodyBytes, tensorBytesAt(headers));
+      this.#body = new BodyAccumulator(
+        framing,
+        this.#maxBodyBytes,
+        tensorBytesAt(headers),
+        bodyKind(header),
+      );
       return true;
     } catch (error) {
       this.#reject(error);
@@ -94,6 +100,14 @@ export abstract class HttpExchange {
       this.#reject(error);
       return false;
     }
+  }
+
+  /**
+   * The body's framing broke while it was being read (a decoder error): the request is refused
+   * like one over the limit. Ignored once the exchange no longer reads.
+   */
+  protected bodyFailed(error: unknown): void {
+    if (this.#state === 'reading') this.#reject(error);
   }
 
   /** The body is complete: checked against its framing, then handed to the handler. */

@@ -245,7 +245,9 @@ async function decompress(call: HttpCall, maxBytes: number): Promise<Uint8Array>
     if (code === 'ERR_BUFFER_TOO_LARGE') {
       throw fail(
         'BODY_TOO_LARGE',
-        `decompressed request body exceeds the limit of ${maxBytes} bytes (--http-max-input-size)`,
+        // Triton's wording (data_compressor.h).
+        `Decompressed data size exceeds the maximum allowed value of ${maxBytes} bytes. ` +
+          'Use --http-max-input-size to increase the limit.',
       );
     }
     throw fail('BAD_REQUEST', `request body is not valid ${encoding} data`);

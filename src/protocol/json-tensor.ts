@@ -18,7 +18,8 @@ import { DATATYPE_TABLE, type Datatype, type DatatypeInfo } from '../tensor/data
 import { fail, type InferenceServerError } from '../errors.js';
 import { writeBytesString } from '../tensor/bytes-tensor.js';
 import { numberToBf16Bits, numberToHalfBits } from '../tensor/half.js';
-import { forShape, labelPrefix, type TensorLabel } from '../tensor/tensor-label.js';
+import { inputLabel, labelPrefix, type TensorLabel } from '../tensor/tensor-label.js';
+import type { DecodedInput } from './inference-request.js';
 import { finishWrite, numericConstructor, writableLittleEndian } from '../tensor/typed-view.js';
 
 /** Deeper `data` cannot come from a JSON body (the pre-scan caps depth at 100); other callers might. */
@@ -87,24 +88,60 @@ function elementTotal(dims: readonly number[]): number {
   return n;
 }
 
-/** Checks the structure and element count; returns the nesting dims. */
+/**
+ * Checks the structure and element count; returns the nesting dims. A count that does not match the
+ * shape is worded as Triton's HTTP front end words it (http_server.cc), which names neither the
+ * input nor the counts: qa/L0_http's test.sh matches the whole error body.
+ */
 function checkCount(values: unknown, count: number, label: TensorLabel | undefined): number[] {
   const dims = nestingDims(values, label);
   const total = elementTotal(dims);
-  if (total !== count) throw elementCountError(count, total, label);
+  if (total !== count) throw elementCountError(count, total);
   return dims;
 }
 
-/** The error for `data` holding `total` elements where the shape asks for `count`. */
-export function elementCountError(
-  count: number,
-  total: number,
-  label: TensorLabel | undefined,
-): InferenceServerError {
-  return fail(
-    'BAD_TENSOR_DATA',
-    `${labelPrefix(label)}expected ${count} elements${forShape(label)}, got ${total}`,
-  );
+/**
+ * The error for `data` holding `total` elements where the shape asks for `count`, in the words of
+ * Triton's HTTP front end (one text for too many, another for too few).
+ */
+export function elementCountError(count: number, total: number): InferenceServerError {
+  return total > count
+    ? fail(
+        'BAD_TENSOR_DATA',
+        "Unable to parse 'data': Shape does not match true shape of 'data' field",
+      )
+    : fail('BAD_TENSOR_DATA', "Failed to parse 'data' field: shape does not match true shape");
+}
+
+/**
+ * Checks, before anything about the model, that each JSON `data` array holds as many elements as
+ * its own shape says: Triton's HTTP front end parses every input's data before the core checks the
+ * request against the model, so this mismatch is what a client hears first. Left to validation,
+ * which words them: shapes that are not lists of safe non-negative integers, and counts over
+ * `maxElements` (Triton checks the input size limit before reading the data).
+ */
+export function checkJsonCountsAgainstShapes(
+  inputs: readonly DecodedInput[],
+  maxElements: number,
+): void {
+  for (const input of inputs) {
+    const data = input.data;
+    if (data.kind === 'raw') continue;
+    const shape: number[] = [];
+    let count = 1;
+    for (const d of input.shape) {
+      if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) return;
+      shape.push(d);
+      count *= d;
+    }
+    if (count > maxElements) continue;
+    // Data the HTTP decoder already typed carries its element count; the rest is walked.
+    if (data.kind === 'typed') {
+      if (data.count !== count) throw elementCountError(count, data.count);
+    } else {
+      checkCount(data.values, count, inputLabel(input.name, shape));
+    }
+  }
 }
 
 /**

@@ -4,11 +4,11 @@
 
 import { fail, type InferenceServerError } from '../errors.js';
 
-/** DUPLICATE_TENSOR for `name` repeated in the request's `what` list. */
+/** DUPLICATE_TENSOR for `name` repeated in the request's `what` list, in Triton's words. */
 export function repeatedNameError(name: string, what: 'inputs' | 'outputs'): InferenceServerError {
   return fail(
     'DUPLICATE_TENSOR',
-    `${what === 'inputs' ? 'input' : 'output'} '${name}' appears more than once in '${what}'`,
+    `${what === 'inputs' ? 'input' : 'output'} '${name}' already exists in request`,
   );
 }
 

@@ -12,11 +12,16 @@ export interface FrontEndUnderTest {
   create(options: FrontEndOptions): FrontEnd;
   /**
    * What a client sees when the library's own HTTP parser refuses a request before any route runs
-   * (Transfer-Encoding with Content-Length, a Content-Length that is not a number or has ten or more
-   * digits): '400' (node:http's clientError hook answers) or 'close' (uWS drops the connection and
+   * (a Content-Length that is not a number or has ten or more digits): '400' (node:http's clientError hook answers) or 'close' (uWS drops the connection and
    * offers no hook to answer). Either way the handler must not run.
    */
   readonly parserRefusal: '400' | 'close';
+  /**
+   * A request with both `Transfer-Encoding: chunked` and `Content-Length`, which Triton reads by
+   * its Transfer-Encoding: 'served' (read that way, answered, then the connection closes) or
+   * 'close' (the library's parser drops the connection before any route runs, with no reply).
+   */
+  readonly bothFramingHeaders: 'served' | 'close';
   /**
    * What happens to requests pipelined behind one whose reply is still pending: 'in-order' (each
    * answered in turn) or 'close' (the library closes the connection rather than risk interleaved

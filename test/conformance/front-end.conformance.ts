@@ -10,6 +10,7 @@ import {
   type ConformanceCase,
   type FrontEndUnderTest,
 } from './conformance-case.js';
+import { BOTH_FRAMING_HEADERS_CASES } from './both-framing-cases.js';
 import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
 import { FRAMING_CASES, PIPELINED_AFTER_REFUSAL_CASES } from './framing-cases.js';
@@ -23,6 +24,7 @@ export const CASES: readonly ConformanceCase[] = [
   ...TRANSFER_CASES,
   ...FRAMING_CASES,
   ...PIPELINED_AFTER_REFUSAL_CASES,
+  ...BOTH_FRAMING_HEADERS_CASES,
   ...LIFECYCLE_CASES,
   ...DRAIN_CASES,
   ...LIMIT_CASES,

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { FrontEnd, FrontEndOptions, HttpHandler } from '../front-end.js';
 import { splitTarget, type RequestHead } from '../http-call.js';
 import { HttpDrain } from '../http-drain.js';
+import { takeOverBothFramingHeaders } from './node-framing-takeover.js';
 import { readHeaders } from './node-headers.js';
 import { NodeHttpExchange } from './node-http-exchange.js';
 import { attachNodeWebSocket, type NodeWebSocketHandle } from './node-websocket.js';
@@ -48,6 +49,10 @@ export class NodeHttpFrontEnd implements FrontEnd {
    * once the 400 is out.
    */
   readonly #refused = new WeakSet<Duplex>();
+  /** Sockets read by a framing takeover (node-framing-takeover.ts): node's later errors are moot. */
+  readonly #takenOver = new WeakSet<Duplex>();
+  /** The handler wrapped for drains, kept for requests served outside node's parser. */
+  #handler: HttpHandler | undefined;
 
   constructor(options: FrontEndOptions) {
     this.#options = options;
@@ -58,6 +63,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
     const o = this.#options.limits ?? {};
     // node closes the connection after a reply with `Connection: close`, which this adds in a drain.
     const drainingHandler = this.#drain.wrap(handler);
+    this.#handler = drainingHandler;
     const server = http.createServer(
       {
         keepAlive: true, // TCP keep-alive probes on accepted sockets; HTTP keep-alive is the default
@@ -145,10 +151,13 @@ export class NodeHttpFrontEnd implements FrontEnd {
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+    // A taken-over socket has its own timeouts and reply; node's parser may still report on it.
+    if (this.#takenOver.has(socket)) return;
     if (error.code === 'ECONNRESET' || !socket.writable || (this.#busy.get(socket) ?? 0) > 0) {
       socket.destroy();
       return;
     }
+    if (this.#takeOver(error, socket)) return;
     const [status, message] = clientErrorReply(error);
     const body = JSON.stringify({ error: message });
     socket.end(
@@ -158,6 +167,22 @@ export class NodeHttpFrontEnd implements FrontEnd {
         'Connection: close\r\n\r\n' +
         body,
     );
+  }
+
+  /** Serves a request with both Transfer-Encoding and Content-Length as Triton does, if it is one. */
+  #takeOver(error: NodeJS.ErrnoException, socket: Duplex): boolean {
+    const handler = this.#handler;
+    if (handler === undefined || !(socket instanceof net.Socket)) return false;
+    this.#drain.opened();
+    const taken = takeOverBothFramingHeaders(error, socket, {
+      handler,
+      maxBodyBytes: this.#options.maxBodyBytes,
+      bodyTimeoutMs: this.#options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      onSettled: () => this.#drain.closed(),
+    });
+    if (taken) this.#takenOver.add(socket);
+    else this.#drain.closed();
+    return taken;
   }
 }
 

@@ -107,6 +107,11 @@ void describe('gRPC flags', () => {
     );
     // Triton refuses to start with it, in these words; 0 would refuse every request body.
     refuses(['--http-max-input-size=0'], 'Error: --http-max-input-size must be greater than 0.');
+    // qa/L0_http's test.sh starts Triton with -1024 and expects the same words.
+    refuses(
+      ['--http-max-input-size=-1024'],
+      'Error: --http-max-input-size must be greater than 0.',
+    );
     refuses(
       ['--grpc-max-input-size=2147483648'],
       "--grpc-max-input-size: expected an integer between 0 and 2147483647, got '2147483648'",

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateRequest } from '../../../src/dataplane/validate-request.js';
+import { InferenceServerError } from '../../../src/errors.js';
 import { MODELS } from './validation-models.js';
 
 const ctx = { signal: new AbortController().signal, arrivalNs: 0, maxInputBytes: 1 << 20 };
@@ -17,7 +18,7 @@ const written = (n: number, write: (t: Uint8Array) => void): Buffer => {
 void describe('raw binary requests', () => {
   void it('takes the whole body as the one BYTES element', () => {
     const body = new TextEncoder().encode('hello world');
-    const v = validateRequest(MODELS.strings, { rawBinary: body }, ctx);
+    const v = validateRequest(MODELS.string1, { rawBinary: body }, ctx);
     const input = v.inputs[0];
     assert.deepEqual(input?.shape, [1, 1]);
     assert.equal(input?.byteLength, 4 + body.byteLength);
@@ -33,14 +34,41 @@ void describe('raw binary requests', () => {
 
   void it('a body that looks like a length prefix is still one element', () => {
     const body = Uint8Array.of(0xff, 0xff, 0xff, 0x7f, 1, 2);
-    const v = validateRequest(MODELS.strings, { rawBinary: body }, ctx);
+    const v = validateRequest(MODELS.string1, { rawBinary: body }, ctx);
     const input = v.inputs[0];
     const bytes = written(input?.byteLength ?? 0, (t) => input?.write(t));
     assert.deepEqual([...bytes.subarray(4)], [...body]);
   });
 
   void it('an empty body is one empty element', () => {
-    const v = validateRequest(MODELS.strings, { rawBinary: new Uint8Array(0) }, ctx);
+    const v = validateRequest(MODELS.string1, { rawBinary: new Uint8Array(0) }, ctx);
     assert.equal(v.inputs[0]?.byteLength, 4);
+  });
+
+  void it("refuses, in Triton's words, what it cannot deduce a shape for", () => {
+    const refusal = (model: keyof typeof MODELS, bytes = 16): string => {
+      try {
+        validateRequest(MODELS[model], { rawBinary: new Uint8Array(bytes) }, ctx);
+      } catch (error) {
+        assert.ok(error instanceof InferenceServerError);
+        assert.equal(error.status, 400);
+        return error.message;
+      }
+      assert.fail(`expected ${model} to refuse a raw binary request`);
+    };
+    assert.equal(
+      refusal('strings'),
+      "For BYTE datatype raw input 's', the model must have input shape [1]",
+    );
+    assert.equal(
+      refusal('matrix'),
+      "The shape of the raw input 'm' can not be deduced because there are more than one " +
+        'variable-sized dimension',
+    );
+    assert.equal(
+      refusal('simple'),
+      "Raw request must only have 1 input (found 1) to be deduced but got 2 inputs in 'simple' " +
+        'model configuration',
+    );
   });
 });

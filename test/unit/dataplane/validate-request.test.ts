@@ -110,7 +110,7 @@ void describe('validateRequest', () => {
     throwsCode(
       () => validateRequest(MODELS.nobatch, twice, context()),
       'DUPLICATE_TENSOR',
-      "input 'x' appears more than once in 'inputs'",
+      "input 'x' already exists in request",
     );
   });
 
@@ -124,7 +124,7 @@ void describe('validateRequest', () => {
     throwsCode(
       () => validateRequest(MODELS.nobatch, twice, context()),
       'DUPLICATE_TENSOR',
-      "output 'y' appears more than once in 'outputs'",
+      "output 'y' already exists in request",
     );
   });
 

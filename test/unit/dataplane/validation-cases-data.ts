@@ -28,7 +28,8 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('INPUT0', 'INT32', [1, 16], new Uint8Array(60)), input1()]),
     refused: {
       code: 'BYTE_SIZE_MISMATCH',
-      message: 'input INPUT0: expected 64 bytes for shape [1,16] INT32, got 60',
+      message:
+        "input byte size mismatch for input 'INPUT0' for model 'simple'. Expected 64, got 60",
     },
   },
   {
@@ -37,7 +38,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('f64', 'FP64', [2], new Uint8Array(17))]),
     refused: {
       code: 'BYTE_SIZE_MISMATCH',
-      message: 'input f64: expected 16 bytes for shape [2] FP64, got 17',
+      message: "input byte size mismatch for input 'f64' for model 'types'. Expected 16, got 17",
     },
   },
   {
@@ -69,7 +70,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('s', 'BYTES', [1, 2], bytesLayout('a'))]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input s: expected 2 BYTES elements for shape [1,2], got 1',
+      message: "expected 2 string elements for inference input 's' for model 'strings', got 1",
     },
   },
   {
@@ -78,7 +79,9 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([raw('s', 'BYTES', [1, 2], bytesLayout('a', 'b', 'c'))]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input s: expected 2 BYTES elements for shape [1,2], got 3',
+      message:
+        "unexpected number of string elements 3 for inference input 's' for model 'strings', " +
+        'expecting 2',
     },
   },
   {
@@ -166,12 +169,23 @@ export const DATA_CASES: readonly ValidationCase[] = [
     },
   },
   {
+    // Triton's words (http_server.cc), checked before the model's inputs: test.sh matches them
+    // with INPUT1 missing.
     what: 'JSON: one element short',
     model: 'simple',
-    request: request([json('INPUT0', 'INT32', [1, 16], range16().slice(1)), input1()]),
+    request: request([json('INPUT0', 'INT32', [1, 16], range16().slice(1))]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input INPUT0: expected 16 elements for shape [1,16], got 15',
+      message: "Failed to parse 'data' field: shape does not match true shape",
+    },
+  },
+  {
+    what: 'JSON: elements past the shape',
+    model: 'simple',
+    request: request([json('INPUT0', 'INT32', [1, 16], [...range16(), 17, 18])]),
+    refused: {
+      code: 'BAD_TENSOR_DATA',
+      message: "Unable to parse 'data': Shape does not match true shape of 'data' field",
     },
   },
   {
@@ -190,7 +204,7 @@ export const DATA_CASES: readonly ValidationCase[] = [
     request: request([json('f32', 'FP32', [2], { a: 1 })]),
     refused: {
       code: 'BAD_TENSOR_DATA',
-      message: 'input f32: expected 2 elements for shape [2], got 1',
+      message: "Failed to parse 'data' field: shape does not match true shape",
     },
   },
   {
@@ -356,6 +370,30 @@ export const DATA_CASES: readonly ValidationCase[] = [
     refused: {
       code: 'BAD_TENSOR_DATA',
       message: 'input f32: element 1 is the string "2", expected a number for FP32',
+    },
+  },
+
+  // int64 overflow, in Triton's words (http_test.py test_buffer_size_overflow)
+  {
+    what: 'a shape whose element count overflows int64',
+    model: 'nobatch',
+    request: request([json('x', 'FP32', [2 ** 4, 2 ** 60], [1])]),
+    refused: {
+      code: 'BAD_SHAPE',
+      message:
+        "invalid shape for input 'x': shape [16,1152921504606846976] causes total element count " +
+        'to exceed maximum size of 9223372036854775807',
+    },
+  },
+  {
+    what: 'a shape whose byte size overflows int64',
+    model: 'nobatch',
+    request: request([json('x', 'FP32', [2 ** 2, 2 ** 60], [1])]),
+    refused: {
+      code: 'BAD_SHAPE',
+      message:
+        "byte size overflow for input 'x': element count (4611686018427387904) * data type size " +
+        '(4) exceeds maximum allowed size (9223372036854775807)',
     },
   },
 

@@ -34,6 +34,16 @@ const TEXT = {
     max_batch_size: 4
     input { name: "s" data_type: TYPE_STRING dims: [ -1 ] }
     output { name: "out" data_type: TYPE_STRING dims: [ -1 ] }`,
+  /** One BYTES element per batch item: the shape Triton requires of a raw binary BYTES input. */
+  string1: `
+    max_batch_size: 4
+    input { name: "s" data_type: TYPE_STRING dims: [ 1 ] }
+    output { name: "out" data_type: TYPE_STRING dims: [ -1 ] }`,
+  /** Two variable dimensions: a raw binary body cannot say how to split its bytes. */
+  matrix: `
+    max_batch_size: 4
+    input { name: "m" data_type: TYPE_FP32 dims: [ -1, -1 ] }
+    output { name: "out" data_type: TYPE_FP32 dims: [ -1, -1 ] }`,
   /** The model takes [2,2] for [4], [2,1,-1] for [2,-1], a scalar for [1] (after the batch dim). */
   reshape: `
     max_batch_size: 2

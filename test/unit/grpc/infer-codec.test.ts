@@ -105,12 +105,12 @@ void describe('gRPC infer codec', () => {
     const input = { name: 'I', datatype: 'INT32', shape: [1], contents: { int_contents: [1] } };
     assert.throws(
       () => decodeInferRequest(request({ inputs: [input, input] })),
-      refusedWith('DUPLICATE_TENSOR', /input 'I' appears more than once in 'inputs'/),
+      refusedWith('DUPLICATE_TENSOR', /input 'I' already exists in request/),
     );
     assert.throws(
       () =>
         decodeInferRequest(request({ inputs: [input], outputs: [{ name: 'O' }, { name: 'O' }] })),
-      refusedWith('DUPLICATE_TENSOR', /output 'O' appears more than once in 'outputs'/),
+      refusedWith('DUPLICATE_TENSOR', /output 'O' already exists in request/),
     );
   });
 

@@ -85,7 +85,8 @@ void test('the limit is enforced on the running total of a chunked body', () => 
     assert.equal(error.code, 'BODY_TOO_LARGE');
     assert.equal(
       error.message,
-      'request body size 11 exceeds the limit 10 (--http-max-input-size)',
+      'request JSON size of 11 bytes exceeds the maximum allowed input size of 10 bytes. ' +
+        'Use --http-max-input-size to increase the limit.',
     );
   }
   assert.equal(body.length, 10);

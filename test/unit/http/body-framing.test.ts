@@ -34,12 +34,22 @@ void test('Content-Length over the limit is BODY_TOO_LARGE with the size as sent
   const e = refusal({ 'content-length': '1001' });
   assert.equal(e.code, 'BODY_TOO_LARGE');
   assert.equal(e.status, 400);
-  assert.equal(e.message, 'request body size 1001 exceeds the limit 1000 (--http-max-input-size)');
+  assert.equal(
+    e.message,
+    'request JSON size of 1001 bytes exceeds the maximum allowed input size of 1000 bytes. ' +
+      'Use --http-max-input-size to increase the limit.',
+  );
   // Too many digits for a double: reported digit for digit, leading zeros dropped.
   const huge = refusal({ 'content-length': '000123456789012345678901234567890' });
+  assert.match(huge.message, /^request JSON size of 123456789012345678901234567890 bytes exceeds/);
+});
+
+void test("a raw binary body over the limit is worded as Triton words a raw input's size", () => {
+  const e = refusal({ 'content-length': '1001', 'inference-header-content-length': '0' });
   assert.equal(
-    huge.message,
-    'request body size 123456789012345678901234567890 exceeds the limit 1000 (--http-max-input-size)',
+    e.message,
+    'Raw input has a byte_size (1001 bytes) that exceeds the maximum allowed value of 1000 bytes. ' +
+      'Use --http-max-input-size to increase the limit.',
   );
 });
 
@@ -57,11 +67,20 @@ void test('chunked is accepted alone, in any case; other codings and TE+CL are B
   for (const te of ['gzip', 'gzip, chunked', 'chunked, chunked', 'identity']) {
     assert.equal(refusal({ 'transfer-encoding': te }).code, 'BAD_REQUEST', te);
   }
-  const both = refusal({ 'transfer-encoding': 'chunked', 'content-length': '5' });
-  assert.equal(both.code, 'BAD_REQUEST');
-  assert.match(both.message, /both Transfer-Encoding and Content-Length/);
+});
+
+void test('with both headers, Transfer-Encoding decides and Content-Length is ignored (RFC 9112 §6.3)', () => {
+  for (const cl of ['5', '999999999999', 'abc']) {
+    const headers = { 'transfer-encoding': 'chunked', 'content-length': cl };
+    assert.deepEqual(framingOf(headers), { kind: 'chunked' }, cl);
+  }
+  const gzip = refusal({ 'transfer-encoding': 'gzip, chunked', 'content-length': '5' });
+  assert.equal(
+    gzip.message,
+    'unsupported Transfer-Encoding: expected "chunked", got "gzip, chunked"',
+  );
 });
 
 void test('bodyTooLarge formats numbers and digit strings alike', () => {
-  assert.equal(bodyTooLarge(5, 4).message, bodyTooLarge('5', 4).message);
+  assert.equal(bodyTooLarge(5, 4, 'json').message, bodyTooLarge('5', 4, 'json').message);
 });

@@ -201,7 +201,7 @@ void describe('request envelope', () => {
     throwsCode(
       () => decodeJsonRequest(jsonBytes({ inputs: [input('A'), input('A')] })),
       'DUPLICATE_TENSOR',
-      "input 'A' appears more than once in 'inputs'",
+      "input 'A' already exists in request",
     );
     throwsCode(
       () =>
@@ -209,7 +209,7 @@ void describe('request envelope', () => {
           jsonBytes({ inputs: [input()], outputs: [{ name: 'O' }, { name: 'O' }] }),
         ),
       'DUPLICATE_TENSOR',
-      "output 'O' appears more than once in 'outputs'",
+      "output 'O' already exists in request",
     );
   });
 

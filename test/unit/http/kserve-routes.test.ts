@@ -321,8 +321,8 @@ void describe('POST .../infer', () => {
     assertError(
       await infer('pair', new Uint8Array(16), { 'inference-header-content-length': '0' }),
       400,
-      'a raw binary request (Inference-Header-Content-Length: 0) needs a model with exactly 1 ' +
-        "input; model 'pair' has 2",
+      "Raw request must only have 1 input (found 1) to be deduced but got 2 inputs in 'pair' " +
+        'model configuration',
     );
     assertError(
       await infer('echo', new Uint8Array(6), { 'inference-header-content-length': '0' }),
@@ -379,8 +379,8 @@ void describe('POST .../infer', () => {
         'content-encoding': 'gzip',
       }),
       400,
-      `decompressed request body exceeds the limit of ${MAX_BODY_BYTES} bytes ` +
-        '(--http-max-input-size)',
+      `Decompressed data size exceeds the maximum allowed value of ${MAX_BODY_BYTES} bytes. ` +
+        'Use --http-max-input-size to increase the limit.',
     );
   });
 

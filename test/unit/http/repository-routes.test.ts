@@ -165,7 +165,7 @@ void describe('POST /v2/repository/models/{m}/load', () => {
     assertError(
       await post('/v2/repository/models/echo/load', body, { 'content-encoding': 'gzip' }),
       400,
-      /exceeds the limit of 4096 bytes/,
+      /^Decompressed data size exceeds the maximum allowed value of 4096 bytes/,
     );
   });
 });

@@ -90,17 +90,17 @@ void describe('writeJsonTensor: refusals', () => {
   const label = inputLabel('INPUT0', [1, 16]);
   const target = new Uint8Array(256);
 
-  void it('names both counts when the element count is wrong', () => {
+  void it("words a wrong element count as Triton's HTTP front end does", () => {
     const fifteen = Array.from({ length: 15 }, (_, i) => i);
     throwsCode(
       () => jsonTensorByteLength(fifteen, 'FP32', 16, label),
       'BAD_TENSOR_DATA',
-      'input INPUT0: expected 16 elements for shape [1,16], got 15',
+      "Failed to parse 'data' field: shape does not match true shape",
     );
     throwsCode(
       () => writeJsonTensor([...fifteen, 1, 2], 'FP32', 16, target, label),
       'BAD_TENSOR_DATA',
-      'input INPUT0: expected 16 elements for shape [1,16], got 17',
+      "Unable to parse 'data': Shape does not match true shape of 'data' field",
     );
   });
 

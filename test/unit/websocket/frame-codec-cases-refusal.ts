@@ -116,7 +116,7 @@ export const REFUSAL_CASES: readonly FrameCase[] = [
         ),
         impl.wireId(1),
         'DUPLICATE_TENSOR',
-        "input 'A' appears more than once in 'inputs'",
+        "input 'A' already exists in request",
       );
       assertRefused(
         impl.codec.decode(
@@ -125,7 +125,7 @@ export const REFUSAL_CASES: readonly FrameCase[] = [
         ),
         impl.wireId(1),
         'DUPLICATE_TENSOR',
-        "output 'Y' appears more than once in 'outputs'",
+        "output 'Y' already exists in request",
       );
     },
   },
