@@ -8,6 +8,7 @@ import type { InferenceServerError } from '../errors.js';
 import { healthService, inferenceService } from './inference-service.js';
 import { tritonServices } from './grpc-protos.js';
 import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
+import { disableNagle, onHttp2Server, widenReceiveWindows } from './http2-server-hook.js';
 
 /** --grpc-infer-response-compression-level; grpc-js has one gzip level, so low/med/high share it. */
 export type CompressionLevel = 'none' | 'low' | 'med' | 'high';
@@ -55,6 +56,10 @@ export async function startGrpcServer(
   const services = tritonServices();
   const restricted = restrictionsByRpc(options.restrictions);
   const draining = new AbortController();
+  onHttp2Server(server, (h2) => {
+    disableNagle(h2);
+    widenReceiveWindows(h2);
+  });
   server.addService(
     services.inference,
     inferenceService(plane, {
