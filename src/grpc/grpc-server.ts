@@ -8,7 +8,13 @@ import type { InferenceServerError } from '../errors.js';
 import { healthService, inferenceService } from './inference-service.js';
 import { tritonServices } from './grpc-protos.js';
 import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
-import { disableNagle, onHttp2Server, widenReceiveWindows } from './http2-server-hook.js';
+import {
+  disableNagle,
+  onHttp2Server,
+  routeStreams,
+  widenReceiveWindows,
+} from './http2-server-hook.js';
+import { serveUnaryInfer, takesFastPath } from './unary-infer.js';
 
 /** --grpc-infer-response-compression-level; grpc-js has one gzip level, so low/med/high share it. */
 export type CompressionLevel = 'none' | 'low' | 'med' | 'high';
@@ -56,9 +62,23 @@ export async function startGrpcServer(
   const services = tritonServices();
   const restricted = restrictionsByRpc(options.restrictions);
   const draining = new AbortController();
+  // Plain ModelInfer calls skip grpc-js (unary-infer.ts); with a restriction on inference every
+  // call goes through grpc-js, which checks it. Answers are never compressed on either path:
+  // grpc-js's server compresses nothing (its serializeMessage always writes flag 0).
+  const fastInfer = !restricted.has('ModelInfer');
+  const unary = {
+    maxReceiveBytes: options.maxReceiveBytes,
+    ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+  };
   onHttp2Server(server, (h2) => {
     disableNagle(h2);
     widenReceiveWindows(h2);
+    if (!fastInfer) return;
+    routeStreams(h2, (stream, headers) => {
+      if (!takesFastPath(headers)) return false;
+      serveUnaryInfer(plane, stream, unary);
+      return true;
+    });
   });
   server.addService(
     services.inference,

@@ -225,9 +225,14 @@ class MeasuredResponse {
   }
 }
 
-export function encodeModelInferResponse(r: ModelInferResponse): Buffer {
+/**
+ * The message's bytes; with `reserve`, behind that many bytes left for the caller (gRPC's message
+ * prefix, so a framed answer needs no second copy).
+ */
+export function encodeModelInferResponse(r: ModelInferResponse, reserve = 0): Buffer {
   const m = new MeasuredResponse(r);
-  const w = new Writer(Buffer.allocUnsafe(m.size));
+  const w = new Writer(Buffer.allocUnsafe(reserve + m.size));
+  w.at = reserve;
   m.write(w);
   return w.buf;
 }
