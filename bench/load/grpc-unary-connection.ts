@@ -113,7 +113,12 @@ export class GrpcUnaryConnection implements MultiplexedConnection<Buffer> {
     const call = new PendingCall(key, stream, startAt, (performance.now() - before) * 1000);
     this.pending.set(key, call);
     stream.on('response', (h) => call.headers(h));
-    stream.on('trailers', (h) => call.headers(h));
+    // The trailers end the call: report it now, not on 'close', which node:http2 emits turns later
+    // (that wait was in every latency). A call whose message is not all in yet waits for 'close'.
+    stream.on('trailers', (h) => {
+      call.headers(h);
+      if (call.messages === 1 && call.reader.partialBytes === 0) this.onClose(call);
+    });
     stream.on('data', (chunk: Buffer) => {
       if (call.firstByteAt === 0) call.firstByteAt = performance.now();
       call.readError ??= call.reader.push(chunk, call.onMessage);
