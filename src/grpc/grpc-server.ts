@@ -16,7 +16,10 @@ import {
 } from './http2-server-hook.js';
 import { serveUnaryInfer, takesFastPath } from './unary-infer.js';
 
-/** --grpc-infer-response-compression-level; grpc-js has one gzip level, so low/med/high share it. */
+/**
+ * --grpc-infer-response-compression-level, accepted as Triton spells it. It has no effect: grpc-js's
+ * server compresses no message (docs/grpc.md), so neither path compresses answers.
+ */
 export type CompressionLevel = 'none' | 'low' | 'med' | 'high';
 
 export interface GrpcServerOptions {
@@ -42,8 +45,6 @@ export interface GrpcFrontEnd {
   close(): void;
 }
 
-const GZIP = 2; // grpc-js compression algorithm ids: 0 identity, 1 deflate, 2 gzip
-
 export async function startGrpcServer(
   plane: DataPlane,
   options: GrpcServerOptions,
@@ -56,7 +57,6 @@ export async function startGrpcServer(
     // channelz bookkeeping (call counters and timestamps per call) costs every call; nothing here
     // exposes channelz.
     'grpc.enable_channelz': 0,
-    ...(options.compressionLevel !== 'none' ? { 'grpc.default_compression_algorithm': GZIP } : {}),
   };
   const server = new Server(channelOptions);
   const services = tritonServices();
