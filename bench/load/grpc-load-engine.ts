@@ -1,9 +1,10 @@
 // The gRPC load engine of one generator thread (`-i grpc`): ModelInfer calls multiplexed over a
-// few channels, or (--streaming) requests multiplexed over ModelStreamInfer streams, one per
-// channel. Either way one connection per 64 outstanding requests; the loops are
+// few HTTP/2 connections, or (--streaming) requests multiplexed over ModelStreamInfer streams, one
+// per connection. Either way one connection per 64 outstanding requests; the loops are
 // MultiplexedLoadEngine's.
 
 import type { LoadEngine } from './load-engine.js';
+import { framedMessage } from './grpc-frames.js';
 import { GrpcStreamConnection } from './grpc-stream-connection.js';
 import { GrpcStreamTemplate, type GrpcRequestPayload } from './grpc-request.js';
 import type { GrpcTarget } from './grpc-channel.js';
@@ -40,10 +41,8 @@ export function grpcLoadEngine(init: GrpcEngineInit, threadIndex: number): LoadE
   return new MultiplexedLoadEngine(
     {
       ...common,
-      // Views of the structured-cloned bytes: grpc-js copies each into its own frame.
-      payloads: init.requests.map((r) =>
-        Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength),
-      ),
+      // Framed once: every call writes the same buffer, which nothing mutates.
+      payloads: init.requests.map((r) => framedMessage(r.bytes)),
       open: (onOutcome, onClosed) =>
         GrpcUnaryConnection.open(init, onOutcome, onClosed, init.requestTimeoutMs),
     },

@@ -1,18 +1,20 @@
-// One request before any gRPC load: the server must answer the exact bytes the generator will send
-// with the model's outputs (and, on a stream, with the id it was sent with). The answer is decoded
-// whole from the protos, independently of the generator's own id reader, which must then agree.
+// One request before any gRPC load: the server must answer the exact framed bytes the generator
+// will send, over the generator's own kind of HTTP/2 connection, with the model's outputs (and, on
+// a stream, with the id it was sent with). The answer is decoded whole from the protos,
+// independently of the generator's own readers, which must then agree with that decode.
 
-import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
-import {
-  CHANNEL_OPTIONS,
-  decodeReply,
-  describeGrpcError,
-  MODEL_INFER_PATH,
-  MODEL_STREAM_INFER_PATH,
-} from '../model/grpc-service.js';
+import http2 from 'node:http2';
+import { decodeReply, MODEL_INFER_PATH, MODEL_STREAM_INFER_PATH } from '../model/grpc-service.js';
 import { UsageError } from '../options/usage-error.js';
-import { passBytes } from './grpc-channel.js';
 import {
+  connectSession,
+  describeStatus,
+  grpcCallHeaders,
+  type GrpcTarget,
+} from './grpc-channel.js';
+import { framedMessage, GrpcMessageReader } from './grpc-frames.js';
+import {
+  checkInferReply,
   GrpcStreamTemplate,
   readStreamReply,
   streamId,
@@ -26,18 +28,23 @@ interface InferReply {
 }
 
 export async function grpcPreflight(
-  target: string,
+  target: GrpcTarget,
   request: GrpcRequestPayload,
   streaming: boolean,
   expectedOutputs: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
-  const client = new Client(target, credentials.createInsecure(), CHANNEL_OPTIONS);
-  const what = `preflight ${streaming ? 'ModelStreamInfer' : 'ModelInfer'} at ${target}`;
+  const what = `preflight ${streaming ? 'ModelStreamInfer' : 'ModelInfer'} at ${target.host}:${target.port}`;
+  let session: http2.ClientHttp2Session;
   try {
-    const reply = streaming
-      ? await streamOnce(client, request, timeoutMs, what)
-      : await unaryOnce(client, request, timeoutMs, what);
+    session = await connectSession(target, timeoutMs);
+  } catch (e) {
+    throw new UsageError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  session.on('error', () => undefined);
+  try {
+    const answer = await firstAnswer(session, request, streaming, timeoutMs, what);
+    const reply = streaming ? streamReply(answer, what) : unaryReply(answer, what);
     const outputs = reply.outputs.map((o) => o.name);
     const missing = expectedOutputs.filter((name) => !outputs.includes(name));
     if (missing.length > 0 || reply.raw_output_contents.length !== outputs.length) {
@@ -47,69 +54,78 @@ export async function grpcPreflight(
       );
     }
   } finally {
-    client.close();
+    session.destroy();
   }
 }
 
-function unaryOnce(
-  client: Client,
-  request: GrpcRequestPayload,
-  timeoutMs: number,
-  what: string,
-): Promise<InferReply> {
-  const bytes = Buffer.from(request.bytes);
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
-      MODEL_INFER_PATH,
-      passBytes,
-      passBytes,
-      bytes,
-      { deadline: Date.now() + timeoutMs },
-      (err: ServiceError | null, answer?: Buffer) => {
-        if (err !== null || answer === undefined) {
-          reject(new UsageError(`${what}: ${describeGrpcError(err)}`));
-          return;
-        }
-        resolve(decodeReply('ModelInfer', answer) as InferReply);
-      },
-    );
-  });
+function unaryReply(answer: Buffer, what: string): InferReply {
+  const decoded = decodeReply('ModelInfer', answer) as InferReply;
+  const fast = checkInferReply(answer);
+  if (fast !== null) throw new UsageError(`${what}: the generator's reader says: ${fast}`);
+  return decoded;
 }
 
-function streamOnce(
-  client: Client,
+function streamReply(answer: Buffer, what: string): InferReply {
+  const decoded = decodeReply('ModelStreamInfer', answer) as {
+    error_message: string;
+    infer_response: InferReply | null;
+  };
+  const fast = readStreamReply(answer);
+  if (decoded.error_message !== '' || decoded.infer_response === null) {
+    throw new UsageError(`${what}: expected outputs, got "${decoded.error_message}"`);
+  }
+  if (decoded.infer_response.id !== streamId(1) || fast.id !== 1 || fast.error !== null) {
+    throw new UsageError(
+      `${what}: expected id ${streamId(1)} echoed, got "${decoded.infer_response.id}"` +
+        ` (the generator read ${String(fast.id)})`,
+    );
+  }
+  return decoded.infer_response;
+}
+
+/** The first message answered to the generator's bytes; a call that failed rejects with its status. */
+function firstAnswer(
+  session: http2.ClientHttp2Session,
   request: GrpcRequestPayload,
+  streaming: boolean,
   timeoutMs: number,
   what: string,
-): Promise<InferReply> {
-  const call = client.makeBidiStreamRequest(MODEL_STREAM_INFER_PATH, passBytes, passBytes, {
-    deadline: Date.now() + timeoutMs,
-  });
-  return new Promise<InferReply>((resolve, reject) => {
-    call.once('data', (answer: Buffer) => {
-      const decoded = decodeReply('ModelStreamInfer', answer) as {
-        error_message: string;
-        infer_response: InferReply | null;
-      };
-      const fast = readStreamReply(answer);
-      if (decoded.error_message !== '' || decoded.infer_response === null) {
-        reject(new UsageError(`${what}: expected outputs, got "${decoded.error_message}"`));
-      } else if (decoded.infer_response.id !== streamId(1) || fast.id !== 1) {
-        reject(
-          new UsageError(
-            `${what}: expected id ${streamId(1)} echoed, got "${decoded.infer_response.id}"` +
-              ` (the generator read ${String(fast.id)})`,
-          ),
-        );
-      } else {
-        resolve(decoded.infer_response);
-      }
+): Promise<Buffer> {
+  const stream = session.request(
+    grpcCallHeaders(streaming ? MODEL_STREAM_INFER_PATH : MODEL_INFER_PATH),
+    { endStream: false },
+  );
+  stream.on('error', () => undefined);
+  const reader = new GrpcMessageReader();
+  const headers: http2.IncomingHttpHeaders[] = [];
+  return new Promise<Buffer>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new UsageError(`${what}: no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    stream.on('response', (h) => headers.push(h));
+    stream.on('trailers', (h) => headers.push(h));
+    stream.on('data', (chunk: Buffer) => {
+      const bad = reader.push(chunk, (m) => {
+        clearTimeout(timer);
+        resolve(Buffer.from(m));
+      });
+      if (bad !== null) reject(new UsageError(`${what}: ${bad}`));
     });
-    call.once('error', (e) => reject(new UsageError(`${what}: ${describeGrpcError(e)}`)));
-    call.write(new GrpcStreamTemplate(request).bytesFor(1));
+    stream.on('close', () => {
+      clearTimeout(timer);
+      const h = headers.find((x) => x['grpc-status'] !== undefined && x['grpc-status'] !== '0');
+      const status = h === undefined ? undefined : String(h['grpc-status']);
+      const message = h?.['grpc-message'];
+      reject(
+        new UsageError(
+          `${what}: ${status === undefined ? `no answer (HTTP/2 code ${stream.rstCode})` : describeStatus(status, message === undefined ? undefined : String(message))}`,
+        ),
+      );
+    });
+    if (streaming) stream.write(new GrpcStreamTemplate(request).bytesFor(1));
+    else stream.end(framedMessage(request.bytes));
   }).finally(() => {
-    // Ending the stream early surfaces as a CANCELLED 'error', accounted for above.
-    call.on('error', () => undefined);
-    call.cancel();
+    if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
   });
 }

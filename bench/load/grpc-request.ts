@@ -1,11 +1,12 @@
-// Request messages for the gRPC generator (`-i grpc`), serialized once per payload, and the reading
-// of a ModelStreamInfer answer's id and outcome. A stream request carries its `id` as 8 hex digits,
-// so each send patches those bytes in a copy; an answer is walked as protobuf just far enough to
-// find `error_message` and `infer_response.id`, never decoding its output tensors.
+// Request messages for the gRPC generator (`-i grpc`), serialized and framed once per payload, and
+// the reading of answers. A stream request carries its `id` as 8 hex digits, so each send patches
+// those bytes in a copy; an answer is walked as protobuf just far enough to find `error_message`,
+// `infer_response.id` and that outputs came back, never decoding its output tensors.
 
 import type { InputSet } from '../model/input-data.js';
 import { serializeInferRequest } from '../model/grpc-service.js';
 import { tensorBytes } from '../model/request-body.js';
+import { framedMessage, PREFIX_BYTES } from './grpc-frames.js';
 
 /** A serialized ModelInferRequest; a stream's has a placeholder id at `idOffset` (else -1). */
 export interface GrpcRequestPayload {
@@ -45,25 +46,46 @@ export function streamId(id: number): string {
   return id.toString(16).padStart(ID_DIGITS, '0');
 }
 
-/** A stream request whose id is patched per send. */
+/** A stream request, framed once (gRPC prefix included), whose id is patched per send. */
 export class GrpcStreamTemplate {
-  private readonly bytes: Buffer;
+  private readonly framed: Buffer;
+  private readonly idAt: number;
 
-  constructor(private readonly payload: GrpcRequestPayload) {
+  constructor(payload: GrpcRequestPayload) {
     if (payload.idOffset < 0) throw new Error('a stream request needs a placeholder id');
-    this.bytes = Buffer.from(payload.bytes.buffer, payload.bytes.byteOffset, payload.bytes.length);
+    this.framed = framedMessage(payload.bytes);
+    this.idAt = PREFIX_BYTES + payload.idOffset;
   }
 
   /**
-   * A copy with id `id`: grpc-js copies every message into its own frame anyway, and requests in
-   * flight share nothing mutable.
+   * The framed request with id `id`, in a copy: node:http2 holds a written buffer until the frame
+   * leaves, so requests in flight must share nothing mutable.
    */
   bytesFor(id: number): Buffer {
-    const copy = Buffer.allocUnsafe(this.bytes.length);
-    this.bytes.copy(copy);
-    copy.write(streamId(id), this.payload.idOffset, ID_DIGITS, 'latin1');
+    const copy = Buffer.allocUnsafe(this.framed.length);
+    this.framed.copy(copy);
+    copy.write(streamId(id), this.idAt, ID_DIGITS, 'latin1');
     return copy;
   }
+}
+
+/**
+ * Why a `ModelInferResponse` is not a usable answer, or null when it is: at least one output, and
+ * as many `raw_output_contents` (field 6) as `outputs` (field 5), as every server sends them for a
+ * request that asked for no typed contents.
+ */
+export function checkInferReply(p: Buffer): string | null {
+  let outputs = 0;
+  let raw = 0;
+  const ok = walk(p, 0, p.length, (field) => {
+    if (field === 5) outputs += 1;
+    else if (field === 6) raw += 1;
+  });
+  if (!ok) return 'an undecodable ModelInferResponse';
+  if (raw === 0 || raw !== outputs) {
+    return `expected raw_output_contents for each output, got ${raw} for ${outputs} outputs`;
+  }
+  return null;
 }
 
 export interface GrpcReplyInfo {

@@ -1,18 +1,24 @@
-// One ModelStreamInfer stream of the load generator (`-i grpc --streaming`), on a channel of its
-// own, with many requests in flight, each matched to its answer by the id it was sent with. Every
-// request ends in exactly one outcome: its answer, a timeout (Triton's stream has no way to
-// cancel one request, so its late answer is skipped), or the stream ending.
+// One ModelStreamInfer stream of the load generator (`-i grpc --streaming`), on an HTTP/2
+// connection of its own, with many requests in flight, each matched to its answer by the id it was
+// sent with. Requests are written as pre-framed bytes on the one long-lived HTTP/2 stream; answers
+// are cut out of its DATA chunks. Every request ends in exactly one outcome: its answer, a timeout
+// (Triton's stream has no way to cancel one request, so its late answer is skipped), or the stream
+// ending.
 
-import type { Client, ClientDuplexStream } from '@grpc/grpc-js';
-import { describeGrpcError, MODEL_STREAM_INFER_PATH } from '../model/grpc-service.js';
-import { readStreamReply, type GrpcStreamTemplate } from './grpc-request.js';
+import http2 from 'node:http2';
+import { MODEL_STREAM_INFER_PATH } from '../model/grpc-service.js';
 import {
-  connectChannel,
-  passBytes,
+  connectSession,
+  describeStatus,
+  grpcCallHeaders,
   type GrpcOutcomeCallback,
   type GrpcTarget,
 } from './grpc-channel.js';
+import { GrpcMessageReader } from './grpc-frames.js';
+import { readStreamReply, type GrpcStreamTemplate } from './grpc-request.js';
 import type { MultiplexedConnection } from './multiplexed-connection.js';
+
+const HEADERS = grpcCallHeaders(MODEL_STREAM_INFER_PATH);
 
 interface Pending {
   readonly startAt: number;
@@ -22,18 +28,41 @@ interface Pending {
 export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTemplate> {
   /** In send order, so the timeout walk stops at the first young request. */
   private readonly pending = new Map<number, Pending>();
+  private readonly reader = new GrpcMessageReader();
+  private readonly onMessage = (m: Buffer): void => this.onAnswer(m);
   private nextId = 1;
   private closed = false;
+  /** grpc-status and grpc-message, if the server ended the stream with them. */
+  private endStatus: string | undefined;
+  private endMessage: string | undefined;
 
   private constructor(
-    private readonly client: Client,
-    private readonly call: ClientDuplexStream<Buffer, Buffer>,
+    private readonly session: http2.ClientHttp2Session,
+    private readonly stream: http2.ClientHttp2Stream,
     private readonly onOutcome: GrpcOutcomeCallback<GrpcStreamConnection>,
     private readonly onClosed: (conn: GrpcStreamConnection) => void,
   ) {
-    call.on('data', (answer: Buffer) => this.onAnswer(answer));
-    call.on('error', (e) => this.fail(`the stream failed: ${describeGrpcError(e)}`));
-    call.on('end', () => this.fail('the server ended the stream'));
+    const status = (h: http2.IncomingHttpHeaders): void => {
+      if (h['grpc-status'] === undefined) return;
+      this.endStatus = String(h['grpc-status']);
+      this.endMessage = h['grpc-message'] === undefined ? undefined : String(h['grpc-message']);
+    };
+    stream.on('response', status);
+    stream.on('trailers', status);
+    stream.on('data', (chunk: Buffer) => {
+      const bad = this.reader.push(chunk, this.onMessage);
+      if (bad !== null) this.fail(`an unreadable answer: ${bad}`);
+    });
+    stream.on('error', () => undefined);
+    stream.on('close', () =>
+      this.fail(
+        this.endStatus === undefined
+          ? `the stream was reset (HTTP/2 code ${stream.rstCode})`
+          : `the server ended the stream: ${describeStatus(this.endStatus, this.endMessage)}`,
+      ),
+    );
+    session.on('error', (e) => this.fail(`connection error: ${e.message}`));
+    session.on('close', () => this.fail('connection closed by the server'));
   }
 
   static async open(
@@ -42,9 +71,9 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
     onClosed: (conn: GrpcStreamConnection) => void,
     timeoutMs: number,
   ): Promise<GrpcStreamConnection> {
-    const client = await connectChannel(target, timeoutMs);
-    const call = client.makeBidiStreamRequest(MODEL_STREAM_INFER_PATH, passBytes, passBytes);
-    return new GrpcStreamConnection(client, call, onOutcome, onClosed);
+    const session = await connectSession(target, timeoutMs);
+    const stream = session.request(HEADERS, { endStream: false });
+    return new GrpcStreamConnection(session, stream, onOutcome, onClosed);
   }
 
   get usable(): boolean {
@@ -61,7 +90,7 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
     this.nextId = id === 0xffffffff ? 1 : id + 1;
     const before = performance.now();
     // The writable side buffers past its high-water mark; the loop's share bounds what is in flight.
-    this.call.write(template.bytesFor(id));
+    this.stream.write(template.bytesFor(id));
     this.pending.set(id, { startAt, sendUs: (performance.now() - before) * 1000 });
   }
 
@@ -84,6 +113,7 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
   }
 
   private onAnswer(answer: Buffer): void {
+    if (this.closed) return;
     const reply = readStreamReply(answer);
     const p = reply.id === undefined ? undefined : this.pending.get(reply.id);
     if (reply.id === undefined || p === undefined) {
@@ -101,13 +131,12 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
     });
   }
 
-  /** Fails every pending request once, ends the stream and the channel, and tells the owner. */
+  /** Fails every pending request once, ends the stream and the connection, and tells the owner. */
   private fail(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    // The cancellation surfaces as an 'error' event, which the closed flag now ignores.
-    this.call.cancel();
-    this.client.close();
+    this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    this.session.destroy();
     const now = performance.now();
     const failed = [...this.pending.values()];
     this.pending.clear();

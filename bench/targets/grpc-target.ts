@@ -41,7 +41,13 @@ export async function runGrpcTarget(
   const first = requests[0];
   if (first === undefined) throw new Error('no input sets');
   const target = grpcAddress(spec.host, spec.port);
-  await grpcPreflight(target, first, streaming, expectedOutputs, options.requestTimeoutMs);
+  await grpcPreflight(
+    { host: spec.host, port: spec.port },
+    first,
+    streaming,
+    expectedOutputs,
+    options.requestTimeoutMs,
+  );
 
   const stats = new GrpcServiceClient(target);
   try {
@@ -77,5 +83,5 @@ function connectionsNote(options: BenchOptions, streaming: boolean): string {
     options.sweep.kind === 'concurrency'
       ? `one ${unit} per 64 outstanding requests`
       : `${unit}s added while every open one has 64 requests in flight`;
-  return `${rule} per generator thread, many requests in flight on each; client send/recv times not split out (grpc-js)`;
+  return `${rule} per generator thread, many requests in flight on each (node:http2 client, requests framed once)`;
 }

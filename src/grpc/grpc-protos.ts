@@ -1,9 +1,13 @@
 // Loads the vendored Triton protos (schemas/triton/) at run time: the service definitions grpc-js
-// serves. Read once per process; the package ships the .proto files, not generated code.
+// serves. Read once per process; the package ships the .proto files, not generated code. The two
+// inference RPCs carry tensors, so their messages go through the hand-written codec instead of
+// protobufjs (infer-request-wire.ts, infer-response-wire.ts); every other message is proto-loader's.
 
 import { fileURLToPath } from 'node:url';
 import { loadPackageDefinition, type GrpcObject, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options } from '@grpc/proto-loader';
+import { decodeModelInferRequest } from './infer-request-wire.js';
+import { encodeModelInferResponse, encodeModelStreamInferResponse } from './infer-response-wire.js';
 
 /** schemas/triton/ from dist/src/grpc/ (and from src/grpc/ under ts-node alike). */
 export const PROTO_DIR = fileURLToPath(new URL('../../../schemas/triton/', import.meta.url));
@@ -39,9 +43,31 @@ export function tritonServices(): TritonServices {
       return (node as { service: ServiceDefinition }).service;
     };
     return {
-      inference: pick('inference.GRPCInferenceService'),
+      inference: withInferCodec(pick('inference.GRPCInferenceService')),
       health: pick('grpc.health.v1.Health'),
     };
   })();
   return loaded;
+}
+
+/** The service with ModelInfer and ModelStreamInfer (de)serialized by the hand-written codec. */
+function withInferCodec(service: ServiceDefinition): ServiceDefinition {
+  const infer = service['ModelInfer'];
+  const stream = service['ModelStreamInfer'];
+  if (infer === undefined || stream === undefined) {
+    throw new Error('grpc_service.proto has no ModelInfer or ModelStreamInfer');
+  }
+  return {
+    ...service,
+    ModelInfer: {
+      ...infer,
+      requestDeserialize: decodeModelInferRequest,
+      responseSerialize: encodeModelInferResponse,
+    },
+    ModelStreamInfer: {
+      ...stream,
+      requestDeserialize: decodeModelInferRequest,
+      responseSerialize: encodeModelStreamInferResponse,
+    },
+  };
 }

@@ -8,8 +8,18 @@ import type { InferenceServerError } from '../errors.js';
 import { healthService, inferenceService } from './inference-service.js';
 import { tritonServices } from './grpc-protos.js';
 import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
+import {
+  disableNagle,
+  onHttp2Server,
+  routeStreams,
+  widenReceiveWindows,
+} from './http2-server-hook.js';
+import { serveUnaryInfer, takesFastPath } from './unary-infer.js';
 
-/** --grpc-infer-response-compression-level; grpc-js has one gzip level, so low/med/high share it. */
+/**
+ * --grpc-infer-response-compression-level, accepted as Triton spells it. It has no effect: grpc-js's
+ * server compresses no message (docs/grpc.md), so neither path compresses answers.
+ */
 export type CompressionLevel = 'none' | 'low' | 'med' | 'high';
 
 export interface GrpcServerOptions {
@@ -35,8 +45,6 @@ export interface GrpcFrontEnd {
   close(): void;
 }
 
-const GZIP = 2; // grpc-js compression algorithm ids: 0 identity, 1 deflate, 2 gzip
-
 export async function startGrpcServer(
   plane: DataPlane,
   options: GrpcServerOptions,
@@ -46,12 +54,32 @@ export async function startGrpcServer(
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs,
     'grpc.max_receive_message_length': options.maxReceiveBytes,
     'grpc.max_send_message_length': -1,
-    ...(options.compressionLevel !== 'none' ? { 'grpc.default_compression_algorithm': GZIP } : {}),
+    // channelz bookkeeping (call counters and timestamps per call) costs every call; nothing here
+    // exposes channelz.
+    'grpc.enable_channelz': 0,
   };
   const server = new Server(channelOptions);
   const services = tritonServices();
   const restricted = restrictionsByRpc(options.restrictions);
   const draining = new AbortController();
+  // Plain ModelInfer calls skip grpc-js (unary-infer.ts); with a restriction on inference every
+  // call goes through grpc-js, which checks it. Answers are never compressed on either path:
+  // grpc-js's server compresses nothing (its serializeMessage always writes flag 0).
+  const fastInfer = !restricted.has('ModelInfer');
+  const unary = {
+    maxReceiveBytes: options.maxReceiveBytes,
+    ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+  };
+  onHttp2Server(server, (h2) => {
+    disableNagle(h2);
+    widenReceiveWindows(h2);
+    if (!fastInfer) return;
+    routeStreams(h2, (stream, headers) => {
+      if (!takesFastPath(headers)) return false;
+      serveUnaryInfer(plane, stream, unary);
+      return true;
+    });
+  });
   server.addService(
     services.inference,
     inferenceService(plane, {

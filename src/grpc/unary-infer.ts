@@ -1,0 +1,178 @@
+// ModelInfer served straight on its node:http2 stream, beside grpc-js. grpc-js wraps every call in
+// a chain of objects (an intercepting call, a Duplex, a metadata map, a stream decoder, listener
+// records) that cost the server more CPU per unary call than decoding and encoding the tensors;
+// the plain case of the hottest RPC skips them: read one length-prefixed message, run it, answer
+// with headers, one DATA frame and the status trailers, as grpc-js writes them.
+//
+// Only the plain case comes here (`takesFastPath`): no deadline, no compressed request, no
+// restriction on the RPC. Any other ModelInfer call, and every other RPC,
+// goes to grpc-js as before, so those features keep one implementation.
+
+import type http2 from 'node:http2';
+import { status } from '@grpc/grpc-js';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
+import { toServerError, type InferenceServerError } from '../errors.js';
+import { assertValidModelName } from '../repository/model-name.js';
+import { decodeInferRequest, encodeInferResponse, versionOf } from './infer-codec.js';
+import { decodeModelInferRequest } from './infer-request-wire.js';
+import { encodeModelInferResponse } from './infer-response-wire.js';
+import { grpcStatusOf } from './grpc-status.js';
+
+export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
+
+export interface UnaryInferOptions {
+  /** Largest request message in bytes (-1: none); larger ones fail with RESOURCE_EXHAUSTED. */
+  readonly maxReceiveBytes: number;
+  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+}
+
+/** The response headers and trailers grpc-js sends for a unary call, built once. */
+const RESPONSE_HEADERS = Object.freeze({
+  ':status': 200,
+  'content-type': 'application/grpc+proto',
+  'grpc-accept-encoding': 'identity,deflate,gzip',
+  'grpc-encoding': 'identity',
+});
+const OK_TRAILERS = Object.freeze({ 'grpc-status': '0', 'grpc-message': 'OK' });
+const PREFIX_BYTES = 5;
+
+/**
+ * Whether a ModelInfer call can skip grpc-js: a gRPC content type, no deadline (grpc-timeout),
+ * an uncompressed request. The server-wide condition (no restriction on ModelInfer) is checked
+ * once, where the hook is installed.
+ */
+export function takesFastPath(headers: http2.IncomingHttpHeaders): boolean {
+  if (headers[':path'] !== MODEL_INFER_PATH) return false;
+  const type = headers['content-type'];
+  if (typeof type !== 'string' || !type.startsWith('application/grpc')) return false;
+  if (headers['grpc-timeout'] !== undefined) return false;
+  const encoding = headers['grpc-encoding'];
+  return encoding === undefined || encoding === 'identity';
+}
+
+/** Serves one ModelInfer call on `stream` (its headers passed `takesFastPath`). */
+export function serveUnaryInfer(
+  plane: DataPlane,
+  stream: http2.ServerHttp2Stream,
+  options: UnaryInferOptions,
+): void {
+  const arrivalNs = Number(process.hrtime.bigint());
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let refused = false;
+  // Errors end in 'close' too; without a listener an error event would throw.
+  stream.on('error', () => undefined);
+  stream.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    chunks.push(chunk);
+    received += chunk.length;
+    // The prefix gives the size before the message arrives: refuse an oversized one at once.
+    if (received >= PREFIX_BYTES && options.maxReceiveBytes !== -1) {
+      const head = chunks.length === 1 ? chunk : Buffer.concat(chunks, received);
+      const size = head.readUInt32BE(1);
+      if (size > options.maxReceiveBytes) {
+        refused = true;
+        sendStatus(
+          stream,
+          status.RESOURCE_EXHAUSTED,
+          `Received message larger than max (${size} vs ${options.maxReceiveBytes})`,
+        );
+      }
+    }
+  });
+  stream.on('end', () => {
+    if (refused) return;
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
+    const message = oneMessage(body);
+    if (typeof message === 'string') {
+      sendStatus(
+        stream,
+        message === 'none' || message === 'many' ? status.UNIMPLEMENTED : status.INTERNAL,
+        problem(message),
+      );
+      return;
+    }
+    void run(plane, stream, message, arrivalNs, options);
+  });
+}
+
+async function run(
+  plane: DataPlane,
+  stream: http2.ServerHttp2Stream,
+  message: Buffer,
+  arrivalNs: number,
+  options: UnaryInferOptions,
+): Promise<void> {
+  let msg;
+  try {
+    msg = decodeModelInferRequest(message);
+  } catch {
+    // grpc-js's words for an undecodable request (it adds the reason only in a debug mode).
+    sendStatus(stream, status.INTERNAL, 'Error deserializing request');
+    return;
+  }
+  const controller = new AbortController();
+  // The client cancelled (RST_STREAM) or the connection went before the answer: the request
+  // leaves its queue, or its result is dropped.
+  const onClose = (): void => controller.abort();
+  stream.once('close', onClose);
+  try {
+    const request = decodeInferRequest(msg);
+    assertValidModelName(msg.model_name);
+    const response = await plane.infer(msg.model_name, versionOf(msg.model_version), request, {
+      signal: controller.signal,
+      arrivalNs,
+    });
+    stream.off('close', onClose);
+    if (stream.closed || stream.destroyed) return;
+    const framed = encodeModelInferResponse(encodeInferResponse(response), PREFIX_BYTES);
+    framed[0] = 0;
+    framed.writeUInt32BE(framed.length - PREFIX_BYTES, 1);
+    stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
+    stream.end(framed);
+  } catch (e) {
+    stream.off('close', onClose);
+    const err = toServerError(e);
+    if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer');
+    sendStatus(stream, grpcStatusOf(err), err.message);
+  }
+}
+
+/** The one message of a unary request's body, or what is wrong with the body. */
+function oneMessage(body: Buffer): Buffer | 'none' | 'many' | 'truncated' | 'compressed' {
+  if (body.length === 0) return 'none';
+  if (body.length < PREFIX_BYTES) return 'truncated';
+  if (body[0] !== 0) return 'compressed';
+  const end = PREFIX_BYTES + body.readUInt32BE(1);
+  if (end > body.length) return 'truncated';
+  if (end < body.length) return 'many';
+  return body.subarray(PREFIX_BYTES, end);
+}
+
+function problem(kind: 'none' | 'many' | 'truncated' | 'compressed'): string {
+  switch (kind) {
+    case 'none':
+      return `Received no request message for server streaming method ${MODEL_INFER_PATH}`;
+    case 'many':
+      return `Received a second request message for server streaming method ${MODEL_INFER_PATH}`;
+    case 'truncated':
+      return 'the request ended inside its message';
+    case 'compressed':
+      return 'a compressed message on a call that declared no grpc-encoding';
+  }
+}
+
+/** A trailers-only answer, as grpc-js sends a status before any message. */
+function sendStatus(stream: http2.ServerHttp2Stream, code: status, details: string): void {
+  if (stream.closed || stream.destroyed || stream.headersSent) return;
+  stream.respond(
+    {
+      ':status': 200,
+      'content-type': 'application/grpc+proto',
+      'grpc-status': String(code),
+      'grpc-message': encodeURI(details),
+    },
+    { endStream: true },
+  );
+}
