@@ -233,7 +233,7 @@ export const FLAGS = {
   'grpc-port': { kind: 'port', help: 'gRPC port (8001)' },
   'grpc-infer-response-compression-level': {
     kind: 'string',
-    help: 'none | low | med | high: gzip inference responses unless none (none)',
+    help: 'none | low | med | high: accepted for Triton command lines; no effect, grpc-js compresses no response (none)',
   },
   'grpc-keepalive-time': { kind: 'uint', help: 'Milliseconds between keepalive pings (7200000)' },
   'grpc-keepalive-timeout': {
