@@ -70,30 +70,37 @@ void describe('JSON text', () => {
 
 void describe('request envelope', () => {
   void it('decodes id, parameters, inputs and outputs', () => {
-    // The data arrays come out already typed (json-body-scan.ts).
+    // Small bodies are parsed whole: their data arrays come out as JSON values.
+    const jsonOne = { kind: 'json', values: [1] };
+    // Scanned bodies (large ones; here forced) come out already typed (json-body-scan.ts).
     const typedOne = {
       kind: 'typed',
       datatype: 'FP32',
       count: 1,
       bytes: new Uint8Array(new Float32Array([1]).buffer),
     };
-    const req = decodeJsonRequest(
-      jsonBytes({
-        id: 'r1',
-        parameters: { priority: 1, binary_data_output: true, note: 'x' },
-        inputs: [input('A', { parameters: { p: 'q' } }), input('B')],
-        outputs: [{ name: 'O', parameters: { binary_data: false } }, { name: 'P' }],
-      }),
-    );
+    const body = jsonBytes({
+      id: 'r1',
+      parameters: { priority: 1, binary_data_output: true, note: 'x' },
+      inputs: [input('A', { parameters: { p: 'q' } }), input('B')],
+      outputs: [{ name: 'O', parameters: { binary_data: false } }, { name: 'P' }],
+    });
+    const scanned = decodeJsonRequest(body, 0);
+    const req = decodeJsonRequest(body);
     assert.equal(req.id, 'r1');
     assert.deepEqual({ ...req.parameters }, { priority: 1, binary_data_output: true, note: 'x' });
-    assert.deepEqual(
-      req.inputs.map((i) => [i.name, i.datatype, i.shape, { ...i.parameters }, i.data]),
-      [
-        ['A', 'FP32', [1], { p: 'q' }, typedOne],
-        ['B', 'FP32', [1], {}, typedOne],
-      ],
-    );
+    for (const [r, data] of [
+      [req, jsonOne],
+      [scanned, typedOne],
+    ] as const) {
+      assert.deepEqual(
+        r.inputs.map((i) => [i.name, i.datatype, i.shape, { ...i.parameters }, i.data]),
+        [
+          ['A', 'FP32', [1], { p: 'q' }, data],
+          ['B', 'FP32', [1], {}, data],
+        ],
+      );
+    }
     assert.deepEqual(
       req.outputs?.map((o) => [o.name, { ...o.parameters }]),
       [
