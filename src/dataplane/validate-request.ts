@@ -3,7 +3,7 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one.
 
-import { datatypeInfo, isDatatype } from '../tensor/datatypes.js';
+import { datatypeInfo, isDatatype, type Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { bytesElements, countBytesElements } from '../tensor/bytes-tensor.js';
 import { checkRawTensor } from '../tensor/raw-tensor.js';
@@ -221,15 +221,7 @@ function validateInput(
     if (info.byteSize === 0 && !sig.bytesMayHoldNul) {
       rejectNul(input.name, bytesElements(bytes, label));
     }
-    return {
-      name: input.name,
-      datatype: t.datatype,
-      shape: modelShape,
-      requestShape: shape,
-      byteLength: bytes.byteLength,
-      write: (target) => target.set(bytes),
-      bytes,
-    };
+    return bytesInput(input.name, t.datatype, modelShape, shape, bytes);
   }
   if (data.kind === 'typed')
     return typedInput(sig, t, input, data, count, label, bytesLeft, modelShape, shape);
@@ -245,12 +237,23 @@ function validateInput(
   const bytes =
     byteLength >= MOVE_MIN_BYTES ? allocateRequestBytes(byteLength) : new Uint8Array(byteLength);
   writeJsonTensor(values, t.datatype, count, bytes, label);
+  return bytesInput(input.name, t.datatype, modelShape, shape, bytes);
+}
+
+/** A validated input whose data is `bytes`, laid out as the model takes it. */
+function bytesInput(
+  name: string,
+  datatype: Datatype,
+  modelShape: readonly number[],
+  requestShape: readonly number[],
+  bytes: Uint8Array,
+): ValidatedInput {
   return {
-    name: input.name,
-    datatype: t.datatype,
+    name,
+    datatype,
     shape: modelShape,
-    requestShape: shape,
-    byteLength,
+    requestShape,
+    byteLength: bytes.byteLength,
     write: (target) => target.set(bytes),
     bytes,
   };
@@ -281,15 +284,7 @@ function typedInput(
     rejectNul(input.name, bytesElements(bytes, label));
   }
   checkInputLimit(input.name, bytes.byteLength, bytesLeft);
-  return {
-    name: input.name,
-    datatype: t.datatype,
-    shape: modelShape,
-    requestShape: shape,
-    byteLength: bytes.byteLength,
-    write: (target) => target.set(bytes),
-    bytes,
-  };
+  return bytesInput(input.name, t.datatype, modelShape, shape, bytes);
 }
 
 /**

@@ -24,6 +24,7 @@ import { HOST_LITTLE_ENDIAN } from '../tensor/typed-view.js';
 import { allocateRequestBytes, MOVE_MIN_BYTES } from '../memory/movable-buffers.js';
 import { readNumber, type NumberCursor } from './json-number.js';
 import { MAX_JSON_DEPTH } from './json-text.js';
+import { INT_RANGE } from '../protocol/json-tensor.js';
 
 /** One input's `data`, already in its datatype's little-endian layout (BYTES: length-prefixed). */
 export interface ScannedTensor {
@@ -49,16 +50,6 @@ const CLOSE_SQUARE = 0x5d;
 const OPEN_CURLY = 0x7b;
 const CLOSE_CURLY = 0x7d;
 
-const INT_RANGE: Partial<Record<Datatype, readonly [number, number]>> = {
-  UINT8: [0, 0xff],
-  UINT16: [0, 0xffff],
-  UINT32: [0, 0xffffffff],
-  UINT64: [0, Number.MAX_SAFE_INTEGER],
-  INT8: [-0x80, 0x7f],
-  INT16: [-0x8000, 0x7fff],
-  INT32: [-0x80000000, 0x7fffffff],
-  INT64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-};
 const TWO_POW_32 = 4294967296;
 
 /** Thrown inside the scan to give up; caught at the top, never escapes. */

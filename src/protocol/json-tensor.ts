@@ -25,8 +25,8 @@ import { finishWrite, numericConstructor, writableLittleEndian } from '../tensor
 /** Deeper `data` cannot come from a JSON body (the pre-scan caps depth at 100); other callers might. */
 const MAX_DATA_DEPTH = 100;
 
-/** Inclusive ranges of the integer datatypes JSON may fill. */
-const INT_RANGE: Partial<Record<Datatype, readonly [number, number]>> = {
+/** Inclusive ranges of the integer datatypes JSON may fill (also the HTTP body scan's). */
+export const INT_RANGE: Partial<Record<Datatype, readonly [number, number]>> = {
   UINT8: [0, 0xff],
   UINT16: [0, 0xffff],
   UINT32: [0, 0xffffffff],
