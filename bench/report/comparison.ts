@@ -5,7 +5,7 @@
 import { cores, levelName, ms, rate } from './format.js';
 import type { BenchResult, TargetResult } from './result-types.js';
 import { findTarget, flagged, sideBySideTable } from './side-by-side.js';
-import type { Table } from './tables.js';
+import { alignColumns, type Table } from './tables.js';
 
 const COLUMNS = [
   { id: 'raw-ort', label: 'raw ORT' },
@@ -107,7 +107,7 @@ export function levelTable(t: TargetResult): Table {
       cores(s.cpu.other),
     ];
   });
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return { headers, rows, align: alignColumns(headers.length) };
 }
 
 /** Warnings a reader must see next to the figures. */

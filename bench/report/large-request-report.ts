@@ -4,7 +4,7 @@
 
 import type { LargeResult } from '../large/large-result.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 const MIB = 2 ** 20;
 const mib = (b: number): string => (b / MIB).toFixed(0);
@@ -56,19 +56,7 @@ export function largeRequestSection(result: LargeResult, source: string): string
         `${((r.peakBytes - r.beforeBytes) / r.bodyBytes).toFixed(2)}×`,
         mib(r.afterBytes - r.beforeBytes),
       ]),
-      align: [
-        'left',
-        'left',
-        'right',
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(11, [0, 1, 3]),
     }),
     '',
   );

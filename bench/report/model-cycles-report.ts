@@ -5,7 +5,7 @@ import type { CycleCurve, CyclesResult } from '../model-management/cycles-result
 import { bytes } from './format.js';
 import { niceAxis, rangeAxis, type PlotModel, type PlotSeries } from './plot-model.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 const MIB = 1024 * 1024;
 const COLORS = ['#2563eb', '#059669', '#dc2626', '#7c3aed'];
@@ -141,19 +141,7 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
         `${median(c.samples.map((s) => s.loadMs)).toFixed(0)} / ${median(c.samples.map((s) => s.unloadMs)).toFixed(0)}`,
       ];
     }),
-    align: [
-      'left',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-      'right',
-    ] as const,
+    align: alignColumns(11),
   };
   out.push(markdownTable(table), '');
   out.push(

@@ -3,7 +3,7 @@
 
 import type { OcrResult } from '../ocr/ocr-result.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 const ms = (us: number): string => (us / 1000).toFixed(0);
 
@@ -61,19 +61,7 @@ export function ocrSection(result: OcrResult, source: string): string[] {
           rec === undefined || rec.requests === 0 ? '' : (rec.inferences / rec.requests).toFixed(1),
         ];
       }),
-      align: [
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(11, []),
     }),
     '',
   );

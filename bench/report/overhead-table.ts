@@ -10,7 +10,7 @@ import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
 import { findTarget, levelAt, sideBySideTable } from './side-by-side.js';
 import { STAGE_NOTE, stageTable } from './stage-report.js';
-import { markdownTable, type Table } from './tables.js';
+import { alignColumns, markdownTable, type Table } from './tables.js';
 
 const NAIVE_1T = 'naive-fastify-1t';
 const COLUMNS = [
@@ -77,7 +77,7 @@ export function cpuPerKiloTable(result: BenchResult): Table {
     levelName(first.mode, first.value),
     ...present.map((c) => coresPerKilo(levelAt(c.t, first.value))),
   ]);
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return { headers, rows, align: alignColumns(headers.length) };
 }
 
 const met = (ok: boolean): string => (ok ? 'met' : 'not met');

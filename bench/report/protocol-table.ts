@@ -8,7 +8,7 @@ import { levelName } from './format.js';
 import type { BenchResult } from './result-types.js';
 import { commitLine, machineLine, workloadLine } from './run-summary.js';
 import { findTarget, levelAt, sideBySideTable } from './side-by-side.js';
-import { markdownTable, type Table } from './tables.js';
+import { alignColumns, markdownTable, type Table } from './tables.js';
 
 const JSON_ID = 'infernode';
 const BINARY_ID = 'infernode-binary';
@@ -101,7 +101,7 @@ export function protocolCpuTable(result: BenchResult): Table {
     }
     return row;
   });
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return { headers, rows, align: alignColumns(headers.length) };
 }
 
 /**

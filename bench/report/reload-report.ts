@@ -5,7 +5,7 @@ import type { PhaseId, ReloadResult } from '../model-management/reload-result.js
 import { cores, ms, ratio } from './format.js';
 import { median } from './model-cycles-report.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 const PHASE_LABELS: Readonly<Record<PhaseId, string>> = {
   steady: 'steady state',
@@ -102,20 +102,7 @@ export function reloadSection(result: ReloadResult, source: string): string[] {
         cores(p.serverCores),
         cores(p.machineCores),
       ]),
-      align: [
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(12),
     }),
     '',
   );

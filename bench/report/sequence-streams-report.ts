@@ -5,7 +5,7 @@
 import type { StreamProbe, StreamSearch, StreamsResult } from '../streams/streams-result.js';
 import { cores, ratio } from './format.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 /** The target: the server sustains at least this many times the naive loop's streams. */
 export const TARGET_RATIO = 10;
@@ -125,20 +125,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
         'vs naive',
       ],
       rows,
-      align: [
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(12),
     }),
     '',
   );
@@ -188,18 +175,7 @@ export function streamsSection(result: StreamsResult, source: string): string[] 
           ],
         ];
       }),
-      align: [
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(10),
     }),
     '',
   );

@@ -4,7 +4,7 @@
 
 import { ms, rate, ratio } from './format.js';
 import type { BenchResult, LevelResult, TargetResult } from './result-types.js';
-import type { Table } from './tables.js';
+import { alignColumns, type Table } from './tables.js';
 
 export interface TargetColumn {
   readonly id: string;
@@ -70,5 +70,5 @@ export function sideBySideTable(
     }
     return row;
   });
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return { headers, rows, align: alignColumns(headers.length) };
 }

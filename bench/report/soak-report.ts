@@ -5,7 +5,7 @@ import type { SoakResult } from '../soak/soak-result.js';
 import { OUTCOMES } from '../soak/soak-scenarios.js';
 import { niceAxis, rangeAxis, type PlotModel } from './plot-model.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
-import { markdownTable } from './tables.js';
+import { alignColumns, markdownTable } from './tables.js';
 
 const MIB = 2 ** 20;
 const mib = (b: number): string => (b / MIB).toFixed(1);
@@ -90,18 +90,7 @@ export function soakSection(result: SoakResult, source: string, imagePath: strin
           result.readyAtEnd ? 'yes' : '**no**',
         ],
       ],
-      align: [
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'left',
-      ],
+      align: alignColumns(10, [9]),
     }),
     '',
   );

@@ -4,7 +4,7 @@
 
 import { levelName } from './format.js';
 import type { BenchResult } from './result-types.js';
-import type { Table } from './tables.js';
+import { alignColumns, type Table } from './tables.js';
 
 const us = (v: number): string => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
@@ -32,7 +32,7 @@ export function stageTable(result: BenchResult): Table | null {
     'traced requests',
     ...columns.flatMap((c) => [String(c.l.stages?.requests ?? 0), '']),
   ]);
-  return { headers, rows, align: headers.map((_, i) => (i === 0 ? 'left' : 'right')) };
+  return { headers, rows, align: alignColumns(headers.length) };
 }
 
 export const STAGE_NOTE =

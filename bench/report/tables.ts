@@ -10,6 +10,14 @@ export interface Table {
   readonly align?: readonly Align[];
 }
 
+/**
+ * Alignment for `count` columns: the columns at `left` (by default the first, a row's label) left,
+ * every other one right, where numbers line up.
+ */
+export function alignColumns(count: number, left: readonly number[] = [0]): Align[] {
+  return Array.from({ length: count }, (_, i) => (left.includes(i) ? 'left' : 'right'));
+}
+
 export function textTable(t: Table): string {
   const widths = t.headers.map((h, i) =>
     Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)),
