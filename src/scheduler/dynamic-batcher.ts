@@ -73,6 +73,7 @@ export class DynamicBatcher implements SchedulingStrategy {
             inputs: moved.descriptors,
             outputs: outputUnion(members),
             ...(this.batched && { members: [lone.batchSize] }),
+            ...(lone.trace !== undefined && { trace: true as const }),
           },
           runScope(members),
           moved.transfer,

@@ -4,7 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODEL_REPOSITORY } from '../helpers/paths.js';
+import path from 'node:path';
+import { MOVE_MIN_BYTES } from '../../src/memory/movable-buffers.js';
+import { MODEL_REPOSITORY, TEST_FIXTURES } from '../helpers/paths.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { STAGES } from '../../src/trace/stage-trace.js';
 import type { StageTable } from '../../src/trace/stage-recorder.js';
@@ -74,6 +76,43 @@ for (const frontEnd of ['node', 'auto'] as const) {
     });
   });
 }
+
+void describe('--trace-stages on a lone large request (its inputs move to the worker)', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({
+      modelRepositories: [path.join(TEST_FIXTURES, 'repository')],
+      modelControlMode: 'explicit',
+      loadModels: ['identity_fp32'],
+      traceStages: true,
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  void it('still has the worker stages', async () => {
+    await stages(t.base, '?reset=true');
+    const elements = MOVE_MIN_BYTES / 4 + 16;
+    const r = await postJson(`${t.base}/v2/models/identity_fp32/infer`, {
+      inputs: [
+        {
+          name: 'INPUT0',
+          datatype: 'FP32',
+          shape: [1, elements],
+          data: new Array(elements).fill(1),
+        },
+      ],
+      outputs: [{ name: 'OUTPUT0', parameters: { binary_data: true } }],
+    });
+    assert.equal(r.status, 200);
+    const table = await stages(t.base);
+    assert.equal(table.requests, 1);
+    for (const stage of ['worker-start', 'run-start', 'run-end', 'worker-end', 'resume'] as const) {
+      assert.equal(table.stages.find((s) => s.stage === stage)?.count, 1, `stage ${stage}`);
+    }
+  });
+});
 
 void describe('without --trace-stages', () => {
   let t: TestServer;
