@@ -79,12 +79,15 @@ export interface InstancePoolInit {
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
   /**
-   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each run is
-   * bounded by `executeTimeoutMs`, and close() calls the model's finalize() first.
+   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each worker's
+   * start is bounded by `initializeTimeoutMs` and each run by `executeTimeoutMs`, and close() calls
+   * the model's finalize() first.
    */
   readonly javascript?: {
     readonly worker: JavascriptWorkerInit;
     readonly executeTimeoutMs: number;
+    /** A worker not ready this long after it started (import, initialize(), warmup) is terminated. */
+    readonly initializeTimeoutMs: number;
     /** Each run waits for every request's final flag (the responses travel on the channel). */
     readonly decoupled: boolean;
     /** Where its BLS calls go (the data plane). */
@@ -144,6 +147,7 @@ export class InstancePool {
         doorbell: js === undefined && init.doorbell !== false,
         ...(js !== undefined && {
           executeTimeoutMs: js.executeTimeoutMs,
+          initializeTimeoutMs: js.initializeTimeoutMs,
           javascript: { decoupled: js.decoupled, bls: js.bls },
         }),
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
