@@ -291,11 +291,17 @@ export class InstancePool {
     if (this.closing) return this.unloading();
     const why = this.instances.find((i) => i.lastFailure !== undefined);
     const reason = why === undefined ? '' : ` (instance ${why.name}: ${why.lastFailure ?? ''})`;
+    const wait = why?.backoff;
+    const next =
+      wait === undefined
+        ? ''
+        : ` (next attempt in ${(wait.remainingMs / 1000).toFixed(2)} s, after ${wait.failures} ` +
+          `consecutive failures)`;
     return {
       code: 'MODEL_NOT_READY',
       message:
         `model "${this.init.model}" version ${this.init.version} is not ready: no instance is ` +
-        `running${reason}; it is being restarted`,
+        `running${reason}; it is being restarted${next}`,
     };
   }
 

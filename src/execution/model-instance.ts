@@ -24,8 +24,9 @@
 // A JavaScript model's worker (`executeTimeoutMs` set) has three more rules: a worker not ready
 // within `initializeTimeoutMs` (a hanging initialize()) is terminated, failing the load or, for a
 // replacement, retried after the back-off; a run that outlives the execute timeout is answered
-// MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced at once (safe: it holds no ORT
-// session, and nothing else can stop user code stuck in a loop); and destroy() first asks the worker to call the model's finalize(), bounded by the execute timeout.
+// MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it holds no ORT session,
+// and nothing else can stop user code stuck in a loop), at once unless it keeps hanging; and
+// destroy() first asks the worker to call the model's finalize(), bounded by the execute timeout.
 
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -123,6 +124,8 @@ export class ModelInstance {
   private workersStarted = 0;
   private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the pending restart is due (performance.now() time), while `timer` is set. */
+  private retryAt = 0;
   /** Bounds the current JavaScript worker's start (initializeTimeoutMs). */
   private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
@@ -193,7 +196,8 @@ export class ModelInstance {
       }
       let response = await this.bounded(task, worker, where);
       if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
-      this.answered = true;
+      // Only the worker's own reply counts: a timeout's reply comes after its worker was abandoned.
+      if (this.worker === worker) this.answered = true;
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
     } catch (e) {
@@ -278,6 +282,15 @@ export class ModelInstance {
         this.ctx.changed();
       });
   };
+
+  /**
+   * While the instance waits out a back-off: its consecutive failures and the time left before the
+   * next attempt (for the MODEL_NOT_READY message). Undefined otherwise.
+   */
+  get backoff(): { readonly failures: number; readonly remainingMs: number } | undefined {
+    if (this.state !== 'waiting' || this.timer === undefined) return undefined;
+    return { failures: this.failures, remainingMs: Math.max(0, this.retryAt - performance.now()) };
+  }
 
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
@@ -461,8 +474,9 @@ export class ModelInstance {
     if (worker !== this.worker) return;
     this.worker = undefined;
     this.retire();
-    // A model that hangs is not an unhealthy worker: the replacement starts at once.
-    this.failures = 1;
+    // A hang after the worker has answered is a one-off: the replacement starts at once. A worker
+    // that hangs again before answering anything is in a loop, and backs off like a crash loop.
+    this.failures = this.wasHealthy(true) ? 1 : this.failures + 1;
     this.lastFailure = this.ctx.scrub(`its worker was terminated: ${why}`);
     this.restartLater(`instance ${this.name}: ${why}; terminating its worker`);
     this.ctx.changed();
@@ -519,6 +533,7 @@ export class ModelInstance {
       return;
     }
     this.state = 'waiting';
+    this.retryAt = performance.now() + delay;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.state = 'loading';

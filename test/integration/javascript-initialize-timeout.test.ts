@@ -157,6 +157,7 @@ void describe('JavaScript initialize_timeout_ms', () => {
     assert.equal(refused.status, 503, JSON.stringify(refused.json));
     assert.match(String(refused.json.error), /is not ready: no instance is running/);
     assert.match(String(refused.json.error), TIMED_OUT);
+    assert.match(String(refused.json.error), /it is being restarted \(next attempt in [\d.]+ s, /);
     const logged = poolErrors(t, 'js_init_later').filter((r) => TIMED_OUT.test(r.msg));
     assert.ok(logged.length >= 1, JSON.stringify(logged));
     assert.match(logged[0]?.msg ?? '', /the replacement for instance js_init_later: /);
