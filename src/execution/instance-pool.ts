@@ -79,12 +79,15 @@ export interface InstancePoolInit {
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
   /**
-   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each run is
-   * bounded by `executeTimeoutMs`, and close() calls the model's finalize() first.
+   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each worker's
+   * start is bounded by `initializeTimeoutMs` and each run by `executeTimeoutMs`, and close() calls
+   * the model's finalize() first.
    */
   readonly javascript?: {
     readonly worker: JavascriptWorkerInit;
     readonly executeTimeoutMs: number;
+    /** A worker not ready this long after it started (import, initialize(), warmup) is terminated. */
+    readonly initializeTimeoutMs: number;
     /** Each run waits for every request's final flag (the responses travel on the channel). */
     readonly decoupled: boolean;
     /** Where its BLS calls go (the data plane). */
@@ -144,6 +147,7 @@ export class InstancePool {
         doorbell: js === undefined && init.doorbell !== false,
         ...(js !== undefined && {
           executeTimeoutMs: js.executeTimeoutMs,
+          initializeTimeoutMs: js.initializeTimeoutMs,
           javascript: { decoupled: js.decoupled, bls: js.bls },
         }),
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
@@ -287,11 +291,17 @@ export class InstancePool {
     if (this.closing) return this.unloading();
     const why = this.instances.find((i) => i.lastFailure !== undefined);
     const reason = why === undefined ? '' : ` (instance ${why.name}: ${why.lastFailure ?? ''})`;
+    const wait = why?.backoff;
+    const next =
+      wait === undefined
+        ? ''
+        : ` (next attempt in ${(wait.remainingMs / 1000).toFixed(2)} s, after ${wait.failures} ` +
+          `consecutive failures)`;
     return {
       code: 'MODEL_NOT_READY',
       message:
         `model "${this.init.model}" version ${this.init.version} is not ready: no instance is ` +
-        `running${reason}; it is being restarted`,
+        `running${reason}; it is being restarted${next}`,
     };
   }
 

@@ -21,10 +21,12 @@
 // handler throws (WORKER_FAILED, recycled), and the run outstanding on it gets that rejection; the
 // serve task is stopped before its pool is destroyed, between runs, never inside session.run.
 //
-// A JavaScript model's worker (`executeTimeoutMs` set) has two more rules: a run that outlives the
-// timeout is answered MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it
-// holds no ORT session, and nothing else can stop user code stuck in a loop); and destroy() first
-// asks the worker to call the model's finalize(), bounded by the same timeout.
+// A JavaScript model's worker (`executeTimeoutMs` set) has three more rules: a worker not ready
+// within `initializeTimeoutMs` (a hanging initialize()) is terminated, failing the load or, for a
+// replacement, retried after the back-off; a run that outlives the execute timeout is answered
+// MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it holds no ORT session,
+// and nothing else can stop user code stuck in a loop), at once unless it keeps hanging; and
+// destroy() first asks the worker to call the model's finalize(), bounded by the execute timeout.
 
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -41,7 +43,10 @@ import { nowNs } from '../trace/stage-trace.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
 export type InstanceState =
-  /** A worker is starting: creating its session (it is never terminated in this state). */
+  /**
+   * A worker is starting: creating its session. An ORT worker is never terminated in this state; a
+   * JavaScript one is, once it outlives `initializeTimeoutMs`.
+   */
   | 'loading'
   /** Its session exists and it takes runs, one at a time. */
   | 'ready'
@@ -77,6 +82,11 @@ export interface InstanceContext {
    * inside session.run.
    */
   readonly executeTimeoutMs?: number;
+  /**
+   * JavaScript models: a worker that has not reported ready (module imported, initialize() settled,
+   * warmup run) this many milliseconds after it started is terminated. Undefined for ORT workers.
+   */
+  readonly initializeTimeoutMs?: number;
   /**
    * JavaScript models: the worker's channel serves its BLS calls through `bls`; a decoupled model's
    * run also waits for each request's final flag, which arrives on that channel.
@@ -114,6 +124,10 @@ export class ModelInstance {
   private workersStarted = 0;
   private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When the pending restart is due (performance.now() time), while `timer` is set. */
+  private retryAt = 0;
+  /** Bounds the current JavaScript worker's start (initializeTimeoutMs). */
+  private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
   private retiring: Promise<void> = Promise.resolve();
   private replacing: Promise<void> | undefined;
@@ -182,7 +196,8 @@ export class ModelInstance {
       }
       let response = await this.bounded(task, worker, where);
       if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
-      this.answered = true;
+      // Only the worker's own reply counts: a timeout's reply comes after its worker was abandoned.
+      if (this.worker === worker) this.answered = true;
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
     } catch (e) {
@@ -268,6 +283,15 @@ export class ModelInstance {
       });
   };
 
+  /**
+   * While the instance waits out a back-off: its consecutive failures and the time left before the
+   * next attempt (for the MODEL_NOT_READY message). Undefined otherwise.
+   */
+  get backoff(): { readonly failures: number; readonly remainingMs: number } | undefined {
+    if (this.state !== 'waiting' || this.timer === undefined) return undefined;
+    return { failures: this.failures, remainingMs: Math.max(0, this.retryAt - performance.now()) };
+  }
+
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
     this.closing = true;
@@ -278,6 +302,7 @@ export class ModelInstance {
   /** Destroys the worker; call only once `settled()`, after `stopRestarting()`. */
   async destroy(): Promise<void> {
     this.stopRestarting();
+    clearTimeout(this.startTimer);
     this.state = 'closed';
     this.worker = undefined;
     this.channel?.close(`instance ${this.name} was unloaded`);
@@ -329,6 +354,39 @@ export class ModelInstance {
       this.lost(worker, uncaught);
     });
     worker.once('exit', (code: number) => this.lost(worker, uncaught ?? `exit code ${code}`));
+    const limit = this.ctx.initializeTimeoutMs;
+    if (limit !== undefined) {
+      clearTimeout(this.startTimer);
+      this.startTimer = setTimeout(() => this.startTimedOut(worker, limit), limit);
+      this.startTimer.unref();
+    }
+  }
+
+  /**
+   * A JavaScript worker still not ready `ms` after it started (initialize() hangs, or loops):
+   * terminate it, which is safe as it holds no ORT session. During the pool's start that fails the
+   * load; for a replacement it counts as a failure, retried after the back-off.
+   */
+  private startTimedOut(worker: Worker, ms: number): void {
+    this.startTimer = undefined;
+    if (worker !== this.worker || this.session !== 'pending') return;
+    const why =
+      `initialize() (with the module's import and the warmup) did not finish within ${ms} ms ` +
+      `(parameter initialize_timeout_ms); its worker was terminated`;
+    this.worker = undefined;
+    this.session = 'failed';
+    this.retire();
+    if (!this.serving) {
+      this.startFailure ??= why;
+      this.ctx.log('error', `instance ${this.name}: ${why}`);
+      this.state = 'waiting';
+      this.ctx.changed();
+      return;
+    }
+    this.failures++;
+    this.lastFailure = why;
+    this.restartLater(`the replacement for instance ${this.name}: ${why}`);
+    this.ctx.changed();
   }
 
   private onWorkerEvent(piscina: Piscina, m: unknown): void {
@@ -344,6 +402,7 @@ export class ModelInstance {
     }
     if (piscina !== this.piscina || !isWorkerEvent(m)) return;
     if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
+    clearTimeout(this.startTimer);
     if (m.type === 'infernode:session-ready') {
       if (this.ctx.doorbell) this.serveDoorbell(piscina);
       this.session = 'ready';
@@ -378,6 +437,7 @@ export class ModelInstance {
     const wasReady = this.session === 'ready';
     const during = this.busy ? 'during a request' : wasReady ? 'while idle' : 'while starting';
     this.worker = undefined;
+    clearTimeout(this.startTimer);
     this.retire();
     if (!this.serving) {
       this.startFailure ??= this.ctx.scrub(
@@ -414,8 +474,9 @@ export class ModelInstance {
     if (worker !== this.worker) return;
     this.worker = undefined;
     this.retire();
-    // A model that hangs is not an unhealthy worker: the replacement starts at once.
-    this.failures = 1;
+    // A hang after the worker has answered is a one-off: the replacement starts at once. A worker
+    // that hangs again before answering anything is in a loop, and backs off like a crash loop.
+    this.failures = this.wasHealthy(true) ? 1 : this.failures + 1;
     this.lastFailure = this.ctx.scrub(`its worker was terminated: ${why}`);
     this.restartLater(`instance ${this.name}: ${why}; terminating its worker`);
     this.ctx.changed();
@@ -472,6 +533,7 @@ export class ModelInstance {
       return;
     }
     this.state = 'waiting';
+    this.retryAt = performance.now() + delay;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.state = 'loading';

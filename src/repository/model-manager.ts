@@ -1,68 +1,40 @@
-// The model manager: Triton's model control modes (none, explicit, poll) over the registry. It loads,
-// reloads and unloads models one operation at a time per model, and keeps the registry truthful
-// while it does. A reload never fails a request: the new versions start (sessions, warmup) while
-// the old ones serve, the registry switches in one assignment, and the old versions then drain
-// their queued and running requests before their workers exit. A failed load leaves what served
-// before serving, and says why in the index and the log.
+// The model manager: Triton's model control modes (none, explicit, poll) over the registry, and the
+// public load / unload / index API. It runs each model's loads, reloads and unloads one operation
+// at a time, in order, and keeps the registry truthful while it does. A reload never fails a
+// request: the new versions start while the old ones serve, the registry switches in one
+// assignment, and the old versions then drain before their workers exit. How one load is carried
+// out (plan, thread budget, commit, retire) is load-steps.ts.
 
-import os from 'node:os';
 import path from 'node:path';
-import type { BackendConfig } from '../config/backend-config.js';
 import { fail, InferenceServerError, toServerError } from '../errors.js';
-import { availableGpuIds } from '../execution/gpu-devices.js';
-import {
-  planThreadBudget,
-  type ModelThreadDemand,
-  type ThreadBudget,
-} from '../execution/thread-budget.js';
-import { buildWarmupRuns } from '../execution/warmup-runs.js';
-import type { Logger } from '../logger.js';
-import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
-import {
-  configureModel,
-  scrubReason,
-  type ConfiguredModel,
-  type ModelSource,
-} from './configure-model.js';
+import type { ThreadBudget } from '../execution/thread-budget.js';
+import type { ModelSource } from './configure-model.js';
 import { collectGarbage } from '../memory/collect-garbage.js';
+import { LoadSteps, type LoadPlan, type LoadStepsOptions } from './load-steps.js';
 import { assertValidModelName } from './model-name.js';
 import { ModelRegistry } from './model-registry.js';
-import { newModelEntry, UNLOADED, type ModelEntry, type ModelVersion } from './model-version.js';
+import { newModelEntry, UNLOADED, type ModelEntry } from './model-version.js';
 import { writeOverrideDirectory, type OverrideDirectory } from './override-directory.js';
 import { OperationChains, type DeferWork } from './operation-chains.js';
 import { RepositoryPoller } from './repository-poller.js';
 import { listVersions, scanRepositories } from './scan-repository.js';
-import { startVersion } from './start-version.js';
-import { ensembleDependencies, startEnsembleVersion } from './start-ensemble.js';
+import { ensembleDependencies } from './start-ensemble.js';
 import { ServerHost } from './server-host.js';
 import type { BlsHost } from '../execution/javascript/instance-channel.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 
 /** `--model-control-mode`. */
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 
 export const MODEL_CONTROL_MODES: readonly ModelControlMode[] = ['none', 'poll', 'explicit'];
 
-export interface ModelManagerOptions {
+export interface ModelManagerOptions extends LoadStepsOptions {
   readonly mode: ModelControlMode;
   readonly repositories: readonly string[];
   /** `--load-model` names for explicit mode; `*` loads every model. */
   readonly startupModels: readonly string[];
   /** `--repository-poll-secs`. */
   readonly pollSecs: number;
-  readonly backend: BackendConfig;
-  readonly disableAutoComplete: boolean;
-  /** 'auto' probes ORT; false forces the worker copy path. */
-  readonly sabTensors: boolean | 'auto';
-  /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
-  readonly doorbell: boolean;
-  /** Cap on one request's shared-memory input block. */
-  readonly maxInputBytes: number;
-  readonly catalog: MetricsCatalog;
-  readonly logger: Logger;
-  /** Cores the thread budget divides (default os.availableParallelism()). */
-  readonly cores?: number;
 }
 
 /** What a load call may replace: the config (JSON text) and the model files. */
@@ -79,49 +51,26 @@ export interface IndexRow {
   readonly reason?: string;
 }
 
-/** Where a serving model came from, and what its versions were started from. */
-interface Served {
-  readonly dir: string;
-  /** The config as JSON: a reload with an equal config keeps unchanged versions running. */
-  readonly configKey: string;
-  /** Version -> the model file identity it was started from. */
-  readonly files: ReadonlyMap<number, string>;
-  readonly demands: readonly ModelThreadDemand[];
-  /** The load call's private directory, removed once nothing runs from it. */
-  readonly override: OverrideDirectory | undefined;
-}
-
-/** A load worked out up to the point of starting workers. */
-interface LoadPlan {
-  readonly entry: ModelEntry;
-  readonly configured: ConfiguredModel;
-  readonly override: OverrideDirectory | undefined;
-  readonly keep: ReadonlyMap<number, ModelVersion>;
-  readonly start: readonly number[];
-  readonly retire: readonly ModelVersion[];
-  readonly demands: readonly ModelThreadDemand[];
-}
-
 export class ModelManager {
   readonly registry = new ModelRegistry();
-  private readonly served = new Map<string, Served>();
-  /** Versions replaced or unloaded whose queues are still draining. */
-  private readonly leaving = new Set<ModelVersion>();
   /** Operations on one model run one at a time, in order. */
   private readonly chains = new OperationChains((model, e) => {
-    this.options.logger.error({ model, err: this.reason(e) }, 'retiring replaced versions failed');
+    this.options.logger.error(
+      { model, err: this.steps.reason(e) },
+      'retiring replaced versions failed',
+    );
   });
   /** Poll mode only. */
   private readonly poller: RepositoryPoller | undefined;
-  private readonly roots: readonly string[];
-  private readonly gpus = availableGpuIds();
   private closing = false;
 
   /** What ensembles and JavaScript models' BLS calls see of the server. */
   private readonly host = new ServerHost(this.registry);
+  private readonly steps: LoadSteps;
 
   constructor(private readonly options: ModelManagerOptions) {
-    this.roots = options.repositories.map((r) => path.resolve(r));
+    const roots = options.repositories.map((r) => path.resolve(r));
+    this.steps = new LoadSteps(options, this.host, roots);
     if (options.mode === 'poll') {
       this.poller = new RepositoryPoller(
         {
@@ -129,7 +78,7 @@ export class ModelManager {
           known: () => this.registry.all().map((e) => e.name),
           refuse: (name, e) => {
             const entry = this.entryFor(name);
-            if (entry.reason !== this.reason(e)) this.markFailed(entry, e);
+            if (entry.reason !== this.steps.reason(e)) this.steps.markFailed(entry, e);
           },
           // The reason of a failed load is in the registry and the log; the old versions serve.
           load: (name) =>
@@ -146,7 +95,7 @@ export class ModelManager {
         },
         options.pollSecs,
         options.logger,
-        (e) => this.reason(e),
+        (e) => this.steps.reason(e),
       );
     }
   }
@@ -188,20 +137,20 @@ export class ModelManager {
         if (source === undefined) throw notInRepository(name);
         if (source instanceof Error) throw source;
         await this.poller?.remember(source);
-        const plan = await this.plan(entry, source, undefined);
+        const plan = await this.steps.plan(entry, source, undefined);
         if (plan !== undefined) plans.push(plan);
         for (const dep of ensembleDependencies(plan?.configured.config)) {
           if (!names.includes(dep) && sources.has(dep)) names.push(dep);
         }
       } catch (e) {
-        this.markFailed(entry, e);
+        this.steps.markFailed(entry, e);
       }
     }
     let budget: ThreadBudget;
     try {
-      budget = this.budget(plans);
+      budget = this.steps.budget(plans);
     } catch (e) {
-      for (const p of plans) this.markFailed(p.entry, e);
+      for (const p of plans) this.steps.markFailed(p.entry, e);
       return;
     }
     for (const line of budget.log) logger.info(line);
@@ -216,7 +165,7 @@ export class ModelManager {
       // A cycle between ensembles: commit them anyway; their checks fail with the reason.
       const wave = now.length > 0 ? now : waiting;
       await Promise.all(
-        wave.map((p) => this.commit(p, budget).catch(() => undefined /* in the registry */)),
+        wave.map((p) => this.steps.commit(p, budget).catch(() => undefined /* in the registry */)),
       );
       waiting = waiting.filter((p) => !wave.includes(p));
     }
@@ -329,16 +278,16 @@ export class ModelManager {
     try {
       source = await this.sourceFor(name, override);
     } catch (e) {
-      throw this.scrubbed(e);
+      throw this.steps.scrubbed(e);
     }
     const entry = this.entryFor(name);
     // A load call means the server is meant to serve the model: a failure counts for readiness.
     entry.wanted = true;
     let plan: LoadPlan | undefined;
     try {
-      plan = await this.plan(entry, source.source, source.override, override?.configJson);
+      plan = await this.steps.plan(entry, source.source, source.override, override?.configJson);
     } catch (e) {
-      throw this.markFailed(entry, e);
+      throw this.steps.markFailed(entry, e);
     }
     if (plan === undefined) return; // nothing changed: Triton's load of a loaded model is a no-op
     // Loading an ensemble loads the models its steps name that do not serve yet, as in Triton.
@@ -348,17 +297,17 @@ export class ModelManager {
         await this.serialize(dep, (d) => this.loadNow(dep, undefined, d));
       } catch (e) {
         await plan.override?.remove();
-        throw this.markFailed(
+        throw this.steps.markFailed(
           entry,
           fail(
             'MODEL_LOAD_FAILED',
-            `ensemble '${name}' needs model '${dep}', which failed to load: ${this.reason(e)}`,
+            `ensemble '${name}' needs model '${dep}', which failed to load: ${this.steps.reason(e)}`,
           ),
         );
       }
     }
-    const budget = this.budget([plan]);
-    defer((await this.commit(plan, budget)).retired);
+    const budget = this.steps.budget([plan]);
+    defer((await this.steps.commit(plan, budget)).retired);
   }
 
   private async unloadNow(entry: ModelEntry): Promise<void> {
@@ -375,9 +324,8 @@ export class ModelManager {
     entry.state = 'UNLOADING';
     entry.reason = '';
     for (const v of old) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
-    const served = this.served.get(entry.name);
-    this.served.delete(entry.name);
-    await this.draining(old);
+    const served = this.steps.forget(entry.name);
+    await this.steps.draining(old);
     for (const v of old) {
       entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
       this.options.catalog.forgetModelVersion(entry.name, v.version);
@@ -389,203 +337,9 @@ export class ModelManager {
     this.options.logger.info({ model: entry.name }, 'model unloaded');
   }
 
-  // ---- load steps ----
-
-  /**
-   * Works a load out without touching what serves: the config pipeline, then which versions keep
-   * running (same config, same file), start, or retire. Undefined when nothing would change.
-   */
-  private async plan(
-    entry: ModelEntry,
-    source: ModelSource,
-    override: OverrideDirectory | undefined,
-    configJson?: string,
-  ): Promise<LoadPlan | undefined> {
-    let configured: ConfiguredModel;
-    try {
-      configured = await configureModel(source, {
-        backend: this.options.backend,
-        disableAutoComplete: this.options.disableAutoComplete,
-        availableGpus: this.gpus,
-        ...(configJson !== undefined ? { configJson } : {}),
-      });
-    } catch (e) {
-      await override?.remove();
-      throw e;
-    }
-    const log = this.options.logger.child({ model: entry.name });
-    for (const w of configured.warnings) log.warn(w);
-    entry.config ??= configured.config;
-
-    const served = this.served.get(entry.name);
-    const configKey = JSON.stringify(configured.config);
-    const sameModel =
-      served !== undefined &&
-      entry.versions.size > 0 &&
-      served.dir === source.dir &&
-      served.configKey === configKey;
-    const keep = new Map<number, ModelVersion>();
-    const start: number[] = [];
-    for (const [v, file] of configured.files) {
-      const running = entry.versions.get(v);
-      if (sameModel && running !== undefined && served.files.get(v) === file.identity) {
-        keep.set(v, running);
-      } else {
-        start.push(v);
-      }
-    }
-    const retire = [...entry.versions.values()].filter((v) => !keep.has(v.version));
-    if (start.length === 0 && retire.length === 0 && entry.state === 'READY') {
-      entry.wanted = true;
-      succeeded(entry);
-      return undefined;
-    }
-    const demands = [...configured.files.keys()].map((version): ModelThreadDemand => ({
-      model: configured.config.name,
-      version,
-      groups: configured.config.instance_group,
-      params: configured.ort,
-      ortSessions: configured.javascript === undefined,
-    }));
-    return { entry, configured, override, keep, start, retire, demands };
-  }
-
-  /** The thread budget over every serving model plus the plans (which replace their own model). */
-  private budget(plans: readonly LoadPlan[]): ThreadBudget {
-    const planned = new Set(plans.map((p) => p.entry.name));
-    const demands: ModelThreadDemand[] = [];
-    for (const [name, s] of this.served) if (!planned.has(name)) demands.push(...s.demands);
-    for (const p of plans) demands.push(...p.demands);
-    const onnx = this.options.backend.onnxruntime;
-    return planThreadBudget(
-      demands,
-      {
-        globalThreadPool: onnx.enableGlobalThreadpool,
-        intraOpThreadCount: onnx.intraOpThreadCount ?? 0,
-        interOpThreadCount: onnx.interOpThreadCount ?? 0,
-      },
-      this.options.cores ?? os.availableParallelism(),
-    );
-  }
-
-  /**
-   * Starts the plan's new versions while the old ones serve, then switches the registry in one
-   * step. Resolves, after the switch, with the retirement of the replaced versions (they drain,
-   * then their workers exit), which the model's next operation waits for. A version that fails to
-   * start fails the load: the ones started are stopped, and what served keeps serving.
-   */
-  private async commit(
-    plan: LoadPlan,
-    budget: ThreadBudget,
-  ): Promise<{ readonly retired: Promise<void> }> {
-    const { entry, configured } = plan;
-    const { logger } = this.options;
-    entry.wanted = true;
-    for (const v of plan.start) entry.statuses.set(v, { state: 'LOADING', reason: '' });
-    const started: ModelVersion[] = [];
-    let failure: unknown;
-    try {
-      // Read once for every version (input_data_file samples come from the model's warmup/).
-      const warmup = await buildWarmupRuns(configured.config, {
-        modelDir: configured.source.dir,
-      });
-      const results = await Promise.allSettled(
-        plan.start.map((v) =>
-          configured.config.platform === ENSEMBLE_PLATFORM
-            ? Promise.resolve().then(() =>
-                startEnsembleVersion(configured.config, v, {
-                  ...this.options,
-                  host: this.host,
-                }),
-              )
-            : startVersion(configured, v, budget, warmup.runs, {
-                ...this.options,
-                bls: this.host,
-              }),
-        ),
-      );
-      for (const r of results) {
-        if (r.status === 'fulfilled') started.push(r.value);
-        else failure ??= r.reason;
-      }
-    } catch (e) {
-      failure = e;
-    }
-    if (failure !== undefined) {
-      // The model fails as a whole, as in Triton: stop what started; what served keeps serving.
-      await Promise.all(started.map((v) => v.unload()));
-      await plan.override?.remove();
-      const reason = this.reason(failure);
-      for (const v of plan.start) entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
-      throw this.markFailed(entry, failure);
-    }
-
-    const next = new Map<number, ModelVersion>();
-    for (const v of [...plan.keep.values(), ...started].sort((a, b) => a.version - b.version)) {
-      next.set(v.version, v);
-    }
-    const previous = this.served.get(entry.name);
-    entry.versions = next; // the switch: requests from here on resolve the new versions
-    entry.config = configured.config;
-    succeeded(entry);
-    for (const v of next.keys()) entry.statuses.delete(v);
-    for (const v of plan.retire) {
-      if (!next.has(v.version)) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
-    }
-    this.served.set(entry.name, {
-      dir: configured.source.dir,
-      configKey: JSON.stringify(configured.config),
-      files: new Map([...configured.files].map(([v, f]) => [v, f.identity])),
-      demands: plan.demands,
-      override: plan.override,
-    });
-    if (plan.retire.length > 0 || previous !== undefined) {
-      logger.info(
-        {
-          model: entry.name,
-          started: plan.start,
-          kept: [...plan.keep.keys()],
-          retiring: plan.retire.map((v) => v.version),
-        },
-        'model switched to its new versions',
-      );
-    }
-    return { retired: this.retire(entry, plan.retire, previous?.override, plan.override) };
-  }
-
-  /** Drains and stops replaced versions; forgets the metrics of version numbers no longer served. */
-  private async retire(
-    entry: ModelEntry,
-    old: readonly ModelVersion[],
-    oldOverride: OverrideDirectory | undefined,
-    newOverride: OverrideDirectory | undefined,
-  ): Promise<void> {
-    await this.draining(old);
-    for (const v of old) {
-      if (entry.versions.has(v.version)) continue;
-      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
-      this.options.catalog.forgetModelVersion(entry.name, v.version);
-    }
-    if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
-    if (old.length > 0) collectGarbage();
-  }
-
-  /**
-   * Unloads versions that no longer serve, keeping them in `leaving` meanwhile: a shutdown cut
-   * short reaches their queues too (see `leavingSchedulers`).
-   */
-  private async draining(versions: readonly ModelVersion[]): Promise<void> {
-    for (const v of versions) this.leaving.add(v);
-    try {
-      await Promise.all(versions.map((v) => v.unload()));
-    } finally {
-      for (const v of versions) this.leaving.delete(v);
-    }
-  }
-
   /** The schedulers of versions draining after a reload or an unload, which serve no new request. */
   leavingSchedulers(): Scheduler[] {
-    return [...this.leaving].map((v) => v.scheduler);
+    return this.steps.leavingSchedulers();
   }
 
   // ---- helpers ----
@@ -645,47 +399,6 @@ export class ModelManager {
     return scanRepositories(this.options.repositories, (directory, reason) =>
       logger.debug({ directory }, `skipped: ${reason}`),
     );
-  }
-
-  private reason(e: unknown): string {
-    return scrubReason(e, [...this.roots, os.tmpdir()]);
-  }
-
-  /** The error as a catalogued one whose message names no absolute path (it reaches clients). */
-  private scrubbed(e: unknown): InferenceServerError {
-    return fail(toServerError(e).code, this.reason(e));
-  }
-
-  /**
-   * Records a failed load: the reason goes to the entry (and the log); the model is UNAVAILABLE
-   * unless older versions still serve, and then its unavailable version rows carry the reason
-   * (not an older `unloaded`). Returns the error to answer the load with, paths scrubbed.
-   */
-  private markFailed(entry: ModelEntry, e: unknown): InferenceServerError {
-    const reason = this.reason(e);
-    entry.reason = reason;
-    if (entry.versions.size === 0) {
-      entry.state = 'UNAVAILABLE';
-      for (const [v, s] of entry.statuses) {
-        if (s.state === 'UNAVAILABLE') entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
-      }
-    }
-    this.options.logger.error(
-      { model: entry.name, code: toServerError(e).code, reason },
-      entry.versions.size === 0
-        ? 'model failed to load'
-        : 'model failed to load; its previous versions keep serving',
-    );
-    return this.scrubbed(e);
-  }
-}
-
-/** A load succeeded: earlier failures are superseded (their rows and reason go; `unloaded` stays). */
-function succeeded(entry: ModelEntry): void {
-  entry.state = 'READY';
-  entry.reason = '';
-  for (const [v, s] of entry.statuses) {
-    if (s.state === 'UNAVAILABLE' && s.reason !== UNLOADED) entry.statuses.delete(v);
   }
 }
 

@@ -61,6 +61,7 @@ export async function startVersion(
       javascript: {
         worker: javascriptWorkerInit(config, c.source.dir, c.javascript.decoupled),
         executeTimeoutMs: c.javascript.executeTimeoutMs,
+        initializeTimeoutMs: c.javascript.initializeTimeoutMs,
         decoupled: c.javascript.decoupled,
         ...(deps.bls !== undefined && { bls: deps.bls }),
       },

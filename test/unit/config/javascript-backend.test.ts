@@ -1,5 +1,5 @@
 // The config pipeline for `backend: "javascript"` models over real directories: the model file it
-// picks, what such a config must say itself, the execute timeout parameter, and that the model's
+// picks, what such a config must say itself, the execute and initialize timeout parameters, and that the model's
 // own parameters are not read as ONNX Runtime settings.
 
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ input [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]
 output [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]
 `;
 
-void test('a javascript model defaults to model.js, one instance, and a 30 s execute timeout', async () => {
+void test('a javascript model defaults to model.js, one instance, a 30 s execute and a 60 s initialize timeout', async () => {
   const dir = await repo.model('js_plain', {
     'config.pbtxt': `backend: "javascript"\nmax_batch_size: 4\n${IO}`,
     '1/model.js': 'export function execute() {}',
@@ -26,7 +26,11 @@ void test('a javascript model defaults to model.js, one instance, and a 30 s exe
     loaded.config.instance_group.map((g) => [g.kind, g.count]),
     [['KIND_CPU', 1]],
   );
-  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 30_000, decoupled: false });
+  assert.deepEqual(loaded.javascript, {
+    executeTimeoutMs: 30_000,
+    initializeTimeoutMs: 60_000,
+    decoupled: false,
+  });
 });
 
 void test('model.mjs is picked when that is the file the versions hold', async () => {
@@ -38,16 +42,21 @@ void test('model.mjs is picked when that is the file the versions hold', async (
   assert.equal(loaded.config.default_model_filename, 'model.mjs');
 });
 
-void test("the model's parameters are its own; execute_timeout_ms is read once", async () => {
+void test("the model's parameters are its own; the two timeouts are read once", async () => {
   const dir = await repo.model('js_params', {
     'config.pbtxt':
       `backend: "javascript"\n${IO}\n` +
       `parameters { key: "execute_timeout_ms" value: { string_value: "250" } }\n` +
+      `parameters { key: "initialize_timeout_ms" value: { string_value: "1500" } }\n` +
       `parameters { key: "intra_op_thread_count" value: { string_value: "not a number" } }`,
     '1/model.js': '',
   });
   const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
-  assert.deepEqual(loaded.javascript, { executeTimeoutMs: 250, decoupled: false });
+  assert.deepEqual(loaded.javascript, {
+    executeTimeoutMs: 250,
+    initializeTimeoutMs: 1500,
+    decoupled: false,
+  });
   assert.equal(loaded.ort.intraOpThreadCount, 0);
   assert.deepEqual(
     loaded.warnings.filter((w) => /parameter/.test(w)),
@@ -81,6 +90,11 @@ const REFUSED: ReadonlyArray<[string, string, RegExp]> = [
     'a timeout that is not a number',
     `backend: "javascript"\n${IO}\nparameters { key: "execute_timeout_ms" value: { string_value: "soon" } }`,
     /parameter "execute_timeout_ms": expected an integer >= 0, got "soon"/,
+  ],
+  [
+    'a zero initialize timeout',
+    `backend: "javascript"\n${IO}\nparameters { key: "initialize_timeout_ms" value: { string_value: "0" } }`,
+    /parameter "initialize_timeout_ms": expected an integer >= 1, got "0"/,
   ],
 ];
 

@@ -1,0 +1,331 @@
+// The steps of one load, which the model manager's control modes (model-manager.ts) run inside a
+// model's operation chain: plan it (the config pipeline, then which versions keep running, start or
+// retire), fit it into the thread budget with everything else serving, commit it (start the new
+// versions while the old ones serve, then switch the registry in one assignment), and retire what
+// it replaced (drain, then stop). It remembers what each serving model was started from, so a
+// reload with nothing changed is a no-op, and which versions are still draining. A failed step
+// leaves what served serving and records why in the registry and the log.
+
+import os from 'node:os';
+import type { BackendConfig } from '../config/backend-config.js';
+import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import { availableGpuIds } from '../execution/gpu-devices.js';
+import {
+  planThreadBudget,
+  type ModelThreadDemand,
+  type ThreadBudget,
+} from '../execution/thread-budget.js';
+import { buildWarmupRuns } from '../execution/warmup-runs.js';
+import type { Logger } from '../logger.js';
+import { collectGarbage } from '../memory/collect-garbage.js';
+import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import {
+  configureModel,
+  scrubReason,
+  type ConfiguredModel,
+  type ModelSource,
+} from './configure-model.js';
+import { UNLOADED, type ModelEntry, type ModelVersion } from './model-version.js';
+import type { OverrideDirectory } from './override-directory.js';
+import type { ServerHost } from './server-host.js';
+import { startEnsembleVersion } from './start-ensemble.js';
+import { startVersion } from './start-version.js';
+
+/** What the load steps take from the server's options. */
+export interface LoadStepsOptions {
+  readonly backend: BackendConfig;
+  readonly disableAutoComplete: boolean;
+  /** 'auto' probes ORT; false forces the worker copy path. */
+  readonly sabTensors: boolean | 'auto';
+  /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
+  readonly doorbell: boolean;
+  /** Cap on one request's shared-memory input block. */
+  readonly maxInputBytes: number;
+  readonly catalog: MetricsCatalog;
+  readonly logger: Logger;
+  /** Cores the thread budget divides (default os.availableParallelism()). */
+  readonly cores?: number;
+}
+
+/** Where a serving model came from, and what its versions were started from. */
+export interface Served {
+  readonly dir: string;
+  /** The config as JSON: a reload with an equal config keeps unchanged versions running. */
+  readonly configKey: string;
+  /** Version -> the model file identity it was started from. */
+  readonly files: ReadonlyMap<number, string>;
+  readonly demands: readonly ModelThreadDemand[];
+  /** The load call's private directory, removed once nothing runs from it. */
+  readonly override: OverrideDirectory | undefined;
+}
+
+/** A load worked out up to the point of starting workers. */
+export interface LoadPlan {
+  readonly entry: ModelEntry;
+  readonly configured: ConfiguredModel;
+  readonly override: OverrideDirectory | undefined;
+  readonly keep: ReadonlyMap<number, ModelVersion>;
+  readonly start: readonly number[];
+  readonly retire: readonly ModelVersion[];
+  readonly demands: readonly ModelThreadDemand[];
+}
+
+export class LoadSteps {
+  private readonly served = new Map<string, Served>();
+  /** Versions replaced or unloaded whose queues are still draining. */
+  private readonly leaving = new Set<ModelVersion>();
+  private readonly gpus = availableGpuIds();
+
+  constructor(
+    private readonly options: LoadStepsOptions,
+    /** What ensembles and JavaScript models' BLS calls see of the server. */
+    private readonly host: ServerHost,
+    /** Stripped from failure reasons, which reach clients. */
+    private readonly roots: readonly string[],
+  ) {}
+
+  /**
+   * Works a load out without touching what serves: the config pipeline, then which versions keep
+   * running (same config, same file), start, or retire. Undefined when nothing would change.
+   */
+  async plan(
+    entry: ModelEntry,
+    source: ModelSource,
+    override: OverrideDirectory | undefined,
+    configJson?: string,
+  ): Promise<LoadPlan | undefined> {
+    let configured: ConfiguredModel;
+    try {
+      configured = await configureModel(source, {
+        backend: this.options.backend,
+        disableAutoComplete: this.options.disableAutoComplete,
+        availableGpus: this.gpus,
+        ...(configJson !== undefined ? { configJson } : {}),
+      });
+    } catch (e) {
+      await override?.remove();
+      throw e;
+    }
+    const log = this.options.logger.child({ model: entry.name });
+    for (const w of configured.warnings) log.warn(w);
+    entry.config ??= configured.config;
+
+    const served = this.served.get(entry.name);
+    const configKey = JSON.stringify(configured.config);
+    const sameModel =
+      served !== undefined &&
+      entry.versions.size > 0 &&
+      served.dir === source.dir &&
+      served.configKey === configKey;
+    const keep = new Map<number, ModelVersion>();
+    const start: number[] = [];
+    for (const [v, file] of configured.files) {
+      const running = entry.versions.get(v);
+      if (sameModel && running !== undefined && served.files.get(v) === file.identity) {
+        keep.set(v, running);
+      } else {
+        start.push(v);
+      }
+    }
+    const retire = [...entry.versions.values()].filter((v) => !keep.has(v.version));
+    if (start.length === 0 && retire.length === 0 && entry.state === 'READY') {
+      entry.wanted = true;
+      succeeded(entry);
+      return undefined;
+    }
+    const demands = [...configured.files.keys()].map((version): ModelThreadDemand => ({
+      model: configured.config.name,
+      version,
+      groups: configured.config.instance_group,
+      params: configured.ort,
+      ortSessions: configured.javascript === undefined,
+    }));
+    return { entry, configured, override, keep, start, retire, demands };
+  }
+
+  /** The thread budget over every serving model plus the plans (which replace their own model). */
+  budget(plans: readonly LoadPlan[]): ThreadBudget {
+    const planned = new Set(plans.map((p) => p.entry.name));
+    const demands: ModelThreadDemand[] = [];
+    for (const [name, s] of this.served) if (!planned.has(name)) demands.push(...s.demands);
+    for (const p of plans) demands.push(...p.demands);
+    const onnx = this.options.backend.onnxruntime;
+    return planThreadBudget(
+      demands,
+      {
+        globalThreadPool: onnx.enableGlobalThreadpool,
+        intraOpThreadCount: onnx.intraOpThreadCount ?? 0,
+        interOpThreadCount: onnx.interOpThreadCount ?? 0,
+      },
+      this.options.cores ?? os.availableParallelism(),
+    );
+  }
+
+  /**
+   * Starts the plan's new versions while the old ones serve, then switches the registry in one
+   * step. Resolves, after the switch, with the retirement of the replaced versions (they drain,
+   * then their workers exit), which the model's next operation waits for. A version that fails to
+   * start fails the load: the ones started are stopped, and what served keeps serving.
+   */
+  async commit(plan: LoadPlan, budget: ThreadBudget): Promise<{ readonly retired: Promise<void> }> {
+    const { entry, configured } = plan;
+    const { logger } = this.options;
+    entry.wanted = true;
+    for (const v of plan.start) entry.statuses.set(v, { state: 'LOADING', reason: '' });
+    const started: ModelVersion[] = [];
+    let failure: unknown;
+    try {
+      // Read once for every version (input_data_file samples come from the model's warmup/).
+      const warmup = await buildWarmupRuns(configured.config, {
+        modelDir: configured.source.dir,
+      });
+      const results = await Promise.allSettled(
+        plan.start.map((v) =>
+          configured.config.platform === ENSEMBLE_PLATFORM
+            ? Promise.resolve().then(() =>
+                startEnsembleVersion(configured.config, v, {
+                  ...this.options,
+                  host: this.host,
+                }),
+              )
+            : startVersion(configured, v, budget, warmup.runs, {
+                ...this.options,
+                bls: this.host,
+              }),
+        ),
+      );
+      for (const r of results) {
+        if (r.status === 'fulfilled') started.push(r.value);
+        else failure ??= r.reason;
+      }
+    } catch (e) {
+      failure = e;
+    }
+    if (failure !== undefined) {
+      // The model fails as a whole, as in Triton: stop what started; what served keeps serving.
+      await Promise.all(started.map((v) => v.unload()));
+      await plan.override?.remove();
+      const reason = this.reason(failure);
+      for (const v of plan.start) entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
+      throw this.markFailed(entry, failure);
+    }
+
+    const next = new Map<number, ModelVersion>();
+    for (const v of [...plan.keep.values(), ...started].sort((a, b) => a.version - b.version)) {
+      next.set(v.version, v);
+    }
+    const previous = this.served.get(entry.name);
+    entry.versions = next; // the switch: requests from here on resolve the new versions
+    entry.config = configured.config;
+    succeeded(entry);
+    for (const v of next.keys()) entry.statuses.delete(v);
+    for (const v of plan.retire) {
+      if (!next.has(v.version)) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
+    }
+    this.served.set(entry.name, {
+      dir: configured.source.dir,
+      configKey: JSON.stringify(configured.config),
+      files: new Map([...configured.files].map(([v, f]) => [v, f.identity])),
+      demands: plan.demands,
+      override: plan.override,
+    });
+    if (plan.retire.length > 0 || previous !== undefined) {
+      logger.info(
+        {
+          model: entry.name,
+          started: plan.start,
+          kept: [...plan.keep.keys()],
+          retiring: plan.retire.map((v) => v.version),
+        },
+        'model switched to its new versions',
+      );
+    }
+    return { retired: this.retire(entry, plan.retire, previous?.override, plan.override) };
+  }
+
+  /** The model no longer serves (an unload): what it was started from, for its cleanup. */
+  forget(name: string): Served | undefined {
+    const served = this.served.get(name);
+    this.served.delete(name);
+    return served;
+  }
+
+  /**
+   * Unloads versions that no longer serve, keeping them in `leaving` meanwhile: a shutdown cut
+   * short reaches their queues too (see `leavingSchedulers`).
+   */
+  async draining(versions: readonly ModelVersion[]): Promise<void> {
+    for (const v of versions) this.leaving.add(v);
+    try {
+      await Promise.all(versions.map((v) => v.unload()));
+    } finally {
+      for (const v of versions) this.leaving.delete(v);
+    }
+  }
+
+  /** The schedulers of versions draining after a reload or an unload, which serve no new request. */
+  leavingSchedulers(): Scheduler[] {
+    return [...this.leaving].map((v) => v.scheduler);
+  }
+
+  /** A failure's message with the repository roots and the temp directory taken out. */
+  reason(e: unknown): string {
+    return scrubReason(e, [...this.roots, os.tmpdir()]);
+  }
+
+  /** The error as a catalogued one whose message names no absolute path (it reaches clients). */
+  scrubbed(e: unknown): InferenceServerError {
+    return fail(toServerError(e).code, this.reason(e));
+  }
+
+  /**
+   * Records a failed load: the reason goes to the entry (and the log); the model is UNAVAILABLE
+   * unless older versions still serve, and then its unavailable version rows carry the reason
+   * (not an older `unloaded`). Returns the error to answer the load with, paths scrubbed.
+   */
+  markFailed(entry: ModelEntry, e: unknown): InferenceServerError {
+    const reason = this.reason(e);
+    entry.reason = reason;
+    if (entry.versions.size === 0) {
+      entry.state = 'UNAVAILABLE';
+      for (const [v, s] of entry.statuses) {
+        if (s.state === 'UNAVAILABLE') entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
+      }
+    }
+    this.options.logger.error(
+      { model: entry.name, code: toServerError(e).code, reason },
+      entry.versions.size === 0
+        ? 'model failed to load'
+        : 'model failed to load; its previous versions keep serving',
+    );
+    return this.scrubbed(e);
+  }
+
+  /** Drains and stops replaced versions; forgets the metrics of version numbers no longer served. */
+  private async retire(
+    entry: ModelEntry,
+    old: readonly ModelVersion[],
+    oldOverride: OverrideDirectory | undefined,
+    newOverride: OverrideDirectory | undefined,
+  ): Promise<void> {
+    await this.draining(old);
+    for (const v of old) {
+      if (entry.versions.has(v.version)) continue;
+      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
+      this.options.catalog.forgetModelVersion(entry.name, v.version);
+    }
+    if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
+    if (old.length > 0) collectGarbage();
+  }
+}
+
+/** A load succeeded: earlier failures are superseded (their rows and reason go; `unloaded` stays). */
+function succeeded(entry: ModelEntry): void {
+  entry.state = 'READY';
+  entry.reason = '';
+  for (const [v, s] of entry.statuses) {
+    if (s.state === 'UNAVAILABLE' && s.reason !== UNLOADED) entry.statuses.delete(v);
+  }
+}
