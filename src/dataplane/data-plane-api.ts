@@ -2,6 +2,7 @@
 // WebSocket sessions call, and the typed results they encode. `data-plane.ts` implements it over the
 // model registry; tests implement it with a fake that stands in for model execution.
 
+import type { AbortLike } from '../execution/abort-like.js';
 import type { InferenceServerError } from '../errors.js';
 import type { ModelStatistics } from '../metrics/model-stats.js';
 import type {
@@ -14,7 +15,7 @@ import type { Datatype } from '../tensor/datatypes.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 
 export interface InferContext {
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   /** process.hrtime.bigint() as a number when the request arrived. */
   readonly arrivalNs: number;
   /**

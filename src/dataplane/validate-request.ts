@@ -3,6 +3,7 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one.
 
+import type { AbortLike } from '../execution/abort-like.js';
 import { datatypeInfo, isDatatype, type Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
 import { bytesElements, countBytesElements } from '../tensor/bytes-tensor.js';
@@ -40,7 +41,7 @@ import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 
 export interface ValidationContext {
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   readonly arrivalNs: number;
   /** Upper bound on the bytes all inputs may occupy in shared memory (--http-max-input-size). */
   readonly maxInputBytes: number;

@@ -216,6 +216,14 @@ export class InstancePool {
     return this.instances.length;
   }
 
+  /**
+   * An ORT worker reads a run's inputs only until it answers (outputs are copied out of ORT); a
+   * JavaScript model's code may keep views of them, so its inputs are never reused.
+   */
+  get inputsFreeAfterRun(): boolean {
+    return this.init.javascript === undefined;
+  }
+
   /** Runs accepted and not yet answered (running, or waiting for a free instance). */
   get inFlight(): number {
     return this.inFlightTotal;

@@ -3,6 +3,7 @@
 // decoupled model, where each request's responses go as the worker sends them. The scheduler builds
 // it from the run's ValidatedRequests; the instance that executes the run uses it.
 
+import type { AbortLike } from './abort-like.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 
@@ -16,7 +17,7 @@ export interface ResponseSink {
 
 export interface RunScope {
   /** Per member, in order: its request's signal. */
-  readonly signals: readonly AbortSignal[];
+  readonly signals: readonly AbortLike[];
   /** Per member, in order: its sink (decoupled models only). */
   readonly sinks?: readonly (ResponseSink | undefined)[];
 }

@@ -3,6 +3,8 @@
 // hands it to the transport-agnostic handler, and writes the `HttpReply` back. It knows nothing of
 // models, tensors or the KServe protocol.
 
+import type { AbortLike } from '../execution/abort-like.js';
+
 export interface HttpCall {
   /** Upper-case ('GET', 'POST'), whatever case the adapter's library reports. */
   readonly method: string;
@@ -19,7 +21,7 @@ export interface HttpCall {
    */
   releaseBody?(): void;
   /** Aborted when the client goes away before the reply is written. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
 }
 
 export interface HttpReply {

@@ -3,6 +3,7 @@
 // request object is gone (uWS's `HttpRequest` dies when the route callback returns).
 
 import type { HttpCall } from './front-end.js';
+import type { AbortLike } from '../execution/abort-like.js';
 
 export interface RequestHead {
   readonly method: string;
@@ -18,11 +19,11 @@ export class AdapterCall implements HttpCall {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   readonly #headers: ReadonlyMap<string, string>;
   #body: Uint8Array;
 
-  constructor(head: RequestHead, body: Uint8Array, signal: AbortSignal) {
+  constructor(head: RequestHead, body: Uint8Array, signal: AbortLike) {
     this.method = head.method;
     this.path = head.path;
     this.query = head.query;

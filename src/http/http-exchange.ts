@@ -9,6 +9,7 @@ import { bodyFraming, bodyKind } from './body-framing.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
 import { AdapterCall, type RequestHead } from './http-call.js';
+import { ExchangeAbort } from './exchange-abort.js';
 import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from './reply-body.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 
@@ -25,7 +26,8 @@ export abstract class HttpExchange {
   readonly #head: RequestHead;
   readonly #handler: HttpHandler;
   readonly #maxBodyBytes: number;
-  readonly #controller = new AbortController();
+  /** Not an AbortController: see execution/abort-like.ts. */
+  readonly #abort = new ExchangeAbort();
   #state: ExchangeState = 'reading';
   #body: BodyAccumulator | undefined;
   /** The body's size, kept for the reclaimer after the buffer itself is handed to the call. */
@@ -143,7 +145,7 @@ export abstract class HttpExchange {
     const previous = this.#state;
     if (previous === 'done' || previous === 'aborted') return false;
     this.#state = 'aborted';
-    this.#controller.abort(
+    this.#abort.abort(
       fail('CANCELLED', 'the client closed the connection before the reply was sent'),
     );
     if (previous === 'writing') this.#release?.(false);
@@ -164,7 +166,7 @@ export abstract class HttpExchange {
 
   #dispatch(body: Uint8Array): void {
     this.#state = 'handling';
-    void this.#handle(new AdapterCall(this.#head, body, this.#controller.signal));
+    void this.#handle(new AdapterCall(this.#head, body, this.#abort));
   }
 
   async #handle(call: AdapterCall): Promise<void> {

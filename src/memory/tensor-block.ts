@@ -10,6 +10,7 @@ import { shapeText } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import { checkedAdd, fixedByteLength, slotOffsets } from './byte-size.js';
 import { byteView } from './views.js';
+import type { BlockPool } from './block-pool.js';
 
 /**
  * Default cap on one block. Large enough for any realistic batch, small enough that a hostile shape
@@ -33,6 +34,11 @@ export interface SlotSpec {
 export interface BlockOptions {
   /** Refuse blocks larger than this many bytes (default DEFAULT_MAX_BLOCK_BYTES). */
   readonly maxBytes?: number;
+  /**
+   * Take the buffer from this pool (block-pool.ts): it may be larger than the slots need and is not
+   * zero-filled, so the caller writes every slot byte, and hands it back with `pool.release`.
+   */
+  readonly pool?: BlockPool;
 }
 
 function slotByteLength(spec: SlotSpec): number {
@@ -70,7 +76,7 @@ export class TensorBlock {
     this.descriptors = Object.freeze(descriptors);
   }
 
-  /** Lays the slots out (checked) and allocates the block, zero-filled. */
+  /** Lays the slots out (checked) and allocates the block, zero-filled unless from a pool. */
   static allocate(specs: readonly SlotSpec[], options: BlockOptions = {}): TensorBlock {
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BLOCK_BYTES;
     const lengths = specs.map(slotByteLength);
@@ -81,7 +87,7 @@ export class TensorBlock {
         `tensors need ${totalBytes} bytes of shared memory; the limit is ${maxBytes} bytes`,
       );
     }
-    const buffer = new SharedArrayBuffer(totalBytes);
+    const buffer = options.pool?.acquire(totalBytes) ?? new SharedArrayBuffer(totalBytes);
     const descriptors = specs.map((s, i): TensorDescriptor => ({
       name: s.name,
       datatype: s.datatype,

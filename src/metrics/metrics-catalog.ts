@@ -1,9 +1,11 @@
 // The one metrics catalog: every Prometheus family infernode exports, with Triton's names and labels
 // (`model`, `version`; failures add `reason`). Families are created once per registry; each model
-// version binds its label children when it loads (`model-reporter.ts`), so the hot path never does a
-// label lookup.
+// version binds its series once when it loads (`series(model, version)`, used by model-reporter.ts):
+// plain tallies that the hot path adds to, moved into prom-client by each family's `collect()` when
+// /metrics is scraped (series-tally.ts says why), so a request does no label lookup or hashing.
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DeltaCell, HistogramCell, type SeriesLabels } from './series-tally.js';
 
 /** Latency buckets in seconds: 100 µs .. 30 s, dense where interactive inference lives. */
 export const LATENCY_BUCKETS_SECONDS = [
@@ -20,53 +22,108 @@ export const BATCH_SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const MODEL_LABELS = ['model', 'version'] as const;
 type ModelLabel = (typeof MODEL_LABELS)[number];
 
+/** Triton's failure reasons (label `reason` of nv_inference_request_failure). */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/**
+ * One model version's hot-path series, shared by every reporter of that version (during a reload
+ * the old and the new instance report to the same series at once, as prom-client children did).
+ */
+export class VersionSeries {
+  readonly success = new DeltaCell();
+  readonly failures: Readonly<Record<FailureReason, DeltaCell>> = {
+    REJECTED: new DeltaCell(),
+    CANCELED: new DeltaCell(),
+    BACKEND: new DeltaCell(),
+    OTHER: new DeltaCell(),
+  };
+  readonly inferences = new DeltaCell();
+  readonly executions = new DeltaCell();
+  /** A gauge moved by inc/dec: the delta may be negative. */
+  readonly pending = new DeltaCell();
+  readonly requestUs = new DeltaCell();
+  readonly queueUs = new DeltaCell();
+  readonly inputUs = new DeltaCell();
+  readonly inferUs = new DeltaCell();
+  readonly outputUs = new DeltaCell();
+  readonly requestLatency = new HistogramCell(LATENCY_BUCKETS_SECONDS);
+  readonly queueLatency = new HistogramCell(LATENCY_BUCKETS_SECONDS);
+  readonly computeLatency = new HistogramCell(LATENCY_BUCKETS_SECONDS);
+  readonly batchSize = new HistogramCell(BATCH_SIZE_BUCKETS);
+  readonly restarts = new DeltaCell();
+
+  constructor(readonly labels: SeriesLabels) {}
+}
+
+type DeltaOf = (s: VersionSeries) => DeltaCell;
+type HistogramOf = (s: VersionSeries) => HistogramCell;
+
 export class MetricsCatalog {
   readonly registry = new Registry();
+  /** Keyed `model\0version`. Declared before the families: their collect() closures read it. */
+  readonly #series = new Map<string, VersionSeries>();
 
   // Triton's counters (core/src/metrics.cc)
   readonly requestSuccess = this.counter(
     'nv_inference_request_success',
     'Number of successful inference requests, all batch sizes',
+    (s) => s.success,
   );
   readonly requestFailure = new Counter<ModelLabel | 'reason'>({
     name: 'nv_inference_request_failure',
     help: 'Number of failed inference requests, all batch sizes',
     labelNames: [...MODEL_LABELS, 'reason'],
     registers: [this.registry],
+    collect: () => {
+      for (const s of this.#series.values()) {
+        for (const reason of FAILURE_REASONS) {
+          s.failures[reason].flush(this.requestFailure, { ...s.labels, reason });
+        }
+      }
+    },
   });
   readonly inferenceCount = this.counter(
     'nv_inference_count',
     'Number of inferences performed (does not include cached requests)',
+    (s) => s.inferences,
   );
   readonly execCount = this.counter(
     'nv_inference_exec_count',
     'Number of model executions performed (does not include cached requests)',
+    (s) => s.executions,
   );
-  readonly pendingRequests = new Gauge<ModelLabel>({
+  readonly pendingRequests: Gauge<ModelLabel> = new Gauge<ModelLabel>({
     name: 'nv_inference_pending_request_count',
     help: 'Instantaneous number of pending requests awaiting execution per-model.',
     labelNames: MODEL_LABELS,
     registers: [this.registry],
+    collect: (): void => this.#flushDeltas(this.pendingRequests, (s) => s.pending),
   });
   readonly requestDurationUs = this.counter(
     'nv_inference_request_duration_us',
     'Cumulative inference request duration in microseconds (includes cached requests)',
+    (s) => s.requestUs,
   );
   readonly queueDurationUs = this.counter(
     'nv_inference_queue_duration_us',
     'Cumulative inference queuing duration in microseconds (includes cached requests)',
+    (s) => s.queueUs,
   );
   readonly computeInputDurationUs = this.counter(
     'nv_inference_compute_input_duration_us',
     'Cumulative compute input duration in microseconds (does not include cached requests)',
+    (s) => s.inputUs,
   );
   readonly computeInferDurationUs = this.counter(
     'nv_inference_compute_infer_duration_us',
     'Cumulative compute inference duration in microseconds (does not include cached requests)',
+    (s) => s.inferUs,
   );
   readonly computeOutputDurationUs = this.counter(
     'nv_inference_compute_output_duration_us',
     'Cumulative inference compute output duration in microseconds (does not include cached requests)',
+    (s) => s.outputUs,
   );
   readonly loadDurationSecs = new Gauge<ModelLabel>({
     name: 'nv_model_load_duration_secs',
@@ -80,23 +137,27 @@ export class MetricsCatalog {
   readonly requestLatency = this.histogram(
     'infernode_request_duration_seconds',
     'End-to-end inference request latency, from validated request to response ready',
+    (s) => s.requestLatency,
   );
   readonly queueLatency = this.histogram(
     'infernode_queue_duration_seconds',
     'Time an inference request waited in the scheduler queue',
+    (s) => s.queueLatency,
   );
   readonly computeLatency = this.histogram(
     'infernode_compute_infer_duration_seconds',
     'Time per model execution inside ONNX Runtime session.run',
+    (s) => s.computeLatency,
   );
 
   /** With nv_inference_count / nv_inference_exec_count, shows how well the batcher batches. */
-  readonly batchSize = new Histogram<ModelLabel>({
+  readonly batchSize: Histogram<ModelLabel> = new Histogram<ModelLabel>({
     name: 'infernode_batch_size',
     help: 'Rows (inferences) per model execution: the dynamic batcher merges requests into one run',
     labelNames: MODEL_LABELS,
     buckets: BATCH_SIZE_BUCKETS,
     registers: [this.registry],
+    collect: (): void => this.#flushHistograms(this.batchSize, (s) => s.batchSize),
   });
 
   /**
@@ -107,6 +168,7 @@ export class MetricsCatalog {
   readonly instanceRestarts = this.counter(
     'infernode_instance_restarts_total',
     'Model instance workers started to replace a lost one (died, threw, or failed to load again)',
+    (s) => s.restarts,
   );
 
   // The sequence batcher's occupancy (sequence models only). Per-step latency is
@@ -139,6 +201,8 @@ export class MetricsCatalog {
    */
   forgetModelVersion(model: string, version: number): void {
     const labels = { model, version: String(version) };
+    // Reporters still holding the old series (requests finishing) add to a detached tally.
+    this.#series.delete(seriesKey(model, version));
     for (const reason of ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER']) {
       this.requestFailure.remove({ ...labels, reason });
     }
@@ -168,13 +232,35 @@ export class MetricsCatalog {
     }
   }
 
-  private counter(name: string, help: string): Counter<ModelLabel> {
-    return new Counter<ModelLabel>({
+  /** The version's hot-path series, created on first use and shared until it is forgotten. */
+  series(model: string, version: number): VersionSeries {
+    const key = seriesKey(model, version);
+    let s = this.#series.get(key);
+    if (s === undefined) {
+      s = new VersionSeries({ model, version: String(version) });
+      this.#series.set(key, s);
+    }
+    return s;
+  }
+
+  #flushDeltas(family: Counter<ModelLabel> | Gauge<ModelLabel>, cell: DeltaOf): void {
+    for (const s of this.#series.values()) cell(s).flush(family, s.labels);
+  }
+
+  #flushHistograms(family: Histogram<ModelLabel>, cell: HistogramOf): void {
+    for (const s of this.#series.values()) cell(s).flush(family, s.labels);
+  }
+
+  /** A per-version counter; `cell` (if any) picks its tally, flushed at scrape time. */
+  private counter(name: string, help: string, cell?: DeltaOf): Counter<ModelLabel> {
+    const family: Counter<ModelLabel> = new Counter<ModelLabel>({
       name,
       help,
       labelNames: MODEL_LABELS,
       registers: [this.registry],
+      ...(cell === undefined ? {} : { collect: () => this.#flushDeltas(family, cell) }),
     });
+    return family;
   }
 
   private gauge(name: string, help: string): Gauge<ModelLabel> {
@@ -186,13 +272,17 @@ export class MetricsCatalog {
     });
   }
 
-  private histogram(name: string, help: string): Histogram<ModelLabel> {
-    return new Histogram<ModelLabel>({
+  private histogram(name: string, help: string, cell: HistogramOf): Histogram<ModelLabel> {
+    const family: Histogram<ModelLabel> = new Histogram<ModelLabel>({
       name,
       help,
       labelNames: MODEL_LABELS,
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [this.registry],
+      collect: () => this.#flushHistograms(family, cell),
     });
+    return family;
   }
 }
+
+const seriesKey = (model: string, version: number): string => `${model}\0${version}`;

@@ -1,16 +1,11 @@
-// The per model-version reporter: statistics and Prometheus children bound once at load, so
-// schedulers report a request or an execution with plain method calls and no label lookups.
+// The per model-version reporter: statistics and the version's metric series bound once at load,
+// so schedulers report a request or an execution with plain method calls that add to numbers: no
+// label lookup, no hashing (the catalog hands the tallies to prom-client at scrape time).
 
-import type { Counter, Gauge, Histogram } from 'prom-client';
 import { ModelStats } from './model-stats.js';
-import type { MetricsCatalog } from './metrics-catalog.js';
+import type { FailureReason, MetricsCatalog, VersionSeries } from './metrics-catalog.js';
 
-/** Triton's failure reasons (label `reason` of nv_inference_request_failure). */
-export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
-
-type CounterChild = ReturnType<Counter<string>['labels']>;
-type GaugeChild = ReturnType<Gauge<string>['labels']>;
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
+export type { FailureReason } from './metrics-catalog.js';
 
 export interface RequestTiming {
   readonly totalNs: number;
@@ -22,21 +17,7 @@ export interface RequestTiming {
 
 export class ModelReporter {
   readonly stats: ModelStats;
-  private readonly success: CounterChild;
-  private readonly failures: Record<FailureReason, CounterChild>;
-  private readonly inferences: CounterChild;
-  private readonly executions: CounterChild;
-  private readonly pending: GaugeChild;
-  private readonly requestUs: CounterChild;
-  private readonly queueUs: CounterChild;
-  private readonly inputUs: CounterChild;
-  private readonly inferUs: CounterChild;
-  private readonly outputUs: CounterChild;
-  private readonly requestLatency: HistogramChild;
-  private readonly queueLatency: HistogramChild;
-  private readonly computeLatency: HistogramChild;
-  private readonly batchSizes: HistogramChild;
-  private readonly restarts: CounterChild;
+  private readonly series: VersionSeries;
   private readonly catalog: MetricsCatalog;
   private pendingCount = 0;
 
@@ -46,36 +27,14 @@ export class ModelReporter {
     readonly version: number,
     private readonly now: () => number = Date.now,
   ) {
-    const labels = { model, version: String(version) };
     this.catalog = catalog;
     this.stats = new ModelStats(model, version);
-    this.success = catalog.requestSuccess.labels(labels);
-    const failure = (reason: FailureReason): CounterChild =>
-      catalog.requestFailure.labels({ ...labels, reason });
-    this.failures = {
-      REJECTED: failure('REJECTED'),
-      CANCELED: failure('CANCELED'),
-      BACKEND: failure('BACKEND'),
-      OTHER: failure('OTHER'),
-    };
-    this.inferences = catalog.inferenceCount.labels(labels);
-    this.executions = catalog.execCount.labels(labels);
-    this.pending = catalog.pendingRequests.labels(labels);
+    this.series = catalog.series(model, version);
     // inc/dec, never set: during a reload the old and the new instance of a version report to the
-    // same series at once. inc(0) makes the series exist from the start.
-    this.pending.inc(0);
-    this.requestUs = catalog.requestDurationUs.labels(labels);
-    this.queueUs = catalog.queueDurationUs.labels(labels);
-    this.inputUs = catalog.computeInputDurationUs.labels(labels);
-    this.inferUs = catalog.computeInferDurationUs.labels(labels);
-    this.outputUs = catalog.computeOutputDurationUs.labels(labels);
-    this.requestLatency = catalog.requestLatency.labels(labels);
-    this.queueLatency = catalog.queueLatency.labels(labels);
-    this.computeLatency = catalog.computeLatency.labels(labels);
-    this.batchSizes = catalog.batchSize.labels(labels);
-    this.restarts = catalog.instanceRestarts.labels(labels);
+    // same series at once. add(0) makes the series exist from the start.
+    this.series.pending.add(0);
     // As for the pending gauge: the series exists (at 0) from load, so a first restart is a change.
-    this.restarts.inc(0);
+    this.series.restarts.add(0);
   }
 
   /** The sequence batcher's occupancy (set, not inc/dec: one batcher owns a version's series). */
@@ -105,42 +64,44 @@ export class ModelReporter {
 
   enqueued(): void {
     this.pendingCount += 1;
-    this.pending.inc();
+    this.series.pending.add(1);
   }
 
   /** The request left the queue: dispatched to an instance, rejected, timed out or cancelled. */
   dequeued(): void {
     this.pendingCount -= 1;
-    this.pending.dec();
+    this.series.pending.add(-1);
   }
 
   execution(batchSize: number, inputNs: number, inferNs: number, outputNs: number): void {
     this.stats.recordExecution(batchSize, inputNs, inferNs, outputNs);
-    this.inferences.inc(batchSize);
-    this.executions.inc();
-    this.computeLatency.observe(inferNs / 1e9);
-    this.batchSizes.observe(batchSize);
+    const s = this.series;
+    s.inferences.add(batchSize);
+    s.executions.add(1);
+    s.computeLatency.observe(inferNs / 1e9);
+    s.batchSize.observe(batchSize);
   }
 
   succeeded(t: RequestTiming): void {
     this.stats.recordSuccess(t.totalNs, t.queueNs, t.inputNs, t.inferNs, t.outputNs, this.now());
-    this.success.inc();
-    this.requestUs.inc(t.totalNs / 1e3);
-    this.queueUs.inc(t.queueNs / 1e3);
-    this.inputUs.inc(t.inputNs / 1e3);
-    this.inferUs.inc(t.inferNs / 1e3);
-    this.outputUs.inc(t.outputNs / 1e3);
-    this.requestLatency.observe(t.totalNs / 1e9);
-    this.queueLatency.observe(t.queueNs / 1e9);
+    const s = this.series;
+    s.success.add(1);
+    s.requestUs.add(t.totalNs / 1e3);
+    s.queueUs.add(t.queueNs / 1e3);
+    s.inputUs.add(t.inputNs / 1e3);
+    s.inferUs.add(t.inferNs / 1e3);
+    s.outputUs.add(t.outputNs / 1e3);
+    s.requestLatency.observe(t.totalNs / 1e9);
+    s.queueLatency.observe(t.queueNs / 1e9);
   }
 
   /** A worker was started to replace a lost instance worker (infernode_instance_restarts_total). */
   instanceRestarted(): void {
-    this.restarts.inc();
+    this.series.restarts.add(1);
   }
 
   failed(reason: FailureReason, totalNs: number): void {
     this.stats.recordFailure(totalNs, this.now());
-    this.failures[reason].inc();
+    this.series.failures[reason].add(1);
   }
 }

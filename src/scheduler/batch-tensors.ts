@@ -7,6 +7,7 @@ import { BytesWalker } from '../tensor/bytes-layout.js';
 import { datatypeInfo } from '../tensor/datatypes.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { TensorBlock } from '../memory/tensor-block.js';
+import type { BlockPool } from '../memory/block-pool.js';
 import { elementCount } from '../tensor/shape.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { ScheduledOutput } from './scheduler.js';
@@ -47,6 +48,8 @@ export function mergeInputs(members: readonly BatchMember[], options: MergeOptio
 export interface MergeOptions {
   readonly batched: boolean;
   readonly maxBytes?: number;
+  /** Where the block's buffer comes from (and a refused attempt's goes back to); see block-pool.ts. */
+  readonly pool?: BlockPool;
 }
 
 /** A batch's block, built from the members whose data copied. */
@@ -111,7 +114,10 @@ function tryMerge(members: readonly BatchMember[], options: MergeOptions): TryMe
       shape: options.batched ? [totalRows, ...spec.shape.slice(1)] : spec.shape,
       byteLength: aligned.reduce((a, inputs) => a + (inputs[k] as ValidatedInput).byteLength, 0),
     })),
-    options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes },
+    {
+      ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
+      ...(options.pool !== undefined && { pool: options.pool }),
+    },
   );
   for (let k = 0; k < first.inputs.length; k++) {
     const slot = block.bytes(k);
@@ -123,6 +129,7 @@ function tryMerge(members: readonly BatchMember[], options: MergeOptions): TryMe
       try {
         input.write(slot.subarray(at, at + input.byteLength));
       } catch (e) {
+        options.pool?.release(block.buffer); // nothing else has seen this block
         return { failed: m, error: e };
       }
       at += input.byteLength;

@@ -8,6 +8,7 @@
 import { toServerError, type InferenceServerError, type WireError } from '../errors.js';
 import type { MemberResult, RunResponse, RunTiming } from '../execution/messages.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
+import { BlockPool } from '../memory/block-pool.js';
 import { planBatch, type BatchLimits, type BatchPlan, type PlanContext } from './batch-plan.js';
 import { batchKey, mergeMembers, splitOutputs } from './batch-tensors.js';
 import { movedInputs } from './moved-inputs.js';
@@ -34,6 +35,8 @@ export interface BatcherSettings {
 export class DynamicBatcher implements SchedulingStrategy {
   private readonly limits: BatchLimits;
   private readonly batched: boolean;
+  /** Batch input blocks reused across runs, when the target frees them once a run has answered. */
+  private readonly pool: BlockPool | undefined;
 
   /** @param maxBlockBytes cap on one batch's input bytes (the server passes --http-max-input-size) */
   constructor(
@@ -42,6 +45,7 @@ export class DynamicBatcher implements SchedulingStrategy {
     maxBlockBytes: number = DEFAULT_MAX_BLOCK_BYTES,
   ) {
     this.batched = settings.maxBatchSize > 0;
+    this.pool = target.inputsFreeAfterRun === true ? new BlockPool() : undefined;
     this.limits = {
       maxBatchSize: settings.maxBatchSize,
       preferredBatchSizes: settings.preferredBatchSizes,
@@ -86,6 +90,7 @@ export class DynamicBatcher implements SchedulingStrategy {
         batched: this.batched,
         // Padding: each slot starts on a 64-byte boundary.
         maxBytes: this.limits.maxBatchBytes + 64 * (members[0]?.inputs.length ?? 0),
+        ...(this.pool !== undefined && { pool: this.pool }),
       },
     );
     if (block === undefined) {
@@ -108,8 +113,23 @@ export class DynamicBatcher implements SchedulingStrategy {
         },
         runScope(ran),
       )
-      .then((resp) => split(ran, resp), workerFailed);
+      .then((resp) => {
+        this.recycle(block.buffer, resp);
+        return split(ran, resp);
+      }, workerFailed);
     return ran === members ? outcome : outcome.then((o) => withRefused(o, refused));
+  }
+
+  /**
+   * The run answered, so its worker no longer reads the block: back to the pool, unless an output
+   * is a view of it (never for ORT, whose outputs are copied; checked because a request's outputs
+   * are sent zero-copy and must not change under the response). A run that failed keeps its block
+   * out of the pool: its worker may not have been the one to stop reading it.
+   */
+  private recycle(buffer: SharedArrayBuffer, resp: RunResponse): void {
+    if (this.pool === undefined || !resp.ok) return;
+    if (resp.outputs.some((d) => d.buffer === buffer)) return;
+    this.pool.release(buffer);
   }
 }
 

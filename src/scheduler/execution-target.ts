@@ -10,6 +10,13 @@ export interface ExecutionTarget {
   /** Instances that can execute at once. */
   readonly capacity: number;
   /**
+   * True when, once `run` has resolved, nothing the target ran still reads or views the run's input
+   * memory (ORT workers: session.run has returned and outputs are copies). The dynamic batcher then
+   * reuses the input block (memory/block-pool.ts). A JavaScript model may keep views of its inputs
+   * past its execute, so its pool leaves this unset.
+   */
+  readonly inputsFreeAfterRun?: boolean;
+  /**
    * `scope`: the members' signals and, for a decoupled model, their response sinks. `transfer`:
    * ArrayBuffers the request's descriptors point into that move to the worker with it (detached
    * here from then on); see scheduler/moved-inputs.ts.

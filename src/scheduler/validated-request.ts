@@ -2,6 +2,7 @@
 // (the brand below cannot be forged elsewhere without a cast): every tensor name, datatype, shape,
 // batch size and byte size has been checked against the model's frozen config.
 
+import type { AbortLike } from '../execution/abort-like.js';
 import type { ResponseSink } from '../execution/run-scope.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import type { StageTrace } from '../trace/stage-trace.js';
@@ -60,8 +61,8 @@ export interface ValidatedRequest {
   readonly timeoutUs: number;
   /** Set exactly when the model has sequence batching. */
   readonly sequence?: SequenceFields;
-  /** Aborted when the client goes away. */
-  readonly signal: AbortSignal;
+  /** Aborted when the client goes away (an AbortSignal, or the HTTP front end's own flag). */
+  readonly signal: AbortLike;
   /** process.hrtime.bigint() when the request was accepted, as a number of ns. */
   readonly arrivalNs: number;
   /**

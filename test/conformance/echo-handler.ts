@@ -3,6 +3,7 @@
 // A few paths hold the call open (until released, aborted or a barrier fills) so cases can act
 // while a call is in flight without any timing.
 
+import type { AbortLike } from '../../src/execution/abort-like.js';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { HttpCall, HttpHandler, HttpReply } from '../../src/http/front-end.js';
@@ -20,7 +21,7 @@ export interface EchoSummary {
 
 export interface RecordedCall {
   readonly summary: EchoSummary;
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
 }
 
 export function sha256(bytes: Uint8Array): string {

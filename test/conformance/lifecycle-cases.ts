@@ -2,13 +2,14 @@
 // awaits, stopAccepting with calls in flight, close(), and listening on a port that is taken.
 
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
+import type { AbortLike } from '../../src/execution/abort-like.js';
 import type { ConformanceCase } from './conformance-case.js';
 import type { EchoSummary } from './echo-handler.js';
 import { connectionRefused, RawConnection, rawRequest } from './raw-http.js';
 
-async function aborted(signal: AbortSignal): Promise<void> {
-  if (!signal.aborted) await once(signal, 'abort');
+async function aborted(signal: AbortLike): Promise<void> {
+  if (signal.aborted) return;
+  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
 }
 
 export const LIFECYCLE_CASES: readonly ConformanceCase[] = [
