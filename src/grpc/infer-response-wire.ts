@@ -5,7 +5,7 @@
 // fields are left out, as proto3 writers do.
 
 import type { InferParameter, ModelInferResponse } from './infer-codec.js';
-import type { ModelStreamInferResponse } from './model-stream.js';
+import type { ModelStreamInferResponse } from './stream-session.js';
 
 const BYTES = 2;
 const VARINT = 0;
@@ -237,10 +237,12 @@ export function encodeModelInferResponse(r: ModelInferResponse, reserve = 0): Bu
   return w.buf;
 }
 
-export function encodeModelStreamInferResponse(s: ModelStreamInferResponse): Buffer {
+/** The stream answer's bytes; `reserve` as for encodeModelInferResponse. */
+export function encodeModelStreamInferResponse(s: ModelStreamInferResponse, reserve = 0): Buffer {
   const m = new MeasuredResponse(s.infer_response);
   const errorLen = Buffer.byteLength(s.error_message);
-  const w = new Writer(Buffer.allocUnsafe(strSize(errorLen) + delimitedSize(m.size)));
+  const w = new Writer(Buffer.allocUnsafe(reserve + strSize(errorLen) + delimitedSize(m.size)));
+  w.at = reserve;
   w.string(1, s.error_message, errorLen);
   w.header(2, m.size);
   m.write(w);
