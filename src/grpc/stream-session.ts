@@ -11,6 +11,7 @@
 // while it holds `maxInflight` requests running or unsent. Requests already running still finish
 // and are written; see docs/grpc.md for the whole bound.
 
+import { setMaxListeners } from 'node:events';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { assertValidModelName } from '../repository/model-name.js';
@@ -68,7 +69,14 @@ export interface StreamTransport {
 }
 
 export class StreamSession {
-  private readonly controllers = new Set<AbortController>();
+  /**
+   * One signal for every request of the stream: the protocol cancels a stream, never one of its
+   * requests, so the requests in flight are cancelled together. An AbortController per request
+   * cost more main-thread time than the stream's framing.
+   */
+  private readonly controller = new AbortController();
+  /** Requests running: read, and not yet answered. */
+  private running = 0;
   /** Requests read and not yet sent: running, or answered with the answer still unsent. */
   private held = 0;
   /** Bytes of the answers handed to the transport whose write has not completed. */
@@ -83,6 +91,9 @@ export class StreamSession {
     private readonly transport: StreamTransport,
     private readonly options: StreamOptions,
   ) {
+    // Each request in flight listens on the one signal (the scheduler's cancellation): as many
+    // listeners as requests, which is no leak.
+    setMaxListeners(0, this.controller.signal);
     // A call that arrives while the server drains ends at once (after GOAWAY, none should).
     if (options.draining?.aborted === true) this.halfClose();
     else options.draining?.addEventListener('abort', this.onDrainSignal, { once: true });
@@ -92,12 +103,11 @@ export class StreamSession {
   receive(msg: ModelInferRequest): void {
     if (this.closed) return;
     const arrivalNs = Number(process.hrtime.bigint());
-    const controller = new AbortController();
-    this.controllers.add(controller);
+    this.running += 1;
     this.held += 1;
     this.flow();
-    void this.run(msg, controller.signal, arrivalNs).then((message) => {
-      this.controllers.delete(controller);
+    void this.run(msg, this.controller.signal, arrivalNs).then((message) => {
+      this.running -= 1;
       this.send(message);
       this.flow();
       this.finishIfDone();
@@ -118,9 +128,9 @@ export class StreamSession {
     if (this.closed) return;
     this.closed = true;
     this.options.draining?.removeEventListener('abort', this.onDrainSignal);
-    const reason = fail('CANCELLED', 'the stream closed before the response was sent');
-    for (const c of this.controllers) c.abort(reason);
-    this.controllers.clear();
+    if (this.running > 0) {
+      this.controller.abort(fail('CANCELLED', 'the stream closed before the response was sent'));
+    }
   }
 
   /** Pauses or resumes reading to match the bounds; the transport calls it on a drain. */
@@ -137,7 +147,7 @@ export class StreamSession {
   }
 
   private finishIfDone(): void {
-    if (this.ended && this.controllers.size === 0 && !this.closed) {
+    if (this.ended && this.running === 0 && !this.closed) {
       this.closed = true;
       this.options.draining?.removeEventListener('abort', this.onDrainSignal);
       this.transport.finish();
