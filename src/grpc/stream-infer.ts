@@ -36,10 +36,23 @@ export function serveStreamInfer(
   stream: http2.ServerHttp2Stream,
   options: DirectStreamOptions,
 ): void {
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    stream.uncork();
+  };
   const transport: StreamTransport = {
     send: (message, sent) => {
       if (stream.closed || stream.destroyed) return;
       if (!stream.headersSent) respond(stream);
+      // A batch's answers complete together, in one run of microtasks: corked until the next
+      // tick, they leave as one writev (one DATA frame each, one pass through node:http2's write
+      // path) instead of one write request per answer.
+      if (!corked) {
+        corked = true;
+        stream.cork();
+        process.nextTick(uncork);
+      }
       stream.write(framePrefix(encodeModelStreamInferResponse(message, PREFIX_BYTES)), sent);
     },
     pause: () => void stream.pause(),
