@@ -14,7 +14,9 @@ import {
   routeStreams,
   widenReceiveWindows,
 } from './http2-server-hook.js';
-import { serveUnaryInfer, takesFastPath } from './unary-infer.js';
+import { STREAM_MAX_INFLIGHT, STREAM_MAX_UNSENT_BYTES } from './stream-session.js';
+import { MODEL_STREAM_INFER_PATH, serveStreamInfer } from './stream-infer.js';
+import { MODEL_INFER_PATH, serveUnaryInfer, takesDirectPath } from './unary-infer.js';
 
 /**
  * --grpc-infer-response-compression-level, accepted as Triton spells it. It has no effect: grpc-js's
@@ -62,22 +64,38 @@ export async function startGrpcServer(
   const services = tritonServices();
   const restricted = restrictionsByRpc(options.restrictions);
   const draining = new AbortController();
-  // Plain ModelInfer calls skip grpc-js (unary-infer.ts); with a restriction on inference every
-  // call goes through grpc-js, which checks it. Answers are never compressed on either path:
-  // grpc-js's server compresses nothing (its serializeMessage always writes flag 0).
-  const fastInfer = !restricted.has('ModelInfer');
-  const unary = {
+  // Plain ModelInfer and ModelStreamInfer calls skip grpc-js (unary-infer.ts, stream-infer.ts);
+  // with a restriction on inference every call goes through grpc-js, which checks it. Answers are
+  // never compressed on either path: grpc-js's server compresses nothing (its serializeMessage
+  // always writes flag 0).
+  const direct = !restricted.has('ModelInfer') && !restricted.has('ModelStreamInfer');
+  const onServerError =
+    options.onServerError !== undefined ? { onServerError: options.onServerError } : {};
+  const unary = { maxReceiveBytes: options.maxReceiveBytes, ...onServerError };
+  const streamed = {
     maxReceiveBytes: options.maxReceiveBytes,
-    ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+    maxInflight: STREAM_MAX_INFLIGHT,
+    maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
+    draining: draining.signal,
+    ...onServerError,
   };
   onHttp2Server(server, (h2) => {
     disableNagle(h2);
     widenReceiveWindows(h2);
-    if (!fastInfer) return;
+    if (!direct) return;
     routeStreams(h2, (stream, headers) => {
-      if (!takesFastPath(headers)) return false;
-      serveUnaryInfer(plane, stream, unary);
-      return true;
+      const path = headers[':path'];
+      if (path === MODEL_INFER_PATH) {
+        if (!takesDirectPath(headers)) return false;
+        serveUnaryInfer(plane, stream, unary);
+        return true;
+      }
+      if (path === MODEL_STREAM_INFER_PATH) {
+        if (!takesDirectPath(headers)) return false;
+        serveStreamInfer(plane, stream, streamed);
+        return true;
+      }
+      return false;
     });
   });
   server.addService(

@@ -5,13 +5,28 @@
 // fields are left out, as proto3 writers do.
 
 import type { InferParameter, ModelInferResponse } from './infer-codec.js';
-import type { ModelStreamInferResponse } from './model-stream.js';
+import type { ModelStreamInferResponse } from './stream-session.js';
 
 const BYTES = 2;
 const VARINT = 0;
 const FIXED64 = 1;
 
 const tag = (field: number, wire: number): number => field * 8 + wire;
+
+/**
+ * Strings this short are measured and copied in JavaScript when they are ASCII (model names, ids,
+ * output names, datatypes: nearly all of them): Buffer.byteLength and buf.write each cross into
+ * C++, which for a name of a few bytes costs more than the loop, and a response has five or more.
+ */
+const SHORT_STRING = 64;
+
+/** UTF-8 byte length of `s`. */
+function utf8Length(s: string): number {
+  const n = s.length;
+  if (n > SHORT_STRING) return Buffer.byteLength(s);
+  for (let i = 0; i < n; i += 1) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s);
+  return n;
+}
 
 function varintSize(n: number): number {
   let size = 1;
@@ -56,6 +71,18 @@ class Writer {
     if (len === 0) return;
     this.varint(tag(field, BYTES));
     this.varint(len);
+    this.utf8(s, len);
+  }
+
+  /** `s`, of `len` UTF-8 bytes (utf8Length's), at the write position. */
+  utf8(s: string, len: number): void {
+    if (len === s.length && len <= SHORT_STRING) {
+      const { buf } = this;
+      let at = this.at;
+      for (let i = 0; i < len; i += 1) buf[at++] = s.charCodeAt(i);
+      this.at = at;
+      return;
+    }
     this.at += this.buf.write(s, this.at, len, 'utf8');
   }
 
@@ -99,6 +126,14 @@ function chosen(p: InferParameter): [field: number, value: boolean | number | st
 
 /** A parameter map, measured once and written from the measure. */
 class ParameterMap {
+  /** The map of a response or output that sets no parameter: most of them, so one serves all. */
+  static readonly EMPTY = new ParameterMap(undefined);
+
+  static of(params: Readonly<Record<string, InferParameter>> | undefined): ParameterMap {
+    for (const key in params) if (Object.hasOwn(params, key)) return new ParameterMap(params);
+    return ParameterMap.EMPTY;
+  }
+
   private readonly entries: {
     key: string;
     keyLen: number;
@@ -111,7 +146,7 @@ class ParameterMap {
   /** Bytes of every entry, each as a field of number `field` of the enclosing message. */
   readonly size: number;
 
-  constructor(params: Readonly<Record<string, InferParameter>> | undefined) {
+  private constructor(params: Readonly<Record<string, InferParameter>> | undefined) {
     let size = 0;
     for (const key in params) {
       const [field, value] = chosen(params[key] as InferParameter);
@@ -120,10 +155,10 @@ class ParameterMap {
       if (field === 1) paramSize = 2;
       else if (field === 2 || field === 5) paramSize = 1 + int64Size(value as number);
       else if (field === 3) {
-        valueLen = Buffer.byteLength(value as string);
+        valueLen = utf8Length(value as string);
         paramSize = delimitedSize(valueLen);
       } else if (field === 4) paramSize = 9;
-      const keyLen = Buffer.byteLength(key);
+      const keyLen = utf8Length(key);
       const entrySize = strSize(keyLen) + delimitedSize(paramSize);
       this.entries.push({ key, keyLen, field, value, valueLen, paramSize, entrySize });
       size += delimitedSize(entrySize);
@@ -149,7 +184,7 @@ class ParameterMap {
         case 3:
           w.varint(tag(3, BYTES));
           w.varint(e.valueLen);
-          w.at += w.buf.write(e.value as string, w.at, e.valueLen, 'utf8');
+          w.utf8(e.value as string, e.valueLen);
           break;
         case 4:
           w.varint(tag(4, FIXED64));
@@ -178,18 +213,18 @@ class MeasuredResponse {
   readonly size: number;
 
   constructor(readonly r: Partial<ModelInferResponse>) {
-    this.nameLen = Buffer.byteLength(r.model_name ?? '');
-    this.versionLen = Buffer.byteLength(r.model_version ?? '');
-    this.idLen = Buffer.byteLength(r.id ?? '');
-    this.params = new ParameterMap(r.parameters);
+    this.nameLen = utf8Length(r.model_name ?? '');
+    this.versionLen = utf8Length(r.model_version ?? '');
+    this.idLen = utf8Length(r.id ?? '');
+    this.params = ParameterMap.of(r.parameters);
     let size = strSize(this.nameLen) + strSize(this.versionLen) + strSize(this.idLen);
     size += this.params.size;
     for (const o of r.outputs ?? []) {
-      const nameLen = Buffer.byteLength(o.name);
-      const datatypeLen = Buffer.byteLength(o.datatype);
+      const nameLen = utf8Length(o.name);
+      const datatypeLen = utf8Length(o.datatype);
       let shapeLen = 0;
       for (const d of o.shape) shapeLen += int64Size(d);
-      const params = new ParameterMap(o.parameters);
+      const params = ParameterMap.of(o.parameters);
       const inner =
         strSize(nameLen) +
         strSize(datatypeLen) +
@@ -237,10 +272,12 @@ export function encodeModelInferResponse(r: ModelInferResponse, reserve = 0): Bu
   return w.buf;
 }
 
-export function encodeModelStreamInferResponse(s: ModelStreamInferResponse): Buffer {
+/** The stream answer's bytes; `reserve` as for encodeModelInferResponse. */
+export function encodeModelStreamInferResponse(s: ModelStreamInferResponse, reserve = 0): Buffer {
   const m = new MeasuredResponse(s.infer_response);
-  const errorLen = Buffer.byteLength(s.error_message);
-  const w = new Writer(Buffer.allocUnsafe(strSize(errorLen) + delimitedSize(m.size)));
+  const errorLen = utf8Length(s.error_message);
+  const w = new Writer(Buffer.allocUnsafe(reserve + strSize(errorLen) + delimitedSize(m.size)));
+  w.at = reserve;
   w.string(1, s.error_message, errorLen);
   w.header(2, m.size);
   m.write(w);

@@ -19,7 +19,12 @@ import {
   type ModelInferRequest,
 } from './infer-codec.js';
 import { toServiceError } from './grpc-status.js';
-import { serveModelStream, type ModelStreamInferResponse } from './model-stream.js';
+import { serveModelStream } from './model-stream.js';
+import {
+  STREAM_MAX_INFLIGHT,
+  STREAM_MAX_UNSENT_BYTES,
+  type ModelStreamInferResponse,
+} from './stream-session.js';
 import { PROTOCOL_RPCS, type Restriction } from './restricted-protocol.js';
 import {
   decodeIndexRequest,
@@ -37,19 +42,6 @@ export interface ServiceOptions {
   /** Aborted when the server stops taking calls: open streams end once they are answered. */
   readonly draining?: AbortSignal;
 }
-
-/**
- * Requests one ModelStreamInfer stream holds before it stops reading: the WebSocket default
- * (--ws-max-inflight), enough for a client's whole pipeline and a bound on the stream's memory.
- */
-export const STREAM_MAX_INFLIGHT = 1024;
-
-/**
- * Answer bytes one ModelStreamInfer stream may have waiting to be sent before it stops reading:
- * enough to keep a reader's pipe full (many HTTP/2 windows), small enough that a client which
- * stops reading costs little memory. Answers larger than this still go out, one at a time.
- */
-export const STREAM_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -4,9 +4,9 @@
 // the plain case of the hottest RPC skips them: read one length-prefixed message, run it, answer
 // with headers, one DATA frame and the status trailers, as grpc-js writes them.
 //
-// Only the plain case comes here (`takesFastPath`): no deadline, no compressed request, no
-// restriction on the RPC. Any other ModelInfer call, and every other RPC,
-// goes to grpc-js as before, so those features keep one implementation.
+// Only the plain case comes here (`takesDirectPath`): no deadline, no compressed request, no
+// restriction on the RPC. Any other ModelInfer call, and every other RPC but ModelStreamInfer
+// (stream-infer.ts), goes to grpc-js as before, so those features keep one implementation.
 
 import type http2 from 'node:http2';
 import { status } from '@grpc/grpc-js';
@@ -17,6 +17,7 @@ import { decodeInferRequest, encodeInferResponse, versionOf } from './infer-code
 import { decodeModelInferRequest } from './infer-request-wire.js';
 import { encodeModelInferResponse } from './infer-response-wire.js';
 import { grpcStatusOf } from './grpc-status.js';
+import { endWithMessage, endWithStatus, framePrefix, PREFIX_BYTES } from './h2-response.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 
@@ -26,23 +27,12 @@ export interface UnaryInferOptions {
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
 }
 
-/** The response headers and trailers grpc-js sends for a unary call, built once. */
-const RESPONSE_HEADERS = Object.freeze({
-  ':status': 200,
-  'content-type': 'application/grpc+proto',
-  'grpc-accept-encoding': 'identity,deflate,gzip',
-  'grpc-encoding': 'identity',
-});
-const OK_TRAILERS = Object.freeze({ 'grpc-status': '0', 'grpc-message': 'OK' });
-const PREFIX_BYTES = 5;
-
 /**
- * Whether a ModelInfer call can skip grpc-js: a gRPC content type, no deadline (grpc-timeout),
- * an uncompressed request. The server-wide condition (no restriction on ModelInfer) is checked
- * once, where the hook is installed.
+ * Whether a call can skip grpc-js: a gRPC content type, no deadline (grpc-timeout), an
+ * uncompressed request. Which RPCs may (none under a restriction on inference) is decided once,
+ * where the hook is installed.
  */
-export function takesFastPath(headers: http2.IncomingHttpHeaders): boolean {
-  if (headers[':path'] !== MODEL_INFER_PATH) return false;
+export function takesDirectPath(headers: http2.IncomingHttpHeaders): boolean {
   const type = headers['content-type'];
   if (typeof type !== 'string' || !type.startsWith('application/grpc')) return false;
   if (headers['grpc-timeout'] !== undefined) return false;
@@ -50,7 +40,7 @@ export function takesFastPath(headers: http2.IncomingHttpHeaders): boolean {
   return encoding === undefined || encoding === 'identity';
 }
 
-/** Serves one ModelInfer call on `stream` (its headers passed `takesFastPath`). */
+/** Serves one ModelInfer call on `stream` (its headers passed `takesDirectPath`). */
 export function serveUnaryInfer(
   plane: DataPlane,
   stream: http2.ServerHttp2Stream,
@@ -72,7 +62,7 @@ export function serveUnaryInfer(
       const size = head.readUInt32BE(1);
       if (size > options.maxReceiveBytes) {
         refused = true;
-        sendStatus(
+        endWithStatus(
           stream,
           status.RESOURCE_EXHAUSTED,
           `Received message larger than max (${size} vs ${options.maxReceiveBytes})`,
@@ -85,7 +75,7 @@ export function serveUnaryInfer(
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
     const message = oneMessage(body);
     if (typeof message === 'string') {
-      sendStatus(
+      endWithStatus(
         stream,
         message === 'none' || message === 'many' ? status.UNIMPLEMENTED : status.INTERNAL,
         problem(message),
@@ -108,7 +98,7 @@ async function run(
     msg = decodeModelInferRequest(message);
   } catch {
     // grpc-js's words for an undecodable request (it adds the reason only in a debug mode).
-    sendStatus(stream, status.INTERNAL, 'Error deserializing request');
+    endWithStatus(stream, status.INTERNAL, 'Error deserializing request');
     return;
   }
   const controller = new AbortController();
@@ -125,17 +115,15 @@ async function run(
     });
     stream.off('close', onClose);
     if (stream.closed || stream.destroyed) return;
-    const framed = encodeModelInferResponse(encodeInferResponse(response), PREFIX_BYTES);
-    framed[0] = 0;
-    framed.writeUInt32BE(framed.length - PREFIX_BYTES, 1);
-    stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-    stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-    stream.end(framed);
+    endWithMessage(
+      stream,
+      framePrefix(encodeModelInferResponse(encodeInferResponse(response), PREFIX_BYTES)),
+    );
   } catch (e) {
     stream.off('close', onClose);
     const err = toServerError(e);
     if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer');
-    sendStatus(stream, grpcStatusOf(err), err.message);
+    endWithStatus(stream, grpcStatusOf(err), err.message);
   }
 }
 
@@ -161,18 +149,4 @@ function problem(kind: 'none' | 'many' | 'truncated' | 'compressed'): string {
     case 'compressed':
       return 'a compressed message on a call that declared no grpc-encoding';
   }
-}
-
-/** A trailers-only answer, as grpc-js sends a status before any message. */
-function sendStatus(stream: http2.ServerHttp2Stream, code: status, details: string): void {
-  if (stream.closed || stream.destroyed || stream.headersSent) return;
-  stream.respond(
-    {
-      ':status': 200,
-      'content-type': 'application/grpc+proto',
-      'grpc-status': String(code),
-      'grpc-message': encodeURI(details),
-    },
-    { endStream: true },
-  );
 }

@@ -181,6 +181,27 @@ void describe('hand-written ModelInferResponse encoder', () => {
     assert.deepEqual(plain(back.raw_output_contents), plain(RESPONSE.raw_output_contents));
   });
 
+  void it('writes every string as proto-loader reads it: ASCII and not, short and long', () => {
+    for (const text of ['', 'a'.repeat(64), 'b'.repeat(65), 'x🙂y', 'é'.repeat(40), '\ud800']) {
+      const back = infer.responseDeserialize(
+        encodeModelInferResponse({
+          ...RESPONSE,
+          model_name: text,
+          id: `${text}!`,
+          parameters: { s: { string_param: text } },
+          outputs: [{ name: text, datatype: 'FP32', shape: [1], parameters: {} }],
+          raw_output_contents: [new Uint8Array(4)],
+        }),
+      ) as any;
+      // What UTF-8 can carry of `text`: a lone surrogate arrives as U+FFFD, as Buffer writes it.
+      const sent = Buffer.from(text).toString();
+      assert.deepEqual(
+        [back.model_name, back.id, back.parameters.s.string_param, back.outputs[0].name],
+        [sent, `${sent}!`, sent, sent],
+      );
+    }
+  });
+
   void it('writes a stream answer, and an error answer with only the request fields', () => {
     const ok = stream.responseDeserialize(
       encodeModelStreamInferResponse({ error_message: '', infer_response: RESPONSE }),

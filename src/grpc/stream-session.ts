@@ -1,0 +1,232 @@
+// One ModelStreamInfer call's bookkeeping, whichever transport carries it (grpc-js's Duplex in
+// model-stream.ts, or the bare HTTP/2 stream in stream-infer.ts): many requests in flight at once,
+// each answered as it completes (its response carries its id), errors as `error_message` responses
+// rather than a stream abort, and the stream's end cancelling what it still has queued.
+//
+// Flow control: a client that stops reading must not make the server hold its answers without
+// bound. A transport reports an answer sent only once it left within the client's flow-control
+// window, so the session counts the answers handed over and not yet sent, and stops reading
+// requests (the transport stops reading HTTP/2 frames, and the client's own window fills) while
+// their bytes reach `maxUnsentBytes`, while the transport's write buffer asks for a drain, or
+// while it holds `maxInflight` requests running or unsent. Requests already running still finish
+// and are written; see docs/grpc.md for the whole bound.
+
+import { setMaxListeners } from 'node:events';
+import type { DataPlane } from '../dataplane/data-plane-api.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import { assertValidModelName } from '../repository/model-name.js';
+import {
+  decodeInferRequest,
+  encodeInferResponse,
+  versionOf,
+  type ModelInferRequest,
+  type ModelInferResponse,
+} from './infer-codec.js';
+
+/** `ModelStreamInferResponse`: an error carries the request's id and model in `infer_response`. */
+export interface ModelStreamInferResponse {
+  readonly error_message: string;
+  readonly infer_response: ModelInferResponse | Partial<ModelInferResponse>;
+}
+
+/**
+ * Requests one stream holds before it stops reading: the WebSocket default (--ws-max-inflight),
+ * enough for a client's whole pipeline and a bound on the stream's memory.
+ */
+export const STREAM_MAX_INFLIGHT = 1024;
+
+/**
+ * Answer bytes one stream may have waiting to be sent before it stops reading: enough to keep a
+ * reader's pipe full (many HTTP/2 windows), small enough that a client which stops reading costs
+ * little memory. Answers larger than this still go out, one at a time.
+ */
+export const STREAM_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+
+export interface StreamOptions {
+  /** Requests one stream holds (running, or answered and not yet sent) before it stops reading. */
+  readonly maxInflight: number;
+  /** Bytes of answers (tensor data, error texts) written and not yet sent before it stops reading. */
+  readonly maxUnsentBytes: number;
+  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  /**
+   * Aborted when the server stops taking calls: the stream is then treated as if the client had
+   * ended it (requests still arriving are served), and it ends once nothing is in flight.
+   */
+  readonly draining?: AbortSignal;
+}
+
+/** What a session needs from the stream that carries it. */
+export interface StreamTransport {
+  /** Writes one answer; `sent` runs once it has left for the client (never, if the call ends). */
+  send(message: ModelStreamInferResponse, sent: () => void): void;
+  /** Stops delivering requests, and starts again. Called only on a change. */
+  pause(): void;
+  resume(): void;
+  /** Whether the transport's own write buffer asks the writer to wait for a drain. */
+  needsDrain(): boolean;
+  /** Ends the call with status OK: everything read was answered. */
+  finish(): void;
+}
+
+export class StreamSession {
+  /**
+   * One signal for every request of the stream: the protocol cancels a stream, never one of its
+   * requests, so the requests in flight are cancelled together. An AbortController per request
+   * cost more main-thread time than the stream's framing.
+   */
+  private readonly controller = new AbortController();
+  /** Requests running: read, and not yet answered. */
+  private running = 0;
+  /** Requests read and not yet sent: running, or answered with the answer still unsent. */
+  private held = 0;
+  /** Bytes of the answers handed to the transport whose write has not completed. */
+  private unsentBytes = 0;
+  private paused = false;
+  private ended = false;
+  private closed = false;
+  private readonly onDrainSignal = (): void => this.halfClose();
+
+  constructor(
+    private readonly plane: DataPlane,
+    private readonly transport: StreamTransport,
+    private readonly options: StreamOptions,
+  ) {
+    // Each request in flight listens on the one signal (the scheduler's cancellation): as many
+    // listeners as requests, which is no leak.
+    setMaxListeners(0, this.controller.signal);
+    // A call that arrives while the server drains ends at once (after GOAWAY, none should).
+    if (options.draining?.aborted === true) this.halfClose();
+    else options.draining?.addEventListener('abort', this.onDrainSignal, { once: true });
+  }
+
+  /** One request read from the stream. */
+  receive(msg: ModelInferRequest): void {
+    if (this.closed) return;
+    const arrivalNs = Number(process.hrtime.bigint());
+    this.running += 1;
+    this.held += 1;
+    this.flow();
+    void this.run(msg, this.controller.signal, arrivalNs).then((message) => {
+      this.running -= 1;
+      this.send(message);
+      this.flow();
+      this.finishIfDone();
+    });
+  }
+
+  /** The client ended its side (or the server is draining): end once every answer is out. */
+  halfClose(): void {
+    this.ended = true;
+    this.finishIfDone();
+  }
+
+  /**
+   * The client cancelled, the connection went, or the transport failed the call: queued requests
+   * leave their scheduler queues without running; running ones finish and their results are dropped.
+   */
+  cancel(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.options.draining?.removeEventListener('abort', this.onDrainSignal);
+    if (this.running > 0) {
+      this.controller.abort(fail('CANCELLED', 'the stream closed before the response was sent'));
+    }
+  }
+
+  /** Pauses or resumes reading to match the bounds; the transport calls it on a drain. */
+  flow(): void {
+    if (this.closed) return;
+    const full =
+      this.held >= this.options.maxInflight ||
+      this.unsentBytes >= this.options.maxUnsentBytes ||
+      this.transport.needsDrain();
+    if (full === this.paused) return;
+    this.paused = full;
+    if (full) this.transport.pause();
+    else this.transport.resume();
+  }
+
+  private finishIfDone(): void {
+    if (this.ended && this.running === 0 && !this.closed) {
+      this.closed = true;
+      this.options.draining?.removeEventListener('abort', this.onDrainSignal);
+      this.transport.finish();
+    }
+  }
+
+  private send(message: ModelStreamInferResponse): void {
+    if (this.closed) return;
+    const bytes = answerBytes(message);
+    this.unsentBytes += bytes;
+    this.transport.send(message, () => {
+      this.unsentBytes -= bytes;
+      this.held -= 1;
+      this.flow();
+    });
+  }
+
+  /**
+   * A decoupled model's responses before its final one: each is one more message on the stream,
+   * held (and counted against the flow limits) like an answer until the transport has sent it.
+   */
+  private partial(message: ModelStreamInferResponse): void {
+    if (this.closed) return;
+    this.held += 1;
+    this.send(message);
+    this.flow();
+  }
+
+  private async run(
+    msg: ModelInferRequest,
+    signal: AbortSignal,
+    arrivalNs: number,
+  ): Promise<ModelStreamInferResponse> {
+    try {
+      assertValidModelName(msg.model_name);
+      const request = decodeInferRequest(msg);
+      const response = await this.plane.infer(
+        msg.model_name,
+        versionOf(msg.model_version),
+        request,
+        {
+          signal,
+          arrivalNs,
+          // Decoupled models: each response as a message, marked `triton_final_response: false`,
+          // as Triton marks them; the final flag (the resolved response) follows with `true`.
+          responses: (r) => {
+            if (r instanceof Error) {
+              this.partial({ error_message: r.message, infer_response: requestFields(msg) });
+              return;
+            }
+            this.partial({
+              error_message: '',
+              infer_response: encodeInferResponse({
+                ...r,
+                parameters: { ...r.parameters, triton_final_response: false },
+              }),
+            });
+          },
+        },
+      );
+      return { error_message: '', infer_response: encodeInferResponse(response) };
+    } catch (e) {
+      const err = toServerError(e);
+      if (err.status >= 500 && err.status !== 503) {
+        this.options.onServerError?.(err, 'ModelStreamInfer');
+      }
+      return { error_message: err.message, infer_response: requestFields(msg) };
+    }
+  }
+}
+
+/** An error answer's `infer_response`: the request's model and id, so the client can match it. */
+function requestFields(msg: ModelInferRequest): Partial<ModelInferResponse> {
+  return { model_name: msg.model_name, model_version: msg.model_version, id: msg.id };
+}
+
+/** What an answer holds in memory beyond its fixed fields: output bytes and the error text. */
+function answerBytes(message: ModelStreamInferResponse): number {
+  let n = message.error_message.length;
+  for (const b of message.infer_response.raw_output_contents ?? []) n += b.byteLength;
+  return n;
+}
