@@ -28,7 +28,9 @@ declare module 'hpack.js' {
     utils: { stringify(octets: Buffer | number[]): string };
     compressor: {
       create(options: { table: { maxSize: number } }): {
-        write(headers: { name: string; value: string; huffman?: boolean }[]): void;
+        write(
+          headers: { name: string; value: string; huffman?: boolean; neverIndex?: boolean }[],
+        ): void;
         read(): Buffer | null;
       };
     };
