@@ -149,9 +149,10 @@ export class H2Client {
   open(headerBlock: Buffer, events: H2StreamEvents, body: Buffer | null, end: boolean): H2Stream {
     const s = new H2Stream(headerBlock, events);
     if (body !== null || end) s.queue.push({ data: body ?? Buffer.alloc(0), offset: 0, end });
-    if (this.closedReason !== null) {
+    if (this.closedReason !== null || this.goingAway) {
+      // A stream opened after GOAWAY would have an id the server said it will not process.
       s.done = true;
-      events.onAbort(this.closedReason);
+      events.onAbort(this.closedReason ?? 'the server sent GOAWAY');
     } else if (this.streams.size >= this.peerMaxStreams) {
       this.waiting.push(s);
     } else {
@@ -172,7 +173,8 @@ export class H2Client {
     if (s.done) return;
     s.done = true;
     if (s.id === 0) {
-      this.waiting.splice(this.waiting.indexOf(s), 1);
+      const at = this.waiting.indexOf(s);
+      if (at !== -1) this.waiting.splice(at, 1);
       return;
     }
     this.forget(s);

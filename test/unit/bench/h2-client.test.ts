@@ -257,6 +257,7 @@ void describe('HTTP/2 client against node:http2', () => {
     assert.equal((await kept).body.toString(), 'kept');
     assert.ok(goaway);
     assert.equal(client.usable, false);
+    assert.equal((await exchange(client, Buffer.from('late'))).aborted, 'the server sent GOAWAY');
     client.close('done');
     assert.equal(closed, 'done');
   });
