@@ -19,7 +19,8 @@ import {
   streamId,
   type GrpcRequestPayload,
 } from './grpc-request.js';
-import type { H2Client, H2Stream, H2StreamEvents } from './h2-client.js';
+import type { H2Client } from './h2-client.js';
+import type { H2Stream, H2StreamEvents } from './h2-stream.js';
 
 interface InferReply {
   readonly id: string;

@@ -15,7 +15,8 @@ import {
 } from './grpc-channel.js';
 import { GrpcMessageReader } from './grpc-frames.js';
 import { checkInferReply } from './grpc-request.js';
-import type { H2Client, H2Stream, H2StreamEvents } from './h2-client.js';
+import type { H2Client } from './h2-client.js';
+import type { H2Stream, H2StreamEvents } from './h2-stream.js';
 import type { HeaderField } from './h2-header-block.js';
 import type { MultiplexedConnection } from './multiplexed-connection.js';
 

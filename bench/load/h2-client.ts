@@ -25,19 +25,12 @@ import {
   writeFrameHeader,
 } from './h2-frames.js';
 import { HeaderBlockDecoder, type HeaderField } from './h2-header-block.js';
+import { SocketWriter } from './h2-socket-writer.js';
+import { H2Stream, type H2StreamEvents } from './h2-stream.js';
 
 export interface H2Target {
   readonly host: string;
   readonly port: number;
-}
-
-/** What happens on one stream; exactly one of `endStream` or onAbort ends it. */
-export interface H2StreamEvents {
-  /** A response header block (headers, or trailers when they end the stream). */
-  onHeaders(fields: HeaderField[], endStream: boolean): void;
-  onData(chunk: Buffer, endStream: boolean): void;
-  /** The stream ended without the server's END_STREAM: reset, refused, or the connection went. */
-  onAbort(reason: string): void;
 }
 
 export interface H2ConnectionEvents {
@@ -54,24 +47,7 @@ export interface H2ConnectionEvents {
  */
 const STREAM_WINDOW = 16 * 1024 * 1024;
 const CONNECTION_WINDOW = 64 * 1024 * 1024;
-/** Writes up to this size are joined into one buffer; a larger batch goes out corked. */
-const JOIN_BYTES = 64 * 1024;
 const LAST_STREAM_ID = MAX_WINDOW;
-
-/** One request stream: its id once opened (0 while it waits for the server's stream limit). */
-export class H2Stream {
-  id = 0;
-  sendWindow = 0;
-  /** Body bytes not yet sent (waiting for window), with whether END_STREAM follows them. */
-  readonly queue: { data: Buffer; offset: number; end: boolean }[] = [];
-  unacknowledged = 0;
-  done = false;
-
-  constructor(
-    readonly headerBlock: Buffer,
-    readonly events: H2StreamEvents,
-  ) {}
-}
 
 export class H2Client {
   private events: H2ConnectionEvents = { onGoaway: () => undefined, onClose: () => undefined };
@@ -90,14 +66,13 @@ export class H2Client {
   private unacknowledged = 0;
   /** A header block still waiting for its CONTINUATION frames. */
   private continued: { id: number; end: boolean; parts: Buffer[] } | null = null;
-  private out: Buffer[] = [];
-  private outBytes = 0;
-  private flushQueued = false;
+  private readonly writer: SocketWriter;
   private goingAway = false;
   private closedReason: string | null = null;
   private onSettings: (() => void) | null = null;
 
   private constructor(private readonly socket: net.Socket) {
+    this.writer = new SocketWriter(socket);
     socket.on('data', (chunk: Buffer) => {
       const bad = this.reader.push(chunk, this.onFrame);
       if (bad !== null) this.connectionError(ErrorCode.FRAME_SIZE_ERROR, bad);
@@ -178,7 +153,7 @@ export class H2Client {
       return;
     }
     this.forget(s);
-    this.send(wordFrame(FrameType.RST_STREAM, s.id, ErrorCode.CANCEL));
+    this.writer.send(wordFrame(FrameType.RST_STREAM, s.id, ErrorCode.CANCEL));
   }
 
   /** Ends the connection: every stream still open is aborted with `reason`. */
@@ -194,9 +169,9 @@ export class H2Client {
     settings.writeUInt32BE(STREAM_WINDOW, 8);
     settings.writeUInt16BE(Setting.HEADER_TABLE_SIZE, 12);
     settings.writeUInt32BE(4096, 14);
-    this.send(PREFACE);
-    this.send(frame(FrameType.SETTINGS, 0, 0, settings));
-    this.send(wordFrame(FrameType.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW));
+    this.writer.send(PREFACE);
+    this.writer.send(frame(FrameType.SETTINGS, 0, 0, settings));
+    this.writer.send(wordFrame(FrameType.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW));
   }
 
   private start(s: H2Stream): void {
@@ -216,7 +191,7 @@ export class H2Client {
       const f = Buffer.allocUnsafe(FRAME_HEADER_BYTES + n);
       writeFrameHeader(f, 0, n, type, flags, s.id);
       block.copy(f, FRAME_HEADER_BYTES, at, at + n);
-      this.send(f);
+      this.writer.send(f);
       at += n;
       type = FrameType.CONTINUATION;
     } while (at < block.length);
@@ -236,8 +211,8 @@ export class H2Client {
       const end = item.end && n === remaining;
       const head = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
       writeFrameHeader(head, 0, n, FrameType.DATA, end ? Flag.END_STREAM : 0, s.id);
-      this.send(head);
-      if (n > 0) this.send(item.data.subarray(item.offset, item.offset + n));
+      this.writer.send(head);
+      if (n > 0) this.writer.send(item.data.subarray(item.offset, item.offset + n));
       this.sendWindow -= n;
       s.sendWindow -= n;
       item.offset += n;
@@ -293,7 +268,7 @@ export class H2Client {
         if ((flags & Flag.ACK) === 0) this.onPeerSettings(id, payload);
         break;
       case FrameType.PING:
-        if ((flags & Flag.ACK) === 0) this.send(frame(FrameType.PING, Flag.ACK, 0, payload));
+        if ((flags & Flag.ACK) === 0) this.writer.send(frame(FrameType.PING, Flag.ACK, 0, payload));
         break;
       case FrameType.GOAWAY:
         this.onGoaway(payload);
@@ -314,7 +289,7 @@ export class H2Client {
     // Flow control counts the whole payload, padding included.
     this.unacknowledged += payload.length;
     if (this.unacknowledged >= CONNECTION_WINDOW / 2) {
-      this.send(wordFrame(FrameType.WINDOW_UPDATE, 0, this.unacknowledged));
+      this.writer.send(wordFrame(FrameType.WINDOW_UPDATE, 0, this.unacknowledged));
       this.unacknowledged = 0;
     }
     const data = this.unpadded(flags, payload, 0);
@@ -326,7 +301,7 @@ export class H2Client {
     } else {
       s.unacknowledged += payload.length;
       if (s.unacknowledged >= STREAM_WINDOW / 2) {
-        this.send(wordFrame(FrameType.WINDOW_UPDATE, id, s.unacknowledged));
+        this.writer.send(wordFrame(FrameType.WINDOW_UPDATE, id, s.unacknowledged));
         s.unacknowledged = 0;
       }
     }
@@ -398,7 +373,7 @@ export class H2Client {
           break;
       }
     }
-    this.send(frame(FrameType.SETTINGS, Flag.ACK, 0, Buffer.alloc(0)));
+    this.writer.send(frame(FrameType.SETTINGS, Flag.ACK, 0, Buffer.alloc(0)));
     this.startWaiting();
     this.resumeBlocked();
     const ready = this.onSettings;
@@ -446,7 +421,8 @@ export class H2Client {
   private finish(s: H2Stream): void {
     s.done = true;
     // The answer came before all of the request: the rest is not wanted (§8.1).
-    if (s.queue.length > 0) this.send(wordFrame(FrameType.RST_STREAM, s.id, ErrorCode.NO_ERROR));
+    if (s.queue.length > 0)
+      this.writer.send(wordFrame(FrameType.RST_STREAM, s.id, ErrorCode.NO_ERROR));
     this.forget(s);
   }
 
@@ -468,8 +444,8 @@ export class H2Client {
     const goaway = Buffer.alloc(8);
     goaway.writeUInt32BE(0, 0);
     goaway.writeUInt32BE(code, 4);
-    this.send(frame(FrameType.GOAWAY, 0, 0, goaway));
-    this.flush();
+    this.writer.send(frame(FrameType.GOAWAY, 0, 0, goaway));
+    this.writer.flush();
     this.end(`protocol error: ${reason}`);
   }
 
@@ -488,37 +464,4 @@ export class H2Client {
     this.socket.destroy();
     this.events.onClose(reason);
   }
-
-  /** Queues bytes for the one write this tick ends with. */
-  private send(bytes: Buffer): void {
-    this.out.push(bytes);
-    this.outBytes += bytes.length;
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      process.nextTick(this.flush);
-    }
-  }
-
-  private readonly flush = (): void => {
-    this.flushQueued = false;
-    const out = this.out;
-    if (out.length === 0 || this.socket.destroyed) {
-      this.out = [];
-      this.outBytes = 0;
-      return;
-    }
-    // One write per tick: a small batch joined (one syscall, one write request), a large one
-    // corked so its big bodies are not copied.
-    if (out.length === 1) {
-      this.socket.write(out[0]!);
-    } else if (this.outBytes <= JOIN_BYTES) {
-      this.socket.write(Buffer.concat(out, this.outBytes));
-    } else {
-      this.socket.cork();
-      for (const b of out) this.socket.write(b);
-      this.socket.uncork();
-    }
-    this.out = [];
-    this.outBytes = 0;
-  };
 }

@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import hpack from 'hpack.js';
 import { GrpcUnaryConnection } from '../../../bench/load/grpc-unary-connection.js';
 import { framedMessage } from '../../../bench/load/grpc-frames.js';
-import { H2Client, type H2StreamEvents } from '../../../bench/load/h2-client.js';
+import { H2Client } from '../../../bench/load/h2-client.js';
+import type { H2StreamEvents } from '../../../bench/load/h2-stream.js';
 import {
   Flag,
   frame,
