@@ -117,6 +117,36 @@ void describe('HPACK header blocks', () => {
   });
 });
 
+void describe('HTTP/2 frame reader', () => {
+  void it('reads frames however the socket cut them, slices when whole, and refuses oversize', () => {
+    const wire = Buffer.concat([
+      frame(FrameType.SETTINGS, 0, 0, Buffer.alloc(0)),
+      frame(FrameType.DATA, Flag.END_STREAM, 5, Buffer.from('payload')),
+      frame(FrameType.PING, 0, 0, Buffer.alloc(8, 9)),
+    ]);
+    const read = (chunks: Buffer[]): string[] => {
+      const got: string[] = [];
+      const reader = new FrameReader(16_384);
+      for (const c of chunks) {
+        const bad = reader.push(c, (type, flags, id, payload) =>
+          got.push(`${type}/${flags}/${id}/${payload.toString('hex')}`),
+        );
+        assert.equal(bad, null);
+      }
+      return got;
+    };
+    const whole = read([wire]);
+    assert.equal(whole.length, 3);
+    assert.deepEqual(read([...wire].map((b) => Buffer.from([b]))), whole);
+    for (let cut = 1; cut < wire.length; cut += 1) {
+      assert.deepEqual(read([wire.subarray(0, cut), wire.subarray(cut)]), whole, `cut at ${cut}`);
+    }
+    const big = Buffer.alloc(9);
+    big.writeUIntBE(16_385, 0, 3);
+    assert.match(new FrameReader(16_384).push(big, () => undefined) ?? '', /16385-byte frame/);
+  });
+});
+
 void describe('HTTP/2 client against node:http2', () => {
   let server: http2.Http2Server;
   let port = 0;
