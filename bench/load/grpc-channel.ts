@@ -1,72 +1,68 @@
-// A gRPC channel of the load generator: one HTTP/2 connection of its own (node:http2's client, not
-// grpc-js), connected before any request, and the headers every call opens with. grpc-js builds a
-// call object, metadata, a deadline, filters and a serializer per call, and cost the generator
-// 5-10x the HTTP generator's CPU per request on the cores it shares with the server; here a call
-// is one HTTP/2 stream with constant headers and pre-framed bytes.
+// A gRPC channel of the load generator: one HTTP/2 connection of its own (the raw client of
+// h2-client.ts, not grpc-js nor node:http2), connected before any request, the header block every
+// call opens with, and the reading of a call's status. grpc-js builds a call object, metadata, a
+// deadline, filters and a serializer per call, and node:http2 a stream object with its events and
+// header objects; either cost the generator several times the HTTP generator's CPU per request on
+// the cores it shares with the server. Here a call is a constant header block and pre-framed bytes.
 
-import http2 from 'node:http2';
-import net from 'node:net';
 import { status } from '@grpc/grpc-js';
+import { H2Client, type H2Target } from './h2-client.js';
+import { encodeHeaderBlock, type HeaderField } from './h2-header-block.js';
 import type { RequestOutcome } from './multiplexed-connection.js';
 
-export interface GrpcTarget {
-  readonly host: string;
-  readonly port: number;
-}
+export type GrpcTarget = H2Target;
 
 export type GrpcOutcomeCallback<C> = (conn: C, outcome: RequestOutcome) => void;
 
-/** One object per RPC, reused by every call (node:http2 copies the headers it is given). */
-export function grpcCallHeaders(path: string): http2.OutgoingHttpHeaders {
-  return Object.freeze({
-    ':method': 'POST',
-    ':path': path,
-    'content-type': 'application/grpc',
-    te: 'trailers',
-  });
+/** The header block of every call of RPC `path` to `target`, encoded once per connection. */
+export function grpcCallHeaderBlock(target: GrpcTarget, path: string): Buffer {
+  const host = target.host.includes(':') ? `[${target.host}]` : target.host;
+  return encodeHeaderBlock([
+    [':method', 'POST'],
+    [':scheme', 'http'],
+    [':path', path],
+    [':authority', `${host}:${target.port}`],
+    ['content-type', 'application/grpc'],
+    ['te', 'trailers'],
+  ]);
 }
-
-/**
- * Flow-control windows far above a benchmark's bytes in flight (64 requests per connection), so
- * neither side waits on a WINDOW_UPDATE: the HTTP/2 defaults (64 KiB) stall large tensors.
- */
-const WINDOW_BYTES = 16 * 1024 * 1024;
 
 /**
  * A new HTTP/2 connection to `target`, connected: resolves once the server's SETTINGS arrived, so
  * connection set-up never lands in a latency.
  */
-export function connectSession(
-  target: GrpcTarget,
-  timeoutMs: number,
-): Promise<http2.ClientHttp2Session> {
-  const host = target.host.includes(':') ? `[${target.host}]` : target.host;
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://${host}:${target.port}`, {
-      settings: { initialWindowSize: WINDOW_BYTES, enablePush: false },
-      // The generator's own requests: node:http2's default cap (100) is not the server's limit.
-      peerMaxConcurrentStreams: 1 << 16,
-      createConnection: () => {
-        // Nagle's algorithm would hold small frames back waiting for an ACK: pure added latency.
-        const socket = net.connect({ host: target.host, port: target.port });
-        socket.setNoDelay(true);
-        return socket;
-      },
-    });
-    const fail = (reason: string): void => {
-      clearTimeout(timer);
-      session.destroy();
-      reject(new Error(`no gRPC connection within ${timeoutMs} ms: ${reason}`));
-    };
-    const timer = setTimeout(() => fail('timed out'), timeoutMs);
-    session.once('error', (e) => fail(e.message));
-    session.once('remoteSettings', () => {
-      clearTimeout(timer);
-      session.removeAllListeners('error');
-      session.setLocalWindowSize(WINDOW_BYTES);
-      resolve(session);
-    });
-  });
+export function connectSession(target: GrpcTarget, timeoutMs: number): Promise<H2Client> {
+  return H2Client.connect(target, timeoutMs);
+}
+
+/**
+ * A call's status as its header blocks tell it: HTTP :status, then grpc-status and grpc-message
+ * from the trailers (or from a trailers-only answer's one block).
+ */
+export class GrpcCallStatus {
+  httpStatus: string | undefined = undefined;
+  status: string | undefined = undefined;
+  message: string | undefined = undefined;
+
+  read(fields: readonly HeaderField[]): void {
+    for (const [name, value] of fields) {
+      if (name === ':status') this.httpStatus = value;
+      else if (name === 'grpc-status') this.status = value;
+      else if (name === 'grpc-message') this.message = value;
+    }
+  }
+
+  get ok(): boolean {
+    return this.status === '0';
+  }
+
+  /** Why the call failed, for one that did not end with grpc-status 0. */
+  describe(): string {
+    if (this.status === undefined && this.httpStatus !== undefined && this.httpStatus !== '200') {
+      return `HTTP status ${this.httpStatus} with no grpc-status`;
+    }
+    return describeStatus(this.status, this.message);
+  }
 }
 
 /** `STATUS: message` of a call that ended with a non-OK grpc-status, as grpc-js spells it. */

@@ -1,15 +1,14 @@
 // One request before any gRPC load: the server must answer the exact framed bytes the generator
-// will send, over the generator's own kind of HTTP/2 connection, with the model's outputs (and, on
+// will send, over the generator's own HTTP/2 client, with the model's outputs (and, on
 // a stream, with the id it was sent with). The answer is decoded whole from the protos,
 // independently of the generator's own readers, which must then agree with that decode.
 
-import http2 from 'node:http2';
 import { decodeReply, MODEL_INFER_PATH, MODEL_STREAM_INFER_PATH } from '../model/grpc-service.js';
 import { UsageError } from '../options/usage-error.js';
 import {
   connectSession,
-  describeStatus,
-  grpcCallHeaders,
+  GrpcCallStatus,
+  grpcCallHeaderBlock,
   type GrpcTarget,
 } from './grpc-channel.js';
 import { framedMessage, GrpcMessageReader } from './grpc-frames.js';
@@ -20,6 +19,8 @@ import {
   streamId,
   type GrpcRequestPayload,
 } from './grpc-request.js';
+import type { H2Client } from './h2-client.js';
+import type { H2Stream, H2StreamEvents } from './h2-stream.js';
 
 interface InferReply {
   readonly id: string;
@@ -35,15 +36,14 @@ export async function grpcPreflight(
   timeoutMs: number,
 ): Promise<void> {
   const what = `preflight ${streaming ? 'ModelStreamInfer' : 'ModelInfer'} at ${target.host}:${target.port}`;
-  let session: http2.ClientHttp2Session;
+  let client: H2Client;
   try {
-    session = await connectSession(target, timeoutMs);
+    client = await connectSession(target, timeoutMs);
   } catch (e) {
     throw new UsageError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
-  session.on('error', () => undefined);
   try {
-    const answer = await firstAnswer(session, request, streaming, timeoutMs, what);
+    const answer = await firstAnswer(client, target, request, streaming, timeoutMs, what);
     const reply = streaming ? streamReply(answer, what) : unaryReply(answer, what);
     const outputs = reply.outputs.map((o) => o.name);
     const missing = expectedOutputs.filter((name) => !outputs.includes(name));
@@ -54,7 +54,7 @@ export async function grpcPreflight(
       );
     }
   } finally {
-    session.destroy();
+    client.close('preflight done');
   }
 }
 
@@ -85,47 +85,50 @@ function streamReply(answer: Buffer, what: string): InferReply {
 
 /** The first message answered to the generator's bytes; a call that failed rejects with its status. */
 function firstAnswer(
-  session: http2.ClientHttp2Session,
+  client: H2Client,
+  target: GrpcTarget,
   request: GrpcRequestPayload,
   streaming: boolean,
   timeoutMs: number,
   what: string,
 ): Promise<Buffer> {
-  const stream = session.request(
-    grpcCallHeaders(streaming ? MODEL_STREAM_INFER_PATH : MODEL_INFER_PATH),
-    { endStream: false },
-  );
-  stream.on('error', () => undefined);
   const reader = new GrpcMessageReader();
-  const headers: http2.IncomingHttpHeaders[] = [];
+  const status = new GrpcCallStatus();
+  let stream: H2Stream | null = null;
   return new Promise<Buffer>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new UsageError(`${what}: no answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    stream.on('response', (h) => headers.push(h));
-    stream.on('trailers', (h) => headers.push(h));
-    stream.on('data', (chunk: Buffer) => {
-      const bad = reader.push(chunk, (m) => {
-        clearTimeout(timer);
-        resolve(Buffer.from(m));
-      });
-      if (bad !== null) reject(new UsageError(`${what}: ${bad}`));
-    });
-    stream.on('close', () => {
+    const failed = (reason: string): void => {
       clearTimeout(timer);
-      const h = headers.find((x) => x['grpc-status'] !== undefined && x['grpc-status'] !== '0');
-      const status = h === undefined ? undefined : String(h['grpc-status']);
-      const message = h?.['grpc-message'];
-      reject(
-        new UsageError(
-          `${what}: ${status === undefined ? `no answer (HTTP/2 code ${stream.rstCode})` : describeStatus(status, message === undefined ? undefined : String(message))}`,
-        ),
-      );
-    });
-    if (streaming) stream.write(new GrpcStreamTemplate(request).bytesFor(1));
-    else stream.end(framedMessage(request.bytes));
+      reject(new UsageError(`${what}: ${reason}`));
+    };
+    const ended = (): void =>
+      failed(status.ok ? 'no answer before the call ended' : status.describe());
+    const events: H2StreamEvents = {
+      onHeaders: (fields, endStream) => {
+        status.read(fields);
+        if (endStream) ended();
+      },
+      onData: (chunk, endStream) => {
+        const bad = reader.push(chunk, (m) => {
+          clearTimeout(timer);
+          resolve(Buffer.from(m));
+        });
+        if (bad !== null) failed(bad);
+        else if (endStream) ended();
+      },
+      onAbort: (reason) => failed(`no answer (${reason})`),
+    };
+    const block = grpcCallHeaderBlock(
+      target,
+      streaming ? MODEL_STREAM_INFER_PATH : MODEL_INFER_PATH,
+    );
+    stream = streaming
+      ? client.open(block, events, new GrpcStreamTemplate(request).bytesFor(1), false)
+      : client.open(block, events, framedMessage(request.bytes), true);
   }).finally(() => {
-    if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+    if (stream !== null) client.cancel(stream);
   });
 }

@@ -1,68 +1,60 @@
 // One ModelStreamInfer stream of the load generator (`-i grpc --streaming`), on an HTTP/2
 // connection of its own, with many requests in flight, each matched to its answer by the id it was
 // sent with. Requests are written as pre-framed bytes on the one long-lived HTTP/2 stream; answers
-// are cut out of its DATA chunks. Every request ends in exactly one outcome: its answer, a timeout
+// are cut out of its DATA frames. Every request ends in exactly one outcome: its answer, a timeout
 // (Triton's stream has no way to cancel one request, so its late answer is skipped), or the stream
 // ending.
 
-import http2 from 'node:http2';
 import { MODEL_STREAM_INFER_PATH } from '../model/grpc-service.js';
 import {
   connectSession,
-  describeStatus,
-  grpcCallHeaders,
+  GrpcCallStatus,
+  grpcCallHeaderBlock,
   type GrpcOutcomeCallback,
   type GrpcTarget,
 } from './grpc-channel.js';
 import { GrpcMessageReader } from './grpc-frames.js';
 import { readStreamReply, type GrpcStreamTemplate } from './grpc-request.js';
+import type { H2Client } from './h2-client.js';
+import type { H2Stream, H2StreamEvents } from './h2-stream.js';
+import type { HeaderField } from './h2-header-block.js';
 import type { MultiplexedConnection } from './multiplexed-connection.js';
-
-const HEADERS = grpcCallHeaders(MODEL_STREAM_INFER_PATH);
 
 interface Pending {
   readonly startAt: number;
   readonly sendUs: number;
 }
 
-export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTemplate> {
+export class GrpcStreamConnection
+  implements MultiplexedConnection<GrpcStreamTemplate>, H2StreamEvents
+{
   /** In send order, so the timeout walk stops at the first young request. */
   private readonly pending = new Map<number, Pending>();
   private readonly reader = new GrpcMessageReader();
+  private readonly status = new GrpcCallStatus();
   private readonly onMessage = (m: Buffer): void => this.onAnswer(m);
+  /** null only while the constructor opens it. */
+  private stream: H2Stream | null = null;
   private nextId = 1;
   private closed = false;
-  /** grpc-status and grpc-message, if the server ended the stream with them. */
-  private endStatus: string | undefined;
-  private endMessage: string | undefined;
 
   private constructor(
-    private readonly session: http2.ClientHttp2Session,
-    private readonly stream: http2.ClientHttp2Stream,
+    private readonly client: H2Client,
+    target: GrpcTarget,
     private readonly onOutcome: GrpcOutcomeCallback<GrpcStreamConnection>,
     private readonly onClosed: (conn: GrpcStreamConnection) => void,
   ) {
-    const status = (h: http2.IncomingHttpHeaders): void => {
-      if (h['grpc-status'] === undefined) return;
-      this.endStatus = String(h['grpc-status']);
-      this.endMessage = h['grpc-message'] === undefined ? undefined : String(h['grpc-message']);
-    };
-    stream.on('response', status);
-    stream.on('trailers', status);
-    stream.on('data', (chunk: Buffer) => {
-      const bad = this.reader.push(chunk, this.onMessage);
-      if (bad !== null) this.fail(`an unreadable answer: ${bad}`);
+    client.attach({
+      // The stream goes on until the server ends it; then fail() replaces the connection.
+      onGoaway: () => undefined,
+      onClose: (reason) => this.fail(reason),
     });
-    stream.on('error', () => undefined);
-    stream.on('close', () =>
-      this.fail(
-        this.endStatus === undefined
-          ? `the stream was reset (HTTP/2 code ${stream.rstCode})`
-          : `the server ended the stream: ${describeStatus(this.endStatus, this.endMessage)}`,
-      ),
+    this.stream = client.open(
+      grpcCallHeaderBlock(target, MODEL_STREAM_INFER_PATH),
+      this,
+      null,
+      false,
     );
-    session.on('error', (e) => this.fail(`connection error: ${e.message}`));
-    session.on('close', () => this.fail('connection closed by the server'));
   }
 
   static async open(
@@ -71,9 +63,8 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
     onClosed: (conn: GrpcStreamConnection) => void,
     timeoutMs: number,
   ): Promise<GrpcStreamConnection> {
-    const session = await connectSession(target, timeoutMs);
-    const stream = session.request(HEADERS, { endStream: false });
-    return new GrpcStreamConnection(session, stream, onOutcome, onClosed);
+    const client = await connectSession(target, timeoutMs);
+    return new GrpcStreamConnection(client, target, onOutcome, onClosed);
   }
 
   get usable(): boolean {
@@ -89,8 +80,8 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
     // 32-bit ids (8 hex digits), wrapping long before any id could still be in flight.
     this.nextId = id === 0xffffffff ? 1 : id + 1;
     const before = performance.now();
-    // The writable side buffers past its high-water mark; the loop's share bounds what is in flight.
-    this.stream.write(template.bytesFor(id));
+    // Queued for this tick's one write; the loop's share bounds what is in flight.
+    if (this.stream !== null) this.client.write(this.stream, template.bytesFor(id), false);
     this.pending.set(id, { startAt, sendUs: (performance.now() - before) * 1000 });
   }
 
@@ -110,6 +101,25 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
 
   close(): void {
     this.fail('closed by the generator');
+  }
+
+  onHeaders(fields: HeaderField[], endStream: boolean): void {
+    this.status.read(fields);
+    if (endStream) this.fail(this.endReason());
+  }
+
+  onData(chunk: Buffer, endStream: boolean): void {
+    const bad = this.reader.push(chunk, this.onMessage);
+    if (bad !== null) this.fail(`an unreadable answer: ${bad}`);
+    else if (endStream) this.fail(this.endReason());
+  }
+
+  onAbort(reason: string): void {
+    this.fail(reason);
+  }
+
+  private endReason(): string {
+    return `the server ended the stream: ${this.status.describe()}`;
   }
 
   private onAnswer(answer: Buffer): void {
@@ -135,8 +145,8 @@ export class GrpcStreamConnection implements MultiplexedConnection<GrpcStreamTem
   private fail(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    this.stream.close(http2.constants.NGHTTP2_CANCEL);
-    this.session.destroy();
+    if (this.stream !== null) this.client.cancel(this.stream);
+    this.client.close(reason);
     const now = performance.now();
     const failed = [...this.pending.values()];
     this.pending.clear();

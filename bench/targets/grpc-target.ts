@@ -83,5 +83,5 @@ function connectionsNote(options: BenchOptions, streaming: boolean): string {
     options.sweep.kind === 'concurrency'
       ? `one ${unit} per 64 outstanding requests`
       : `${unit}s added while every open one has 64 requests in flight`;
-  return `${rule} per generator thread, many requests in flight on each (node:http2 client, requests framed once)`;
+  return `${rule} per generator thread, many requests in flight on each (its own HTTP/2 client, requests framed once)`;
 }
