@@ -50,6 +50,8 @@ export function serveUnaryInfer(
   const chunks: Buffer[] = [];
   let received = 0;
   let refused = false;
+  /** Whether the prefix's size was checked (once: it is in the first PREFIX_BYTES bytes). */
+  let sizeChecked = options.maxReceiveBytes === -1;
   // Errors end in 'close' too; without a listener an error event would throw.
   stream.on('error', () => undefined);
   stream.on('data', (chunk: Buffer) => {
@@ -57,7 +59,8 @@ export function serveUnaryInfer(
     chunks.push(chunk);
     received += chunk.length;
     // The prefix gives the size before the message arrives: refuse an oversized one at once.
-    if (received >= PREFIX_BYTES && options.maxReceiveBytes !== -1) {
+    if (!sizeChecked && received >= PREFIX_BYTES) {
+      sizeChecked = true;
       const head = chunks.length === 1 ? chunk : Buffer.concat(chunks, received);
       const size = head.readUInt32BE(1);
       if (size > options.maxReceiveBytes) {
