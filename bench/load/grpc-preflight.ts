@@ -11,7 +11,8 @@ import {
   grpcCallHeaderBlock,
   type GrpcTarget,
 } from './grpc-channel.js';
-import { framedMessage, GrpcMessageReader } from './grpc-frames.js';
+import { MessageReader } from '../../src/grpc/message-reader.js';
+import { framedMessage } from './grpc-frames.js';
 import {
   checkInferReply,
   GrpcStreamTemplate,
@@ -92,7 +93,7 @@ function firstAnswer(
   timeoutMs: number,
   what: string,
 ): Promise<Buffer> {
-  const reader = new GrpcMessageReader();
+  const reader = new MessageReader(-1);
   const status = new GrpcCallStatus();
   let stream: H2Stream | null = null;
   return new Promise<Buffer>((resolve, reject) => {
@@ -116,7 +117,7 @@ function firstAnswer(
           clearTimeout(timer);
           resolve(Buffer.from(m));
         });
-        if (bad !== null) failed(bad);
+        if (bad !== undefined) failed(bad.details);
         else if (endStream) ended();
       },
       onAbort: (reason) => failed(`no answer (${reason})`),

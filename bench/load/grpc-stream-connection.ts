@@ -13,7 +13,7 @@ import {
   type GrpcOutcomeCallback,
   type GrpcTarget,
 } from './grpc-channel.js';
-import { GrpcMessageReader } from './grpc-frames.js';
+import { MessageReader } from '../../src/grpc/message-reader.js';
 import { readStreamReply, type GrpcStreamTemplate } from './grpc-request.js';
 import type { H2Client } from './h2-client.js';
 import type { H2Stream, H2StreamEvents } from './h2-stream.js';
@@ -30,7 +30,7 @@ export class GrpcStreamConnection
 {
   /** In send order, so the timeout walk stops at the first young request. */
   private readonly pending = new Map<number, Pending>();
-  private readonly reader = new GrpcMessageReader();
+  private readonly reader = new MessageReader(-1);
   private readonly status = new GrpcCallStatus();
   private readonly onMessage = (m: Buffer): void => this.onAnswer(m);
   /** null only while the constructor opens it. */
@@ -110,7 +110,7 @@ export class GrpcStreamConnection
 
   onData(chunk: Buffer, endStream: boolean): void {
     const bad = this.reader.push(chunk, this.onMessage);
-    if (bad !== null) this.fail(`an unreadable answer: ${bad}`);
+    if (bad !== undefined) this.fail(`an unreadable answer: ${bad.details}`);
     else if (endStream) this.fail(this.endReason());
   }
 

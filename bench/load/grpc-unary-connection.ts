@@ -13,7 +13,7 @@ import {
   type GrpcOutcomeCallback,
   type GrpcTarget,
 } from './grpc-channel.js';
-import { GrpcMessageReader } from './grpc-frames.js';
+import { MessageReader } from '../../src/grpc/message-reader.js';
 import { checkInferReply } from './grpc-request.js';
 import type { H2Client } from './h2-client.js';
 import type { H2Stream, H2StreamEvents } from './h2-stream.js';
@@ -22,7 +22,7 @@ import type { MultiplexedConnection } from './multiplexed-connection.js';
 
 /** One call in flight: what arrived so far, and when it started. */
 class PendingCall implements H2StreamEvents {
-  readonly reader = new GrpcMessageReader();
+  readonly reader = new MessageReader(-1);
   readonly status = new GrpcCallStatus();
   /** The answer's message (the first; a second makes the answer invalid). */
   message: Buffer | null = null;
@@ -50,7 +50,7 @@ class PendingCall implements H2StreamEvents {
 
   onData(chunk: Buffer, endStream: boolean): void {
     if (this.firstByteAt === 0) this.firstByteAt = performance.now();
-    this.readError ??= this.reader.push(chunk, this.onMessage);
+    this.readError ??= this.reader.push(chunk, this.onMessage)?.details ?? null;
     // An answer that ends with DATA has no trailers, so no status.
     if (endStream) this.owner.settle(this, this.readError ?? this.status.describe());
   }
@@ -63,7 +63,7 @@ class PendingCall implements H2StreamEvents {
   private outcome(): string | null {
     if (this.readError !== null) return this.readError;
     if (!this.status.ok) return this.status.describe();
-    if (this.reader.partialBytes > 0) return 'the answer ended inside a message';
+    if (this.reader.midMessage) return 'the answer ended inside a message';
     if (this.messages !== 1 || this.message === null) {
       return `expected one ModelInferResponse, got ${this.messages} messages`;
     }

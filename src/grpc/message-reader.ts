@@ -1,5 +1,5 @@
 // gRPC's length-prefixed messages out of an HTTP/2 stream's DATA chunks, for a call served beside
-// grpc-js (stream-infer.ts). A chunk may hold several messages, a message may span many chunks;
+// grpc-js (stream-infer.ts), and for the answers the load generator reads (bench/load/grpc-*). A chunk may hold several messages, a message may span many chunks;
 // in the common case (whole messages in one chunk) each message is a view of the chunk, and only a
 // message that spans chunks is copied, once, when its last byte arrives. The prefix's length is
 // checked against the size limit as soon as the prefix is in, before the message is buffered.
@@ -26,6 +26,11 @@ export class MessageReader {
   /** Whether bytes of a message are buffered: a stream that ends now ends inside a message. */
   get midMessage(): boolean {
     return this.pendingBytes > 0;
+  }
+
+  /** Bytes of a message begun and not finished (the load generator reports them). */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
   }
 
   /**

@@ -1,18 +1,20 @@
 // The generator's gRPC message framing: prefixes built once, and messages cut back out of DATA
-// chunks however they were split or joined; and its check of a ModelInferResponse's outputs.
+// chunks however they were split or joined (by the server's MessageReader, with no size limit);
+// and its check of a ModelInferResponse's outputs.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { framedMessage, GrpcMessageReader } from '../../../bench/load/grpc-frames.js';
+import { framedMessage } from '../../../bench/load/grpc-frames.js';
+import { MessageReader } from '../../../src/grpc/message-reader.js';
 import { checkInferReply } from '../../../bench/load/grpc-request.js';
 import { serializeInferRequest } from '../../../bench/model/grpc-service.js';
 
-function readAll(reader: GrpcMessageReader, chunks: readonly Buffer[]): string[] {
+function readAll(reader: MessageReader, chunks: readonly Buffer[]): string[] {
   const out: string[] = [];
   for (const c of chunks) {
     assert.equal(
       reader.push(c, (m) => out.push(m.toString('latin1'))),
-      null,
+      undefined,
     );
   }
   return out;
@@ -30,15 +32,15 @@ void describe('gRPC message framing', () => {
       framedMessage(Buffer.alloc(0)),
       framedMessage(Buffer.from('x'.repeat(300))),
     ]);
-    const whole = readAll(new GrpcMessageReader(), [wire]);
+    const whole = readAll(new MessageReader(-1), [wire]);
     assert.deepEqual(whole, ['first', '', 'x'.repeat(300)]);
     for (const cut of [1, 4, 5, 9, 10, 12, wire.length - 1]) {
-      const reader = new GrpcMessageReader();
+      const reader = new MessageReader(-1);
       const got = readAll(reader, [wire.subarray(0, cut), wire.subarray(cut)]);
       assert.deepEqual(got, whole, `cut at ${cut}`);
-      assert.equal(reader.partialBytes, 0);
+      assert.equal(reader.bufferedBytes, 0);
     }
-    const bytewise = new GrpcMessageReader();
+    const bytewise = new MessageReader(-1);
     assert.deepEqual(
       readAll(
         bytewise,
@@ -49,11 +51,14 @@ void describe('gRPC message framing', () => {
   });
 
   void it('holds an unfinished message and refuses a compressed one', () => {
-    const reader = new GrpcMessageReader();
+    const reader = new MessageReader(-1);
     assert.deepEqual(readAll(reader, [framedMessage(Buffer.from('abcdef')).subarray(0, 7)]), []);
-    assert.equal(reader.partialBytes, 7);
+    assert.equal(reader.bufferedBytes, 7);
     const compressed = Buffer.from([1, 0, 0, 0, 1, 0x61]);
-    assert.match(new GrpcMessageReader().push(compressed, () => undefined) ?? '', /compressed/);
+    assert.match(
+      new MessageReader(-1).push(compressed, () => undefined)?.details ?? '',
+      /compressed/,
+    );
   });
 });
 
