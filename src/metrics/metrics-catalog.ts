@@ -203,7 +203,7 @@ export class MetricsCatalog {
     const labels = { model, version: String(version) };
     // Reporters still holding the old series (requests finishing) add to a detached tally.
     this.#series.delete(seriesKey(model, version));
-    for (const reason of ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER']) {
+    for (const reason of FAILURE_REASONS) {
       this.requestFailure.remove({ ...labels, reason });
     }
     for (const family of [
