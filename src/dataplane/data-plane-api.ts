@@ -98,11 +98,41 @@ export interface ModelUnloadRequest {
   readonly unloadDependents: boolean;
 }
 
+/** A value now, or one that arrives later (answered from another thread). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The data plane as a transport sees it: every call may be answered later. The HTTP routes take
+ * this, so that a front-end thread can serve them with a plane whose answers come from the main
+ * thread (src/cluster/remote-data-plane.ts); the real `DataPlane` below is one, answering at once.
+ */
+export interface DataPlanePort {
+  live(): Awaitable<boolean>;
+  ready(): Awaitable<boolean>;
+  serverMetadata(): Awaitable<ServerMetadata>;
+  modelReady(name: string, version: string | undefined): Awaitable<boolean>;
+  modelMetadata(name: string, version: string | undefined): Awaitable<ModelMetadata>;
+  modelConfig(name: string, version: string | undefined): Awaitable<ModelConfigJson>;
+  modelStats(
+    name: string | undefined,
+    version: string | undefined,
+  ): Awaitable<ModelStatisticsResponse>;
+  repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]>;
+  loadModel(name: string, request: ModelLoadRequest): Promise<void>;
+  unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
+  infer(
+    name: string,
+    version: string | undefined,
+    request: DecodedRequest | RawBinaryRequest,
+    ctx: InferContext,
+  ): Promise<InferenceResponse>;
+}
+
 /**
  * Health, metadata, config, statistics, the repository API and inference, with no knowledge of
  * HTTP or WebSocket. Unknown models and versions throw catalogued errors (MODEL_NOT_FOUND, ...).
  */
-export interface DataPlane {
+export interface DataPlane extends DataPlanePort {
   live(): boolean;
   ready(): boolean;
   serverMetadata(): ServerMetadata;

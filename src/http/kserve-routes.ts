@@ -3,7 +3,7 @@
 
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
-import type { DataPlane } from '../dataplane/data-plane-api.js';
+import type { DataPlanePort } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
 import { decodeInferBody } from './decode-infer-body.js';
@@ -46,7 +46,7 @@ export function json(status: number, value: unknown): HttpReply {
 
 const empty = (status: number): HttpReply => ({ status, body: '' });
 
-export function kserveRoutes(plane: DataPlane, options: RouteOptions): HttpHandler {
+export function kserveRoutes(plane: DataPlanePort, options: RouteOptions): HttpHandler {
   return async (call) => {
     try {
       return await route(plane, options, call);
@@ -58,19 +58,23 @@ export function kserveRoutes(plane: DataPlane, options: RouteOptions): HttpHandl
   };
 }
 
-async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): Promise<HttpReply> {
+async function route(
+  plane: DataPlanePort,
+  options: RouteOptions,
+  call: HttpCall,
+): Promise<HttpReply> {
   const { path } = call;
   if (path === '/v2' || path === '/v2/') {
     requireMethod(call, 'GET');
-    return json(200, plane.serverMetadata());
+    return json(200, await plane.serverMetadata());
   }
   if (path === '/v2/health/live') {
     requireMethod(call, 'GET');
-    return empty(plane.live() ? 200 : 503);
+    return empty((await plane.live()) ? 200 : 503);
   }
   if (path === '/v2/health/ready') {
     requireMethod(call, 'GET');
-    return empty(plane.ready() ? 200 : 503);
+    return empty((await plane.ready()) ? 200 : 503);
   }
   if (path === '/v2/debug/stages' && options.stages !== undefined) {
     requireMethod(call, 'GET');
@@ -80,7 +84,7 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
   }
   if (path === '/v2/models/stats') {
     requireMethod(call, 'GET');
-    return json(200, plane.modelStats(undefined, undefined));
+    return json(200, await plane.modelStats(undefined, undefined));
   }
   const r = REPOSITORY_ROUTE.exec(path);
   if (r !== null) return repository(plane, options, call, r);
@@ -91,18 +95,18 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
   switch (m[3]) {
     case undefined:
       requireMethod(call, 'GET');
-      return json(200, plane.modelMetadata(name, version));
+      return json(200, await plane.modelMetadata(name, version));
     case 'ready':
       requireMethod(call, 'GET');
-      return plane.modelReady(name, version)
+      return (await plane.modelReady(name, version))
         ? empty(200)
         : json(503, { error: 'Model version not ready' });
     case 'config':
       requireMethod(call, 'GET');
-      return json(200, plane.modelConfig(name, version));
+      return json(200, await plane.modelConfig(name, version));
     case 'stats':
       requireMethod(call, 'GET');
-      return json(200, plane.modelStats(name, version));
+      return json(200, await plane.modelStats(name, version));
     case 'infer': {
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
@@ -145,7 +149,7 @@ async function route(plane: DataPlane, options: RouteOptions, call: HttpCall): P
  * applies its traversal check to load alone (L0_input_validation).
  */
 async function repository(
-  plane: DataPlane,
+  plane: DataPlanePort,
   options: RouteOptions,
   call: HttpCall,
   match: RegExpExecArray,
