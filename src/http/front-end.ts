@@ -57,6 +57,13 @@ export interface FrontEndOptions {
    * node:http for others).
    */
   readonly limits?: ConnectionLimits;
+  /**
+   * Listen with SO_REUSEPORT, so that other threads (--http-thread-count) or processes
+   * (--reuse-http-port) can listen on the same port and the kernel spreads new connections over
+   * them. Off: a port already taken fails the listen (uWS would otherwise share it silently).
+   * node:http can only from Node 22.12 (see reusePortUnsupported in select-front-end.ts).
+   */
+  readonly reusePort?: boolean;
 }
 
 export interface ConnectionLimits {

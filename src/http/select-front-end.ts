@@ -72,3 +72,18 @@ function uwsUnavailableReason(options: SelectFrontEndOptions): string | undefine
   }
   return undefined;
 }
+
+/**
+ * Why the front end `kind` cannot listen with SO_REUSEPORT on this Node, or undefined when it can.
+ * uWS always can (its listen flag); node:http has the `reusePort` listen option from Node 22.12
+ * (and 23.1) on, and older versions ignore the option, so a second listener would fail.
+ */
+export function reusePortUnsupported(
+  kind: string,
+  nodeVersion: string = process.versions.node,
+): string | undefined {
+  if (kind === 'uws') return undefined;
+  const [major = 0, minor = 0] = nodeVersion.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 12)) return undefined;
+  return `node:http cannot share its port (SO_REUSEPORT) before Node 22.12; this is Node ${nodeVersion}`;
+}

@@ -86,7 +86,10 @@ export class NodeHttpFrontEnd implements FrontEnd {
     if (websocket !== undefined) this.#websockets = attachNodeWebSocket(server, websocket);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.#options.port, this.#options.host, () => {
+      const { port, host, reusePort } = this.#options;
+      // `reusePort` is a listen option from Node 22.12 on; older versions ignore it, and
+      // select-front-end.ts never asks them for it.
+      server.listen({ port, host, ...(reusePort === true && { reusePort: true }) }, () => {
         server.off('error', reject);
         resolve();
       });

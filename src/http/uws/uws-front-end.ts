@@ -77,7 +77,9 @@ export class UwsFrontEnd implements FrontEnd {
     app.any('/*', (res, req) => this.#onRequest(res, req, drainingHandler));
     return new Promise((resolve, reject) => {
       // Calls back synchronously, with false when the address is taken or not available.
-      app.listen(host, port, this.#uws.LIBUS_LISTEN_EXCLUSIVE_PORT, (listenSocket) => {
+      // 0 is LIBUS_LISTEN_DEFAULT, which binds with SO_REUSEPORT.
+      const flags = this.#options.reusePort === true ? 0 : this.#uws.LIBUS_LISTEN_EXCLUSIVE_PORT;
+      app.listen(host, port, flags, (listenSocket) => {
         if (listenSocket === false) {
           reject(
             new Error(
