@@ -15,6 +15,7 @@ const LAYERS = [
   ['dataplane'],
   ['http'],
   ['websocket', 'grpc'],
+  ['cluster'],
   ['cli'],
 ];
 

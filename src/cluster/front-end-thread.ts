@@ -1,0 +1,121 @@
+// The body of one front-end thread: the same HTTP routes and WebSocket endpoint the main thread
+// serves, on the same adapter and port, over a RemoteDataPlane. The thread does each request's
+// per-request work — framing, decompression, JSON/binary/msgpack/FlatBuffers decoding, encoding
+// and sending the answer — and the main thread validates, queues, batches and runs it.
+
+import type { MessagePort } from 'node:worker_threads';
+import { kserveRoutes } from '../http/kserve-routes.js';
+import { RestrictedApis } from '../http/restricted-apis.js';
+import { selectFrontEnd } from '../http/select-front-end.js';
+import { streamingRoute, type StreamingRoute } from '../websocket/ws-route.js';
+import type { FrontEnd } from '../http/front-end.js';
+import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
+import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
+
+export async function runFrontEndThread(
+  config: FrontEndThreadConfig,
+  port: MessagePort,
+): Promise<void> {
+  const post = (message: ToMain, transfer?: ArrayBuffer[]): void =>
+    port.postMessage(message, transfer);
+  const log = (
+    level: 'info' | 'warn' | 'error',
+    fields: Record<string, unknown>,
+    message: string,
+  ) => post({ kind: 'log', level, fields: { ...fields, thread: config.index }, message });
+  const plane = new RemoteDataPlane(post);
+  const websocket: StreamingRoute | undefined =
+    config.websocket === undefined
+      ? undefined
+      : streamingRoute(plane, {
+          restricted: new RestrictedApis(config.restrictedApis),
+          limits: config.websocket,
+          onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
+        });
+  const { frontEnd } = selectFrontEnd({
+    frontEnd: config.frontEnd,
+    host: config.host,
+    port: config.port,
+    maxBodyBytes: config.maxBodyBytes,
+    limits: config.limits,
+    reusePort: true,
+    ...(websocket !== undefined && { websocket }),
+  });
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= frontEnd.close().finally(() => plane.abandon(threadClosing()));
+    return closing;
+  };
+  // An exception nothing caught: the thread's state is suspect, so it closes its sockets and
+  // exits, and the main thread starts a new one. Closing first matters with uWS: a worker that
+  // ends while uWS still holds sockets aborts the whole process (node's uv_loop_close check).
+  process.on('uncaughtException', (e) => {
+    log('error', { err: e instanceof Error ? e.message : String(e) }, 'front-end thread failed');
+    void close().finally(() => setImmediate(() => process.exit(1)));
+  });
+
+  // As on the main thread (cli/main.ts): a rejection nobody handled is logged, never fatal.
+  process.on('unhandledRejection', (reason) =>
+    log(
+      'error',
+      { err: reason instanceof Error ? reason.message : String(reason) },
+      'unhandled rejection',
+    ),
+  );
+
+  port.on('message', (message: ToThread) => {
+    if (message.kind !== 'control') {
+      plane.receive(message);
+      return;
+    }
+    void control(frontEnd, websocket, message.op, close).then(
+      () => post({ kind: 'done', seq: message.seq }),
+      (e: unknown) => {
+        log('error', { err: e instanceof Error ? e.message : String(e) }, `${message.op} failed`);
+        post({ kind: 'done', seq: message.seq });
+      },
+    );
+    if (message.op === 'close') {
+      // Once closed and answered, nothing of the thread is left to run: it ends (only the thread).
+      void close().then(() => setImmediate(() => process.exit(0)));
+    }
+  });
+
+  const bound = await frontEnd.listen(
+    new RestrictedApis(config.restrictedApis).guard(
+      kserveRoutes(plane, {
+        maxBodyBytes: config.maxBodyBytes,
+        onServerError: (err, call) =>
+          log('error', { code: err.code, path: call.path.slice(0, 200) }, err.message),
+      }),
+    ),
+  );
+  post({ kind: 'listening', port: bound });
+}
+
+function control(
+  frontEnd: FrontEnd,
+  websocket: StreamingRoute | undefined,
+  op: ControlOp,
+  close: () => Promise<void>,
+): Promise<void> {
+  switch (op) {
+    case 'fail':
+      setImmediate(() => {
+        throw new Error('failure requested by the main thread');
+      });
+      return Promise.resolve();
+    case 'beginDrain':
+      frontEnd.beginDrain();
+      return Promise.resolve();
+    case 'whenIdle':
+      return frontEnd.whenIdle();
+    case 'stopAccepting':
+      return frontEnd.stopAccepting();
+    case 'websocketShutdown':
+      return websocket?.shutdown() ?? Promise.resolve();
+    case 'close':
+      return close();
+  }
+}

@@ -1,0 +1,98 @@
+// The messages between the main thread and a front-end thread, one union each way. A front-end
+// thread (front-end-thread.ts) owns sockets and does a request's per-request work — framing,
+// decompression, decoding, encoding, sending; the main thread owns the models, the queues and the
+// batches, and answers the thread's data-plane calls (plane-host.ts).
+//
+// Lifecycle: main starts a thread with a `FrontEndThreadConfig` as workerData; the thread listens
+// on the port main already holds (SO_REUSEPORT, so the kernel spreads new connections over every
+// listener) and says `listening`. From then on the thread sends `call`, `infer` and `cancel`, main
+// answers each `call`/`infer` exactly once with `reply` (after zero or more `partial`s for a
+// decoupled model). Main steers the thread with `control`, which the thread answers with `done`.
+//
+// Ownership: tensor bytes cross as views of one ArrayBuffer per message, transferred (the sender
+// gives it up), or as views of SharedArrayBuffers the sender will never write again (a finished
+// run's outputs). Errors cross as `WireError`, since structured clone drops an Error's class.
+
+import type { WireError } from '../errors.js';
+import type { ConnectionLimits } from '../http/front-end.js';
+import type { ApiRestriction } from '../http/restricted-apis.js';
+import type {
+  DecodedRequest,
+  InferenceResponse,
+  RawBinaryRequest,
+} from '../protocol/inference-request.js';
+import type { WebSocketLimits } from '../websocket/ws-protocol.js';
+
+/** What a front-end thread is started with (its workerData): plain data, cloned once. */
+export interface FrontEndThreadConfig {
+  /** Which thread this is (1..N-1; the main thread is 0), for logs. */
+  readonly index: number;
+  /** The adapter the main thread chose: the threads use the same one. */
+  readonly frontEnd: 'uws' | 'node';
+  readonly host: string;
+  /** The port the main thread is already listening on. */
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly limits: ConnectionLimits;
+  readonly restrictedApis: readonly ApiRestriction[];
+  /** Absent with --allow-websocket=false. */
+  readonly websocket?: WebSocketLimits;
+}
+
+/** The data-plane calls other than `infer` that a thread forwards as they are. */
+export const PLANE_CALLS = Object.freeze([
+  'ready',
+  'serverMetadata',
+  'modelReady',
+  'modelMetadata',
+  'modelConfig',
+  'modelStats',
+  'repositoryIndex',
+  'loadModel',
+  'unloadModel',
+] as const);
+export type PlaneCall = (typeof PLANE_CALLS)[number];
+
+/** What main asks a thread to do (each mirrors a FrontEnd / StreamingRoute method). */
+export type ControlOp =
+  /** Throws an exception nothing catches in the thread, as a bug would (tests the replacement). */
+  'fail' | 'beginDrain' | 'whenIdle' | 'stopAccepting' | 'websocketShutdown' | 'close';
+
+export type ToMain =
+  | { readonly kind: 'listening'; readonly port: number }
+  | {
+      readonly kind: 'call';
+      readonly id: number;
+      readonly method: PlaneCall;
+      readonly args: unknown[];
+    }
+  | {
+      readonly kind: 'infer';
+      readonly id: number;
+      readonly model: string;
+      readonly version: string | undefined;
+      readonly request: DecodedRequest | RawBinaryRequest;
+      /** process.hrtime.bigint() at arrival, as a number: the clock is the process's. */
+      readonly arrivalNs: number;
+      /** The transport takes a decoupled model's responses one by one (`partial`). */
+      readonly streams: boolean;
+    }
+  /** The client went away; `reason` is the transport's CANCELLED error. */
+  | { readonly kind: 'cancel'; readonly id: number; readonly reason?: WireError }
+  | {
+      readonly kind: 'log';
+      readonly level: 'info' | 'warn' | 'error';
+      readonly fields: Readonly<Record<string, unknown>>;
+      readonly message: string;
+    }
+  | { readonly kind: 'done'; readonly seq: number };
+
+export type ToThread =
+  | { readonly kind: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly kind: 'reply'; readonly id: number; readonly ok: false; readonly error: WireError }
+  | {
+      readonly kind: 'partial';
+      readonly id: number;
+      readonly response: InferenceResponse | { readonly error: WireError };
+    }
+  | { readonly kind: 'control'; readonly seq: number; readonly op: ControlOp };
