@@ -2,11 +2,15 @@
 // metrics endpoint; and hands them to the shutdown sequence (shutdown.ts). `cli/main.ts` wires
 // signals to `shutdown` and `stopNow`; tests start servers in-process with it.
 
+import { FrontEndThreads } from './cluster/front-end-threads.js';
+import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { RegistryDataPlane } from './dataplane/data-plane.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
-import { selectFrontEnd } from './http/select-front-end.js';
+import { freePort } from './http/free-port.js';
+import type { FrontEnd } from './http/front-end.js';
+import { reusePortUnsupported, selectFrontEnd } from './http/select-front-end.js';
 import { kserveRoutes } from './http/kserve-routes.js';
 import { StageRecorder } from './trace/stage-recorder.js';
 import { RestrictedApis } from './http/restricted-apis.js';
@@ -25,6 +29,10 @@ export interface RunningServer {
   /** The gRPC port (absent with --allow-grpc=false). */
   readonly grpcPort: number | undefined;
   readonly frontEnd: string;
+  /** Threads serving HTTP and WebSocket now, the main thread included (--http-thread-count). */
+  httpThreads(): number;
+  /** The threads beside the main one, when --http-thread-count > 1 took effect. */
+  readonly frontEndThreads: FrontEndThreads | undefined;
   readonly registry: ModelRegistry;
   /** Loads, reloads and unloads models (the repository API and poll mode act through it). */
   readonly models: ModelManager;
@@ -96,10 +104,16 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
       })
     : undefined;
+  const wantedThreads = options.httpThreadCount;
+  // Threads share one fixed port: "any port" (0) is chosen here, before the first listener.
+  const port =
+    wantedThreads > 1 && options.httpPort === 0
+      ? await freePort(options.httpAddress)
+      : options.httpPort;
   const selected = selectFrontEnd({
     frontEnd: options.httpFrontEnd,
     host: options.httpAddress,
-    port: options.httpPort,
+    port,
     maxBodyBytes: options.httpMaxInputSize,
     limits: {
       headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
@@ -107,10 +121,31 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
       maxConnections: options.httpMaxConnections,
     },
+    // node:http before Node 22.12 ignores the option: the checks below say so instead.
+    reusePort: wantedThreads > 1 || options.reuseHttpPort,
     ...(websocket !== undefined ? { websocket } : {}),
   });
   if (selected.reason !== undefined) logger.warn(selected.reason);
   const frontEnd = selected.frontEnd;
+  const noThreads =
+    wantedThreads > 1
+      ? threadsUnavailableReason({
+          frontEndKind: frontEnd.kind,
+          traceStages: options.traceStages,
+          maxConnections: options.httpMaxConnections,
+        })
+      : undefined;
+  if (noThreads !== undefined) {
+    logger.warn(
+      `--http-thread-count=${wantedThreads}: ${noThreads}; serving HTTP and WebSocket on one thread`,
+    );
+  }
+  const noHttpReuse = options.reuseHttpPort ? reusePortUnsupported(frontEnd.kind) : undefined;
+  if (noHttpReuse !== undefined) logger.warn(`--reuse-http-port: ${noHttpReuse}; not shared`);
+  const noGrpcReuse = options.reuseGrpcPort ? reusePortUnsupported('node-http') : undefined;
+  if (noGrpcReuse !== undefined) {
+    logger.warn(`--reuse-grpc-port: node:http2 ${noGrpcReuse.slice('node:http '.length)}`);
+  }
   const httpPort = await frontEnd.listen(
     restricted.guard(
       kserveRoutes(dataPlane, {
@@ -121,6 +156,37 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       }),
     ),
   );
+  let http: FrontEnd = frontEnd;
+  let threads: FrontEndThreads | undefined;
+  if (wantedThreads > 1 && noThreads === undefined) {
+    threads = await FrontEndThreads.start(frontEnd, {
+      extra: wantedThreads - 1,
+      config: {
+        frontEnd: frontEnd.kind === 'uws' ? 'uws' : 'node',
+        host: options.httpAddress,
+        port: httpPort,
+        maxBodyBytes: options.httpMaxInputSize,
+        limits: {
+          headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
+          bodyTimeoutMs: options.httpBodyTimeoutSecs * 1000,
+          keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
+          maxConnections: options.httpMaxConnections,
+        },
+        restrictedApis: options.httpRestrictedApis,
+        ...(websocket !== undefined && { websocket: websocket.limits }),
+      },
+      plane: dataPlane,
+      logger,
+      onRestart: () => metrics.frontEndRestarts.inc(),
+      onThreadCount: (n) => metrics.frontEndThreads.set(n),
+      requestCounter: (index) => {
+        const child = metrics.frontEndThreadRequests.labels(String(index));
+        return () => child.inc();
+      },
+    });
+    http = threads;
+  }
+  metrics.frontEndThreads.set(threads?.threadCount ?? 1);
   let grpc: GrpcFrontEnd | undefined;
   if (options.allowGrpc) {
     grpc = await startGrpcServer(dataPlane, {
@@ -131,6 +197,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       keepaliveTimeoutMs: options.grpcKeepaliveTimeoutMs,
       maxReceiveBytes: options.grpcMaxInputSize,
       restrictions: options.grpcRestrictedProtocols,
+      reusePort: options.reuseGrpcPort && noGrpcReuse === undefined,
       onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
     });
   }
@@ -145,6 +212,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   logger.info(
     { frontEnd: frontEnd.kind, httpPort, grpcPort: grpc?.port, metricsPort: metricsServer?.port },
     `serving HTTP on ${options.httpAddress}:${httpPort} with ${frontEnd.kind}` +
+      (threads !== undefined ? ` on ${threads.threadCount} threads` : '') +
       (grpc ? `, gRPC on ${options.grpcAddress}:${grpc.port}` : '') +
       (metricsServer ? `, metrics on ${options.metricsAddress}:${metricsServer.port}` : ''),
   );
@@ -166,8 +234,15 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       ...registry.all().flatMap((e) => [...e.versions.values()].map((v) => v.scheduler)),
       ...models.leavingSchedulers(),
     ],
-    http: frontEnd,
-    websocket,
+    http,
+    websocket:
+      websocket === undefined
+        ? undefined
+        : {
+            shutdown: async () => {
+              await Promise.all([websocket.shutdown(), threads?.websocketShutdown()]);
+            },
+          },
     grpc,
     metrics: metricsServer,
     drainDelayMs: options.drainDelaySecs * 1000,
@@ -178,6 +253,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     metricsPort: metricsServer?.port,
     grpcPort: grpc?.port,
     frontEnd: frontEnd.kind,
+    httpThreads: () => threads?.threadCount ?? 1,
+    frontEndThreads: threads,
     registry,
     models,
     dataPlane,

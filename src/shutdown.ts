@@ -26,7 +26,8 @@ export interface ShutdownParts {
   /** The schedulers of every model version serving now. */
   schedulers(): readonly Scheduler[];
   readonly http: FrontEnd;
-  readonly websocket: StreamingRoute | undefined;
+  /** The WebSocket endpoint of every front-end thread: closes each socket with 1001 once answered. */
+  readonly websocket: Pick<StreamingRoute, 'shutdown'> | undefined;
   readonly grpc: GrpcFrontEnd | undefined;
   readonly metrics: MetricsServer | undefined;
   /** --drain-delay-secs in ms: how long the listeners keep accepting after readiness fails. */

@@ -1,6 +1,8 @@
 // The server's options: Triton's flag names where they apply, parsed once from argv, validated and
 // frozen. Nothing downstream reads argv or process.env.
 
+import { availableParallelism } from 'node:os';
+import { defaultHttpThreadCount } from '../cluster/thread-count.js';
 import { fail } from '../errors.js';
 import type { CompressionLevel } from '../grpc/grpc-server.js';
 import { parseRestrictions, type Restriction } from '../grpc/restricted-protocol.js';
@@ -45,6 +47,15 @@ export interface ServerOptions {
   readonly httpMaxConnections: number;
   readonly disableAutoCompleteConfig: boolean;
   readonly httpFrontEnd: FrontEndChoice;
+  /**
+   * Threads accepting HTTP and WebSocket connections on the HTTP port, the main thread included
+   * (Triton's --http-thread-count); each decodes and encodes its own requests.
+   */
+  readonly httpThreadCount: number;
+  /** Listen on the HTTP port with SO_REUSEPORT, so other processes can share it. */
+  readonly reuseHttpPort: boolean;
+  /** Listen on the gRPC port with SO_REUSEPORT, so other processes can share it. */
+  readonly reuseGrpcPort: boolean;
   /** Force the worker input-copy path even where ORT accepts SharedArrayBuffer tensors (tests). */
   readonly disableSabTensors: boolean;
   /** Hand ORT runs to workers as piscina tasks instead of over the doorbell (tests, comparisons). */
@@ -100,6 +111,9 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   httpMaxConnections: 0,
   disableAutoCompleteConfig: false,
   httpFrontEnd: 'auto',
+  httpThreadCount: defaultHttpThreadCount(availableParallelism()),
+  reuseHttpPort: false,
+  reuseGrpcPort: false,
   disableSabTensors: false,
   disableDoorbell: false,
   traceStages: false,
@@ -118,6 +132,8 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   grpcRestrictedProtocols: [],
   httpRestrictedApis: [],
 });
+
+const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
 
 /** Flags infernode accepts, each with its kind; `help` appears in --help. */
 export const FLAGS = {
@@ -197,6 +213,20 @@ export const FLAGS = {
     help: 'Model to load at start in explicit mode (repeatable; * loads every model)',
   },
   'http-front-end': { kind: 'string', help: 'auto | uws | node: which HTTP server to use (auto)' },
+  'http-thread-count': {
+    kind: 'uint',
+    help:
+      'Threads serving HTTP and WebSocket on the HTTP port, main included ' +
+      `(half the cores, 1 to 8: ${DEFAULT_OPTIONS_THREADS} here)`,
+  },
+  'reuse-http-port': {
+    kind: 'bool',
+    help: 'Listen on the HTTP port with SO_REUSEPORT so several processes can share it (false)',
+  },
+  'reuse-grpc-port': {
+    kind: 'bool',
+    help: 'Listen on the gRPC port with SO_REUSEPORT so several processes can share it (false)',
+  },
   'disable-sab-tensors': {
     kind: 'flag',
     help: 'Copy inputs in workers even where ORT reads shared memory',
@@ -394,6 +424,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     httpMaxConnections: uint('http-max-connections', DEFAULT_OPTIONS.httpMaxConnections),
     disableAutoCompleteConfig: disableAutoComplete,
     httpFrontEnd: frontEnd,
+    httpThreadCount: positive(
+      'http-thread-count',
+      uint('http-thread-count', DEFAULT_OPTIONS.httpThreadCount, 256),
+    ),
+    reuseHttpPort: bool('reuse-http-port', false),
+    reuseGrpcPort: bool('reuse-grpc-port', false),
     disableSabTensors: bool('disable-sab-tensors', false),
     disableDoorbell: bool('disable-doorbell', false),
     traceStages: bool('trace-stages', false),

@@ -10,6 +10,7 @@ import { tritonServices } from './grpc-protos.js';
 import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
 import {
   disableNagle,
+  listenReusingPort,
   onHttp2Server,
   routeStreams,
   widenReceiveWindows,
@@ -34,6 +35,8 @@ export interface GrpcServerOptions {
   readonly maxReceiveBytes: number;
   readonly restrictions: readonly Restriction[];
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  /** --reuse-grpc-port: listen with SO_REUSEPORT (Node 22.12 and later; see listenReusingPort). */
+  readonly reusePort?: boolean;
 }
 
 export interface GrpcFrontEnd {
@@ -82,6 +85,7 @@ export async function startGrpcServer(
   onHttp2Server(server, (h2) => {
     disableNagle(h2);
     widenReceiveWindows(h2);
+    if (options.reusePort === true) listenReusingPort(h2);
     if (!direct) return;
     routeStreams(h2, (stream, headers) => {
       const path = headers[':path'];

@@ -67,3 +67,17 @@ export function widenReceiveWindows(h2: http2.Http2Server): void {
     session.setLocalWindowSize(RECEIVE_WINDOW_BYTES);
   });
 }
+
+/**
+ * SO_REUSEPORT on the listening socket (--reuse-grpc-port), so several processes can serve one
+ * port: grpc-js listens with an address object and no way to add options, so its `listen` call
+ * gets `reusePort: true` added. node:http2 honours it from Node 22.12 on (the caller checks).
+ */
+export function listenReusingPort(h2: http2.Http2Server): void {
+  const listen = h2.listen.bind(h2) as (...args: unknown[]) => unknown;
+  (h2 as unknown as { listen: (...args: unknown[]) => unknown }).listen = (...args: unknown[]) => {
+    const [address, ...rest] = args;
+    if (typeof address !== 'object' || address === null) return listen(...args);
+    return listen({ ...address, reusePort: true }, ...rest);
+  };
+}

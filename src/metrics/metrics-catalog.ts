@@ -171,6 +171,31 @@ export class MetricsCatalog {
     (s) => s.restarts,
   );
 
+  /** Threads accepting HTTP and WebSocket connections (--http-thread-count), the main one included. */
+  readonly frontEndThreads = new Gauge({
+    name: 'infernode_frontend_threads',
+    help: 'Threads accepting HTTP and WebSocket connections (--http-thread-count), main included',
+    registers: [this.registry],
+  });
+
+  /**
+   * Front-end threads started to replace one that died (an exception nothing caught): a steady
+   * climb is a crash loop, spaced out as the instance workers' restarts are (restart-backoff.ts).
+   */
+  readonly frontEndRestarts = new Counter({
+    name: 'infernode_frontend_restarts_total',
+    help: 'Front-end threads started to replace one that died',
+    registers: [this.registry],
+  });
+
+  /** Inference requests each front-end thread handed to the main thread: the kernel's balance. */
+  readonly frontEndThreadRequests = new Counter<'thread'>({
+    name: 'infernode_frontend_thread_requests_total',
+    help: 'Inference requests each front-end thread (1..N-1; not the main thread) handed over',
+    labelNames: ['thread'],
+    registers: [this.registry],
+  });
+
   // The sequence batcher's occupancy (sequence models only). Per-step latency is
   // infernode_request_duration_seconds: each request of a sequence is one step.
   readonly sequencesLive = this.gauge(
