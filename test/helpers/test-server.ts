@@ -16,6 +16,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * Front-end threads for every test server that does not set its own: 1 unless the environment says
+ * otherwise (.ci/run runs the whole suite once more with INFERNODE_TEST_HTTP_THREADS=2, so every
+ * integration suite also runs with requests arriving on several threads).
+ */
+export const TEST_HTTP_THREADS = Number(process.env['INFERNODE_TEST_HTTP_THREADS'] ?? '1');
+
 export async function startTestServer(overrides: Partial<ServerOptions>): Promise<TestServer> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -38,6 +45,7 @@ export async function startTestServer(overrides: Partial<ServerOptions>): Promis
     grpcAddress: '127.0.0.1',
     grpcPort: 0,
     exitOnError: false,
+    httpThreadCount: TEST_HTTP_THREADS,
     ...overrides,
   });
   const server = await startServer(options, createLogger(1, sink));
