@@ -64,7 +64,7 @@ export interface ServerOptions {
   readonly traceStages: boolean;
   /** Serve the streaming WebSocket protocol on the HTTP port (/v2/ws). */
   readonly allowWebsocket: boolean;
-  /** Largest WebSocket frame in bytes; bigger frames close the socket with 1009. */
+  /** Largest WebSocket frame in bytes; a bigger frame closes the socket (1009 on node, 1006 on uWS). */
   readonly wsMaxFrameSize: number;
   /** Requests one WebSocket may have in flight; more get an error frame. */
   readonly wsMaxInflight: number;
@@ -245,7 +245,7 @@ export const FLAGS = {
   },
   'ws-max-frame-size': {
     kind: 'uint',
-    help: 'Largest WebSocket frame in bytes; larger ones close the socket with 1009 (67108864)',
+    help: 'Largest WebSocket frame in bytes; a larger one closes the socket: 1009 on the node front end, uWS drops the connection (clients see 1006) (67108864)',
   },
   'ws-max-inflight': {
     kind: 'uint',

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadPackageDefinition, type GrpcObject, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options } from '@grpc/proto-loader';
 import { decodeModelInferRequest } from './infer-request-wire.js';
+import { deserializeStreamRequest } from './model-stream.js';
 import { encodeModelInferResponse, encodeModelStreamInferResponse } from './infer-response-wire.js';
 
 /** schemas/triton/ from dist/src/grpc/ (and from src/grpc/ under ts-node alike). */
@@ -66,7 +67,7 @@ function withInferCodec(service: ServiceDefinition): ServiceDefinition {
     },
     ModelStreamInfer: {
       ...stream,
-      requestDeserialize: decodeModelInferRequest,
+      requestDeserialize: deserializeStreamRequest,
       responseSerialize: encodeModelStreamInferResponse,
     },
   };

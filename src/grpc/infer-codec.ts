@@ -45,6 +45,17 @@ export interface ModelInferRequest {
     readonly parameters?: Readonly<Record<string, InferParameter>>;
   }[];
   readonly raw_input_contents: readonly Uint8Array[];
+  /**
+   * Set by the wire decoder (infer-request-wire.ts) when a repeated tensor field had more than
+   * MAX_TENSORS entries: the lists above then stop at MAX_TENSORS, and these are their true lengths.
+   */
+  readonly tensorCounts?: TensorCounts;
+}
+
+export interface TensorCounts {
+  readonly inputs: number;
+  readonly outputs: number;
+  readonly raw: number;
 }
 
 export interface ModelInferResponse {
@@ -68,21 +79,25 @@ export function versionOf(version: string): string | undefined {
 
 export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
   const { inputs, outputs } = msg;
-  if (inputs.length > MAX_TENSORS || outputs.length > MAX_TENSORS) {
+  const counts = msg.tensorCounts;
+  const inputCount = counts?.inputs ?? inputs.length;
+  const outputCount = counts?.outputs ?? outputs.length;
+  if (inputCount > MAX_TENSORS || outputCount > MAX_TENSORS) {
     throw fail(
       'TOO_MANY_TENSORS',
       `a request may name at most ${MAX_TENSORS} inputs and ${MAX_TENSORS} outputs, got ` +
-        `${inputs.length} and ${outputs.length}`,
+        `${inputCount} and ${outputCount}`,
     );
   }
   // Validation relies on the codecs for this (as in the HTTP and WebSocket codecs).
   refuseRepeats(inputs, 'inputs');
   refuseRepeats(outputs, 'outputs');
   const raw = msg.raw_input_contents;
-  if (raw.length > 0 && raw.length !== inputs.length) {
+  const rawCount = counts?.raw ?? raw.length;
+  if (rawCount > 0 && rawCount !== inputs.length) {
     throw fail(
       'BAD_REQUEST',
-      `raw_input_contents has ${raw.length} entries for ${inputs.length} inputs: it must hold ` +
+      `raw_input_contents has ${rawCount} entries for ${inputs.length} inputs: it must hold ` +
         'one per input, in the order of inputs',
     );
   }

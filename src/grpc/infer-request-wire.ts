@@ -6,6 +6,7 @@
 // checks them against each other), so the codec downstream is the same for both.
 
 import type { InferInputTensor, InferParameter, ModelInferRequest } from './infer-codec.js';
+import { MAX_TENSORS } from '../protocol/inference-request.js';
 import type { TensorContents } from './tensor-contents.js';
 import {
   tagField,
@@ -20,9 +21,17 @@ import {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** Decodes one message; throws WireError on bytes that are not a ModelInferRequest. */
+/**
+ * Decodes one message; throws WireError on bytes that are not a ModelInferRequest. The repeated
+ * tensor fields are counted as they are read: past MAX_TENSORS entries of one, the rest are skipped
+ * (not decoded) and the counts go in `tensorCounts`, for the codec to refuse the request with. A
+ * message of 2.5 M inputs used to become 2.5 M objects first (seconds, and a gigabyte).
+ */
 export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
   const r = new WireReader(bytes);
+  let inputCount = 0;
+  let outputCount = 0;
+  let rawCount = 0;
   let model_name = '';
   let model_version = '';
   let id = '';
@@ -47,19 +56,35 @@ export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
         mapEntry(r.message(), parameters);
         break;
       case 5:
-        inputs.push(inputTensor(r.message()));
+        if (++inputCount <= MAX_TENSORS) inputs.push(inputTensor(r.message()));
+        else r.skip(wire);
         break;
       case 6:
-        outputs.push(outputTensor(r.message()));
+        if (++outputCount <= MAX_TENSORS) outputs.push(outputTensor(r.message()));
+        else r.skip(wire);
         break;
       case 7:
-        raw_input_contents.push(r.bytes());
+        if (++rawCount <= MAX_TENSORS) raw_input_contents.push(r.bytes());
+        else r.skip(wire);
         break;
       default:
         r.skip(wire);
     }
   }
-  return { model_name, model_version, id, parameters, inputs, outputs, raw_input_contents };
+  const msg: Mutable<ModelInferRequest> = {
+    model_name,
+    model_version,
+    id,
+    parameters,
+    inputs,
+    outputs,
+    raw_input_contents,
+  };
+  // Set only when cut short, so an ordinary request keeps proto-loader's shape exactly.
+  if (inputCount > MAX_TENSORS || outputCount > MAX_TENSORS || rawCount > MAX_TENSORS) {
+    msg.tensorCounts = { inputs: inputCount, outputs: outputCount, raw: rawCount };
+  }
+  return msg;
 }
 
 function inputTensor(r: WireReader): InferInputTensor {

@@ -66,11 +66,13 @@ export function serveStreamInfer(
   const session = new StreamSession(plane, transport, options);
   const reader = new MessageReader(options.maxReceiveBytes);
   let failed = false;
-  /** A protocol error: what is in flight is cancelled and the call ends with `code`. */
+  /**
+   * A protocol error: nothing more is read, the requests already read are answered, and then the
+   * call ends with `code` (a valid request's answer was lost when the error cancelled it).
+   */
   const fail = (code: status, details: string): void => {
     failed = true;
-    session.cancel();
-    endWithStatus(stream, code, details);
+    session.endWith(() => endWithStatus(stream, code, details));
     // Whatever the client still sends is read and dropped, so its window does not stall the
     // connection.
     stream.resume();

@@ -84,6 +84,8 @@ export class StreamSession {
   private paused = false;
   private ended = false;
   private closed = false;
+  /** How the call ends once every answer is out: with OK, unless `endWith` said otherwise. */
+  private end: () => void = () => this.transport.finish();
   private readonly onDrainSignal = (): void => this.halfClose();
 
   constructor(
@@ -121,6 +123,17 @@ export class StreamSession {
   }
 
   /**
+   * The transport read something it must refuse (an undecodable or oversized message): nothing
+   * more is read, the requests already read are answered, and then `end` ends the call (with the
+   * refusal's status) instead of OK.
+   */
+  endWith(end: () => void): void {
+    if (this.closed) return;
+    this.end = end;
+    this.halfClose();
+  }
+
+  /**
    * The client cancelled, the connection went, or the transport failed the call: queued requests
    * leave their scheduler queues without running; running ones finish and their results are dropped.
    */
@@ -150,7 +163,7 @@ export class StreamSession {
     if (this.ended && this.running === 0 && !this.closed) {
       this.closed = true;
       this.options.draining?.removeEventListener('abort', this.onDrainSignal);
-      this.transport.finish();
+      this.end();
     }
   }
 

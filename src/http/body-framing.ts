@@ -22,13 +22,15 @@ const CHUNKED: BodyFraming = Object.freeze({ kind: 'chunked' });
 const DECIMAL = /^[0-9]+$/;
 
 /**
- * What a body is for Triton's size-limit wording: a raw binary input (`Inference-Header-Content-Length:
- * 0`) or JSON (with or without binary tensors after it).
+ * What a body is, for the size-limit wording: a raw binary input (`Inference-Header-Content-Length:
+ * 0`), a JSON header followed by binary tensor data (any other value of that header), or JSON.
  */
-export type BodyKind = 'raw' | 'json';
+export type BodyKind = 'raw' | 'binary' | 'json';
 
 export function bodyKind(header: (name: string) => string | undefined): BodyKind {
-  return header('inference-header-content-length')?.trim() === '0' ? 'raw' : 'json';
+  const headerLength = header('inference-header-content-length')?.trim();
+  if (headerLength === undefined) return 'json';
+  return headerLength === '0' ? 'raw' : 'binary';
 }
 
 /**
@@ -42,14 +44,23 @@ export function bodyTooLarge(
   kind: BodyKind,
 ): InferenceServerError {
   const advice = 'Use --http-max-input-size to increase the limit.';
-  return fail(
-    'BODY_TOO_LARGE',
-    kind === 'raw'
-      ? `Raw input has a byte_size (${size} bytes) that exceeds the maximum allowed value of ` +
-          `${maxBodyBytes} bytes. ${advice}`
-      : `request JSON size of ${size} bytes exceeds the maximum allowed input size of ` +
+  const limit = `the maximum allowed input size of ${maxBodyBytes} bytes. ${advice}`;
+  switch (kind) {
+    case 'raw':
+      return fail(
+        'BODY_TOO_LARGE',
+        `Raw input has a byte_size (${size} bytes) that exceeds the maximum allowed value of ` +
           `${maxBodyBytes} bytes. ${advice}`,
-  );
+      );
+    case 'binary':
+      // Triton says "request JSON size" here too; the body is not JSON, so this says what it is.
+      return fail(
+        'BODY_TOO_LARGE',
+        `request size of ${size} bytes (a JSON header and binary tensor data) exceeds ${limit}`,
+      );
+    case 'json':
+      return fail('BODY_TOO_LARGE', `request JSON size of ${size} bytes exceeds ${limit}`);
+  }
 }
 
 /**

@@ -5,7 +5,12 @@
 import { fail } from '../errors.js';
 import { BinarySection } from './binary-section.js';
 import type { DecodedRequest, RawBinaryRequest } from '../protocol/inference-request.js';
-import { decodeJsonRequest, requestFromDocument } from './json-request.js';
+import {
+  decodeJsonRequest,
+  parseLargeRequest,
+  requestFromDocument,
+  SCAN_FROM_BYTES,
+} from './json-request.js';
 import { parseJsonBytes } from './json-text.js';
 
 // Decimal digits only, at most 16 of them (any body length fits; 2^53 has 16 digits). No sign, no
@@ -45,6 +50,10 @@ export function decodeInferBody(
   if (inferenceHeaderContentLength === undefined) return decodeJsonRequest(body);
   const headerLength = parseHeaderLength(inferenceHeaderContentLength, body.length);
   if (headerLength === 0) return { rawBinary: body };
-  const doc = parseJsonBytes(body.subarray(0, headerLength));
-  return requestFromDocument(doc, new BinarySection(body.subarray(headerLength), true));
+  const header = body.subarray(0, headerLength);
+  const binary = new BinarySection(body.subarray(headerLength), true);
+  // A header below SCAN_FROM_BYTES cannot list enough tensors to cost much; a larger one has its
+  // lists counted before it is parsed.
+  if (headerLength >= SCAN_FROM_BYTES) return parseLargeRequest(header, binary);
+  return requestFromDocument(parseJsonBytes(header), binary);
 }

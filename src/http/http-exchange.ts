@@ -6,6 +6,7 @@
 import { fail, toServerError } from '../errors.js';
 import { BodyAccumulator } from './body-accumulator.js';
 import { bodyFraming, bodyKind } from './body-framing.js';
+import { refuseRepeatedHost } from './host-header.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
 import { AdapterCall, type RequestHead } from './http-call.js';
@@ -69,6 +70,7 @@ export abstract class HttpExchange {
     const headers = this.#head.headers;
     try {
       const header = (name: string): string | undefined => headers.get(name);
+      refuseRepeatedHost(header);
       const framing = bodyFraming(header, this.#maxBodyBytes);
       if (framing.kind === 'none') {
         this.#dispatch(EMPTY_BODY);

@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { mkdir, mkdtemp, open, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fail } from '../errors.js';
+import { fail, type InferenceServerError } from '../errors.js';
 
 /** A version directory name, as the repository scan accepts it. */
 const VERSION = /^[1-9][0-9]{0,17}$/;
@@ -28,11 +28,7 @@ export interface OverrideDirectory {
  */
 export function fileOverrideSegments(name: string): string[] {
   const refuse = (why: string): never => {
-    throw fail(
-      'BAD_MODEL_FILE',
-      `file override "file:${name.slice(0, 200)}" ${why}; expected "file:<version>/<file name>" ` +
-        `inside the model directory`,
-    );
+    throw badName(name, why);
   };
   if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) refuse('is an absolute path');
   const segments = name.split('/');
@@ -45,6 +41,15 @@ export function fileOverrideSegments(name: string): string[] {
   return segments;
 }
 
+/** BAD_MODEL_FILE naming the parameter (cut short) and what is wrong with it; never a path. */
+function badName(name: string, why: string): InferenceServerError {
+  return fail(
+    'BAD_MODEL_FILE',
+    `file override "file:${name.slice(0, 200)}" ${why}; expected "file:<version>/<file name>" ` +
+      `inside the model directory`,
+  );
+}
+
 /**
  * Writes `files` (name after `file:` -> bytes) into a new private directory for `model` (a name
  * already checked by assertValidModelName). Throws BAD_MODEL_FILE before writing anything when a
@@ -55,16 +60,19 @@ export async function writeOverrideDirectory(
   files: ReadonlyMap<string, Uint8Array>,
 ): Promise<OverrideDirectory> {
   const checked = [...files].map(([name, bytes]) => ({
+    name,
     segments: fileOverrideSegments(name),
     bytes,
   }));
   const root = await mkdtemp(path.join(os.tmpdir(), 'infernode-model-'));
   const remove = (): Promise<void> => rm(root, { recursive: true, force: true });
+  let current = '';
   try {
     // The real path: a symlinked temp directory would otherwise fail the containment check below.
     const modelDir = path.join(await realpath(root), model);
     await mkdir(modelDir, { mode: 0o700 });
-    for (const { segments, bytes } of checked) {
+    for (const { name, segments, bytes } of checked) {
+      current = name;
       const file = path.join(modelDir, ...segments);
       // Belt and braces: the segment rules already keep every file inside modelDir.
       if (!file.startsWith(modelDir + path.sep)) {
@@ -96,6 +104,16 @@ export async function writeOverrideDirectory(
       throw fail(
         'BAD_MODEL_FILE',
         'file overrides name the same file twice, or a file and a directory',
+      );
+    }
+    // The file system's own limits (a segment past NAME_MAX, a path past PATH_MAX, both measured
+    // with the private directory in front) are the client's to respect: a 400 naming the
+    // parameter. The errno's message carries that private path, so it is never passed on.
+    if (code === 'ENAMETOOLONG') throw badName(current, 'is longer than the file system allows');
+    if (code !== undefined) {
+      throw fail(
+        'INTERNAL',
+        `writing file override "file:${current.slice(0, 200)}" failed: ${code}`,
       );
     }
     throw e;

@@ -60,6 +60,13 @@ export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): Decode
     return { ok: false, close: false, id: null, error: badIdError(scan.id, true) };
   }
   const id = scan.id.id;
+  try {
+    // From the scan, before msgpackr makes an object of every entry of an oversized list.
+    checkTensorCount(scan.lists.inputs, 'inputs');
+    checkTensorCount(scan.lists.outputs, 'outputs');
+  } catch (e) {
+    return { ok: false, close: false, id, error: toServerError(e) };
+  }
   let doc: unknown;
   try {
     doc = unpackr.unpack(bytes);

@@ -15,8 +15,14 @@
 import { ABSENT_ID, invalidId, readNumberId, readStringId, type IdReading } from './frame-id.js';
 import { MAX_FRAME_DEPTH } from './ws-protocol.js';
 
+/** The lengths of the root map's `inputs` and `outputs` arrays (0 when absent or not arrays). */
+export interface ListLengths {
+  inputs: number;
+  outputs: number;
+}
+
 export type ScanResult =
-  | { readonly ok: true; readonly id: IdReading }
+  | { readonly ok: true; readonly id: IdReading; readonly lists: Readonly<ListLengths> }
   | { readonly ok: false; readonly id: IdReading; readonly reason: string };
 
 /** One open container: entries still to read, and whether it is a map (keys at even positions). */
@@ -38,6 +44,10 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
   let id: IdReading = ABSENT_ID;
   // Set when the root map's key just read was "id": the next value is the id.
   let nextIsId = false;
+  // Set when it was "inputs" or "outputs": an array header next gives the list's length, which the
+  // frame decoder checks before msgpackr makes an object of every entry.
+  let nextIsList: keyof ListLengths | undefined;
+  const lists: ListLengths = { inputs: 0, outputs: 0 };
   let sawRoot = false;
 
   const failed = (reason: string): ScanResult => ({
@@ -58,6 +68,8 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
     const isKey = top !== undefined && top.map && top.left % 2 === 0;
     const isId = nextIsId;
     nextIsId = false;
+    const list = nextIsList;
+    nextIsList = undefined;
     if (top !== undefined) top.left -= 1;
     if (!need(1)) return failed('the frame ends in the middle of a value');
     const b = bytes[at] as number;
@@ -146,6 +158,7 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
           return failed(`msgpack type 0x${b.toString(16)} is not allowed in a frame`);
       }
     }
+    if (list !== undefined && container !== undefined && !container.map) lists[list] = container.n;
     if (container !== undefined) {
       // Each entry takes at least one byte: a count the remaining bytes cannot hold is a lie, and
       // refusing it here keeps a decoder from pre-sizing anything from it.
@@ -164,12 +177,17 @@ export function scanMsgpack(bytes: Uint8Array): ScanResult {
     }
     if (!need(skip)) return failed(`a value claims ${skip} bytes, but ${end - at} remain`);
     if (str && isKey && top?.root === true) {
-      nextIsId = utf8.decode(bytes.subarray(at, at + skip)) === 'id';
+      const key = utf8.decode(bytes.subarray(at, at + skip));
+      nextIsId = key === 'id';
+      if (key === 'inputs' || key === 'outputs') {
+        nextIsList = key;
+        lists[key] = 0; // a repeated key: the last one stands, as in msgpackr's object
+      }
     }
     at += skip;
   }
   if (at !== end) return failed(`${end - at} bytes follow the end of the frame`);
-  return { ok: true, id };
+  return { ok: true, id, lists };
 }
 
 /**

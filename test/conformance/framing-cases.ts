@@ -184,6 +184,22 @@ export const FRAMING_CASES: readonly ConformanceCase[] = [
     },
   },
   {
+    id: 'repeated-host',
+    title: 'two Host headers get 400 (RFC 9112 §3.2)',
+    async run(ctx) {
+      // rawRequest sends `Host: conformance`; this is the second.
+      for (const host of ['conformance', 'elsewhere']) {
+        const outcome = await expectRefused(
+          ctx,
+          rawRequest('GET', '/refused', [['Host', host]]),
+          `Host twice (${host})`,
+        );
+        assert.notEqual(outcome, 'closed', 'both adapters answer 400');
+        if (outcome !== 'closed') assert.equal(outcome.headers.get('connection'), 'close');
+      }
+    },
+  },
+  {
     id: 'unsupported-transfer-encoding',
     title: 'a Transfer-Encoding other than chunked gets 400',
     async run(ctx) {
@@ -245,6 +261,14 @@ export const PIPELINED_AFTER_REFUSAL_CASES: readonly ConformanceCase[] = [
         '{}',
       );
       await expectNothingServedAfter(ctx, refused, 'CL 2 + CL 40');
+    },
+  },
+  {
+    id: 'repeated-host-pipelined',
+    title: 'a request pipelined behind two Host headers is never served',
+    async run(ctx) {
+      const refused = rawRequest('GET', '/refused', [['Host', 'elsewhere']]);
+      await expectNothingServedAfter(ctx, refused, 'Host twice');
     },
   },
   {

@@ -258,6 +258,23 @@ void describe('gRPC ModelStreamInfer: the direct path and the grpc-js path answe
       );
     });
 
+    void it(`answers the valid request before ending on a malformed one (${route} path)`, async () => {
+      // Issue 33, defect 8: one DATA frame holding a valid request and then an undecodable
+      // message. The valid one is still running when the other is read; its answer must go out
+      // before the call ends with the refusal.
+      const s = rawStream(t.grpcTarget, headers);
+      await s.write(Buffer.concat([frame(simpleRequest('valid', 2)), framed(Buffer.from([0x0b]))]));
+      const answer = await s.finish();
+      assert.deepEqual(
+        [answer.status, answer.message],
+        [String(status.INTERNAL), 'Error deserializing request'],
+      );
+      assert.deepEqual(
+        answer.messages.map((m) => method.responseDeserialize(m).infer_response.id),
+        ['valid'],
+      );
+    });
+
     void it(`carries a sequence's steps in order (${route} path)`, async () => {
       const s = rawStream(t.grpcTarget, headers);
       const step = (value: number, flags: object): object => ({

@@ -4,7 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_OPTIONS, parseArgs, type ServerOptions } from '../../../src/cli/server-options.js';
+import {
+  DEFAULT_OPTIONS,
+  helpText,
+  parseArgs,
+  type ServerOptions,
+} from '../../../src/cli/server-options.js';
 
 const REPO = '--model-repository=/models';
 
@@ -197,5 +202,18 @@ void describe('--server-name', () => {
   void it('reports infernode by default and what it is given, for clients that check the name', () => {
     assert.equal(parseArgs([REPO]).options.serverName, 'infernode');
     assert.equal(parseArgs([REPO, '--server-name=triton']).options.serverName, 'triton');
+  });
+});
+
+void describe('--help', () => {
+  void it('says what each front end does with an over-size WebSocket frame', () => {
+    // Issue 33: it said 1009 for both, but uWebSockets.js drops the connection (clients see 1006),
+    // as docs/websocket-protocol.md says.
+    const line = helpText()
+      .split('\n')
+      .find((l) => l.includes('--ws-max-frame-size'));
+    assert.ok(line !== undefined);
+    assert.match(line, /1009 on the node front end/);
+    assert.match(line, /uWS drops the connection \(clients see 1006\)/);
   });
 });

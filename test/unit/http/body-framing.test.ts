@@ -53,6 +53,17 @@ void test("a raw binary body over the limit is worded as Triton words a raw inpu
   );
 });
 
+void test('a JSON header with binary tensor data over the limit is worded for what arrived', () => {
+  // Issue 33: it was refused as "request JSON size of ...", which the body is not.
+  const e = refusal({ 'content-length': '1001', 'inference-header-content-length': '80' });
+  assert.equal(e.code, 'BODY_TOO_LARGE');
+  assert.equal(
+    e.message,
+    'request size of 1001 bytes (a JSON header and binary tensor data) exceeds the maximum ' +
+      'allowed input size of 1000 bytes. Use --http-max-input-size to increase the limit.',
+  );
+});
+
 void test('a Content-Length that is not one plain decimal number is BAD_REQUEST', () => {
   for (const value of ['', 'abc', '-1', '+1', '1.0', ' 1', '1 ', '0x10', '3, 4', '3, 3']) {
     const e = refusal({ 'content-length': value });

@@ -134,3 +134,30 @@ void describe('the private model directory', () => {
     }
   });
 });
+
+void describe('file override names the file system cannot hold', () => {
+  // Issue 33, defect 6: ENAMETOOLONG came back as a 500 whose message held the private directory.
+  for (const [what, name] of [
+    ['a segment longer than the file system allows', `1/${'a'.repeat(300)}.onnx`],
+    [
+      'a path longer than the file system allows',
+      `1/${Array(40).fill('d'.repeat(200)).join('/')}/x`,
+    ],
+  ] as const) {
+    void it(`refuses ${what} with 400 naming the parameter, and no path`, async () => {
+      const before = await tempEntries();
+      await assert.rejects(
+        writeOverrideDirectory('m', new Map([[name, bytes('x')]])),
+        (e: unknown) => {
+          assert.ok(refused(e), String(e));
+          const message = (e as Error).message;
+          assert.match(message, /^file override "file:1\/[ad]+/);
+          assert.ok(!message.includes(os.tmpdir()), message);
+          assert.ok(!message.includes('infernode-model-'), message);
+          return true;
+        },
+      );
+      assert.deepEqual(await tempEntries(), before);
+    });
+  }
+});

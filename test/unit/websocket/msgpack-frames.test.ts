@@ -17,6 +17,29 @@ const packr = new Packr({ useRecords: false });
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
 
 void describe('msgpack frames', () => {
+  void it('refuses an oversized tensor list from the scan, before the frame is unpacked', () => {
+    // No model either: unpacked and read field by field, that would be reported first. Counted by
+    // the scan, the list is refused before msgpackr makes an object of each of its 2000 entries.
+    for (const key of ['inputs', 'outputs'] as const) {
+      const entries = Array.from({ length: 2000 }, () => ({}));
+      const r = decodeMsgpackFrame(packr.pack({ id: 4, [key]: entries }), false);
+      assert.ok(!r.ok && !r.close);
+      assert.equal(r.id?.key, 4);
+      assert.equal(r.error.code, 'TOO_MANY_TENSORS');
+      assert.equal(r.error.message, `a request may name at most 1024 ${key}, got 2000`);
+    }
+    // The last of a repeated key stands, as in msgpackr's object.
+    const many = Array.from({ length: 2000 }, () => ({}));
+    const bytes = Buffer.concat([
+      Buffer.from([0x83, 0xa2, 0x69, 0x64, 0x04, 0xa6, ...Buffer.from('inputs')]),
+      packr.pack(many),
+      Buffer.from([0xa6, ...Buffer.from('inputs'), 0x90]),
+    ]);
+    const last = decodeMsgpackFrame(bytes, false);
+    assert.ok(!last.ok);
+    assert.notEqual(last.error.code, 'TOO_MANY_TENSORS');
+  });
+
   void it('decodes what the client encodes, field for field', () => {
     const frame = msgpackClientCodec.encodeRequest(
       7,
