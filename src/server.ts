@@ -17,6 +17,7 @@ import { ModelManager } from './repository/model-manager.js';
 import type { ModelRegistry } from './repository/model-registry.js';
 import { ShutdownSequence } from './shutdown.js';
 import { VERSION } from './version.js';
+import { memoryBudget } from './memory/client-budget.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 
 export interface RunningServer {
@@ -85,6 +86,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     dataPlane.infer(model, version, request, ctx),
   );
   const restricted = new RestrictedApis(options.httpRestrictedApis);
+  // One budget for what every gRPC stream and WebSocket holds for its client (docs/operations.md).
+  const clientBudget = memoryBudget(options.clientMemoryBudget);
+  metrics.watchClientMemory(() => clientBudget.reservedBytes);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {
         restricted,
@@ -131,6 +135,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       keepaliveTimeoutMs: options.grpcKeepaliveTimeoutMs,
       maxReceiveBytes: options.grpcMaxInputSize,
       restrictions: options.grpcRestrictedProtocols,
+      budget: clientBudget,
+      maxConcurrentStreams: options.grpcMaxConcurrentStreams,
       onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
     });
   }

@@ -3,7 +3,7 @@
 // Plain calls skip grpc-js (stream-infer.ts); this path serves the calls with a deadline, a
 // compressed request or a restriction on the RPC, which grpc-js implements.
 
-import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { status, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import type { ModelInferRequest } from './infer-codec.js';
 import {
@@ -27,6 +27,8 @@ export function serveModelStream(
       // grpc-js's writable side is in object mode: this asks for a drain at 16 answers.
       needsDrain: () => call.writableNeedDrain,
       finish: () => void call.end(),
+      // grpc-js sends the status after the answers it has queued; it offers no reset.
+      exhaust: (details) => void call.emit('error', { code: status.RESOURCE_EXHAUSTED, details }),
     },
     options,
   );
