@@ -97,6 +97,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
           maxInflight: options.wsMaxInflight,
           maxQueuedBytes: options.wsMaxQueuedBytes,
         },
+        budget: clientBudget,
         onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
       })
     : undefined;
