@@ -21,6 +21,7 @@ import { ModelManager } from './repository/model-manager.js';
 import type { ModelRegistry } from './repository/model-registry.js';
 import { ShutdownSequence } from './shutdown.js';
 import { VERSION } from './version.js';
+import { sharedMemoryBudget } from './memory/client-budget.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 
 export interface RunningServer {
@@ -93,6 +94,11 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     dataPlane.infer(model, version, request, ctx),
   );
   const restricted = new RestrictedApis(options.httpRestrictedApis);
+  // One budget for what every gRPC stream and WebSocket holds for its client (docs/operations.md).
+  // Counted in shared memory: the front-end threads' WebSockets draw on the same figure.
+  const budgetCounter = new SharedArrayBuffer(8);
+  const clientBudget = sharedMemoryBudget(options.clientMemoryBudget, budgetCounter);
+  metrics.watchClientMemory(() => clientBudget.reservedBytes);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {
         restricted,
@@ -101,6 +107,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
           maxInflight: options.wsMaxInflight,
           maxQueuedBytes: options.wsMaxQueuedBytes,
         },
+        budget: clientBudget,
         onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
       })
     : undefined;
@@ -173,6 +180,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
           maxConnections: options.httpMaxConnections,
         },
         restrictedApis: options.httpRestrictedApis,
+        clientBudget: { limitBytes: options.clientMemoryBudget, counter: budgetCounter },
         ...(websocket !== undefined && { websocket: websocket.limits }),
       },
       plane: dataPlane,
@@ -198,6 +206,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       maxReceiveBytes: options.grpcMaxInputSize,
       restrictions: options.grpcRestrictedProtocols,
       reusePort: options.reuseGrpcPort && noGrpcReuse === undefined,
+      budget: clientBudget,
+      maxConcurrentStreams: options.grpcMaxConcurrentStreams,
       onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
     });
   }

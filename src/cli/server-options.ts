@@ -10,6 +10,7 @@ import { parseApiRestrictions, type ApiRestriction } from '../http/restricted-ap
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { isValidModelName } from '../repository/model-name.js';
 import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-manager.js';
+import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 
 export interface ServerOptions {
@@ -70,6 +71,10 @@ export interface ServerOptions {
   readonly wsMaxInflight: number;
   /** Unread response bytes one WebSocket may hold; a slower client is closed with 1008. */
   readonly wsMaxQueuedBytes: number;
+  /** Bytes held for clients across gRPC streams and WebSockets (memory/client-budget.ts); 0: none. */
+  readonly clientMemoryBudget: number;
+  /** Streams one gRPC (HTTP/2) connection may have open at once. */
+  readonly grpcMaxConcurrentStreams: number;
   /** Serve Triton's GRPCInferenceService and grpc.health.v1.Health. */
   readonly allowGrpc: boolean;
   readonly grpcAddress: string;
@@ -121,6 +126,8 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   wsMaxFrameSize: DEFAULT_WS_LIMITS.maxFrameBytes,
   wsMaxInflight: DEFAULT_WS_LIMITS.maxInflight,
   wsMaxQueuedBytes: DEFAULT_WS_LIMITS.maxQueuedBytes,
+  clientMemoryBudget: DEFAULT_CLIENT_MEMORY_BUDGET_BYTES,
+  grpcMaxConcurrentStreams: 128,
   allowGrpc: true,
   grpcAddress: '0.0.0.0',
   grpcPort: 8001,
@@ -253,7 +260,11 @@ export const FLAGS = {
   },
   'ws-max-queued-bytes': {
     kind: 'uint',
-    help: 'Unread response bytes per WebSocket before it is closed with 1008 (268435456)',
+    help: 'Unread response bytes per WebSocket before it is closed with 1008 (67108864)',
+  },
+  'client-memory-budget': {
+    kind: 'uint',
+    help: 'Bytes held for clients (unread answers, stream windows) over all gRPC streams and WebSockets; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013; 0: no limit (268435456)',
   },
   'allow-grpc': {
     kind: 'bool',
@@ -273,6 +284,10 @@ export const FLAGS = {
   'grpc-max-input-size': {
     kind: 'uint',
     help: 'Largest gRPC request message in bytes; larger get RESOURCE_EXHAUSTED (67108864)',
+  },
+  'grpc-max-concurrent-streams': {
+    kind: 'uint',
+    help: 'Streams one gRPC connection may have open at once (128)',
   },
   'grpc-restricted-protocol': {
     kind: 'string',
@@ -447,6 +462,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       'ws-max-queued-bytes',
       uint('ws-max-queued-bytes', DEFAULT_OPTIONS.wsMaxQueuedBytes),
     ),
+    clientMemoryBudget: uint('client-memory-budget', DEFAULT_OPTIONS.clientMemoryBudget),
     allowGrpc: bool('allow-grpc', true),
     grpcAddress: last('grpc-address') ?? DEFAULT_OPTIONS.grpcAddress,
     grpcPort: uint('grpc-port', DEFAULT_OPTIONS.grpcPort, 65535),
@@ -459,6 +475,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     grpcMaxInputSize: positive(
       'grpc-max-input-size',
       uint('grpc-max-input-size', DEFAULT_OPTIONS.grpcMaxInputSize, 0x7fffffff),
+    ),
+    grpcMaxConcurrentStreams: positive(
+      'grpc-max-concurrent-streams',
+      uint('grpc-max-concurrent-streams', DEFAULT_OPTIONS.grpcMaxConcurrentStreams, 0xffffffff),
     ),
     grpcRestrictedProtocols: parseRestrictions(values.get('grpc-restricted-protocol') ?? []),
     httpRestrictedApis: parseApiRestrictions(values.get('http-restricted-api') ?? []),

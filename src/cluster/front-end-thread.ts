@@ -5,6 +5,7 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import { kserveRoutes } from '../http/kserve-routes.js';
+import { sharedMemoryBudget } from '../memory/client-budget.js';
 import { RestrictedApis } from '../http/restricted-apis.js';
 import { selectFrontEnd } from '../http/select-front-end.js';
 import { streamingRoute, type StreamingRoute } from '../websocket/ws-route.js';
@@ -30,6 +31,7 @@ export async function runFrontEndThread(
       : streamingRoute(plane, {
           restricted: new RestrictedApis(config.restrictedApis),
           limits: config.websocket,
+          budget: sharedMemoryBudget(config.clientBudget.limitBytes, config.clientBudget.counter),
           onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
         });
   const { frontEnd } = selectFrontEnd({

@@ -35,6 +35,8 @@ export interface FrontEndThreadConfig {
   readonly maxBodyBytes: number;
   readonly limits: ConnectionLimits;
   readonly restrictedApis: readonly ApiRestriction[];
+  /** --client-memory-budget, counted in the main thread's shared counter (client-budget.ts). */
+  readonly clientBudget: { readonly limitBytes: number; readonly counter: SharedArrayBuffer };
   /** Absent with --allow-websocket=false. */
   readonly websocket?: WebSocketLimits;
 }

@@ -5,6 +5,7 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import type { InferenceServerError } from '../errors.js';
+import type { MemoryBudget } from '../memory/client-budget.js';
 import { healthService, inferenceService } from './inference-service.js';
 import { tritonServices } from './grpc-protos.js';
 import { restrictionsByRpc, type Restriction } from './restricted-protocol.js';
@@ -13,6 +14,7 @@ import {
   listenReusingPort,
   onHttp2Server,
   routeStreams,
+  STREAM_WINDOW_BYTES,
   widenReceiveWindows,
 } from './http2-server-hook.js';
 import { STREAM_MAX_INFLIGHT, STREAM_MAX_UNSENT_BYTES } from './stream-session.js';
@@ -34,6 +36,10 @@ export interface GrpcServerOptions {
   /** Largest request message in bytes; larger ones fail with RESOURCE_EXHAUSTED. */
   readonly maxReceiveBytes: number;
   readonly restrictions: readonly Restriction[];
+  /** The process's client-memory budget: each ModelStreamInfer stream reserves from it. */
+  readonly budget: MemoryBudget;
+  /** Streams one HTTP/2 connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  readonly maxConcurrentStreams: number;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
   /** --reuse-grpc-port: listen with SO_REUSEPORT (Node 22.12 and later; see listenReusingPort). */
   readonly reusePort?: boolean;
@@ -62,6 +68,10 @@ export async function startGrpcServer(
     // channelz bookkeeping (call counters and timestamps per call) costs every call; nothing here
     // exposes channelz.
     'grpc.enable_channelz': 0,
+    // Every stream may hold a window of request data and its unsent answers: a connection may not
+    // open streams without end (grpc-js sends it as SETTINGS_MAX_CONCURRENT_STREAMS; a client
+    // waits for a slot, and a stream over it is refused with REFUSED_STREAM).
+    'grpc.max_concurrent_streams': options.maxConcurrentStreams,
   };
   const server = new Server(channelOptions);
   const services = tritonServices();
@@ -79,6 +89,8 @@ export async function startGrpcServer(
     maxReceiveBytes: options.maxReceiveBytes,
     maxInflight: STREAM_MAX_INFLIGHT,
     maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
+    budget: options.budget,
+    windowBytes: STREAM_WINDOW_BYTES,
     draining: draining.signal,
     ...onServerError,
   };
@@ -106,6 +118,8 @@ export async function startGrpcServer(
     services.inference,
     inferenceService(plane, {
       restricted,
+      budget: options.budget,
+      windowBytes: STREAM_WINDOW_BYTES,
       draining: draining.signal,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     }),

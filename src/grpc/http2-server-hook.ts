@@ -54,17 +54,26 @@ export function disableNagle(h2: http2.Http2Server): void {
   h2.prependListener('connection', (socket: Socket) => socket.setNoDelay(true));
 }
 
-/** Bytes a client may send ahead on one connection (and one stream) before the server reads. */
-const RECEIVE_WINDOW_BYTES = 16 * 1024 * 1024;
+/** Bytes a client may send ahead on one connection before the server reads. */
+const CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
 
 /**
- * Receive windows far above HTTP/2's 64 KiB default: with many calls in flight on one connection
- * (64 requests of 3 KiB already exceed it), a client otherwise waits on WINDOW_UPDATEs.
+ * Bytes a client may send ahead on one stream before the server reads. node:http2 takes a paused
+ * stream's DATA into memory up to this window (it replenishes only the connection's window), so a
+ * stream that stops reading holds this much request data: each ModelStreamInfer stream reserves it
+ * from the client-memory budget. 1 MiB still lets one stream carry ~100 MB/s at a 10 ms round trip.
+ */
+export const STREAM_WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * A connection window far above HTTP/2's 64 KiB default: with many calls in flight on one
+ * connection (64 requests of 3 KiB already exceed it), a client otherwise waits on WINDOW_UPDATEs.
+ * Each stream's own window is STREAM_WINDOW_BYTES.
  */
 export function widenReceiveWindows(h2: http2.Http2Server): void {
-  h2.updateSettings({ initialWindowSize: RECEIVE_WINDOW_BYTES });
+  h2.updateSettings({ initialWindowSize: STREAM_WINDOW_BYTES });
   h2.on('session', (session: http2.ServerHttp2Session) => {
-    session.setLocalWindowSize(RECEIVE_WINDOW_BYTES);
+    session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
   });
 }
 

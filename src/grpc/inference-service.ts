@@ -19,6 +19,7 @@ import {
   type ModelInferRequest,
 } from './infer-codec.js';
 import { toServiceError } from './grpc-status.js';
+import type { MemoryBudget } from '../memory/client-budget.js';
 import { serveModelStream } from './model-stream.js';
 import {
   STREAM_MAX_INFLIGHT,
@@ -35,6 +36,9 @@ import {
 } from './repository-codec.js';
 
 export interface ServiceOptions {
+  /** The client-memory budget ModelStreamInfer streams reserve from, and a stream's window. */
+  readonly budget: MemoryBudget;
+  readonly windowBytes: number;
   /** RPC name -> the header it requires (`--grpc-restricted-protocol`). */
   readonly restricted: ReadonlyMap<string, Restriction>;
   /** Called with 5xx-class errors other than UNAVAILABLE, for the log. */
@@ -149,6 +153,8 @@ export function inferenceService(
     serveModelStream(plane, call, {
       maxInflight: STREAM_MAX_INFLIGHT,
       maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
+      budget: options.budget,
+      windowBytes: options.windowBytes,
       ...(options.draining !== undefined ? { draining: options.draining } : {}),
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
     });

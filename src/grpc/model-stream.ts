@@ -51,6 +51,8 @@ export function serveModelStream(
       // grpc-js's writable side is in object mode: this asks for a drain at 16 answers.
       needsDrain: () => call.writableNeedDrain,
       finish: () => void call.end(),
+      // grpc-js sends the status after the answers it has queued; it offers no reset.
+      exhaust: (details) => void call.emit('error', { code: status.RESOURCE_EXHAUSTED, details }),
     },
     options,
   );

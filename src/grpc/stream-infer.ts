@@ -13,7 +13,7 @@
 // Only plain calls come here (`takesDirectPath` in unary-infer.ts): no deadline, no grpc-encoding,
 // no restriction on the RPC; the others go to grpc-js (model-stream.ts).
 
-import type http2 from 'node:http2';
+import http2 from 'node:http2';
 import { status } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import type { ModelInferRequest } from './infer-codec.js';
@@ -62,10 +62,23 @@ export function serveStreamInfer(
     // when to stop reading.
     needsDrain: () => false,
     finish: () => endWithStatus(stream, status.OK, 'OK'),
+    // Before any answer, the status can go out at once. After one, the answers unsent may sit
+    // behind a window the client never opens, and so would the trailers: the stream is reset
+    // instead, which frees them now. gRPC clients report ENHANCE_YOUR_CALM as RESOURCE_EXHAUSTED.
+    exhaust: (details) => {
+      failed = true;
+      if (stream.closed || stream.destroyed) return;
+      if (!stream.headersSent) {
+        endWithStatus(stream, status.RESOURCE_EXHAUSTED, details);
+        stream.resume();
+      } else {
+        stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      }
+    },
   };
+  let failed = false;
   const session = new StreamSession(plane, transport, options);
   const reader = new MessageReader(options.maxReceiveBytes);
-  let failed = false;
   /**
    * A protocol error: nothing more is read, the requests already read are answered, and then the
    * call ends with `code` (a valid request's answer was lost when the error cancelled it).

@@ -10,10 +10,17 @@
 // their bytes reach `maxUnsentBytes`, while the transport's write buffer asks for a drain, or
 // while it holds `maxInflight` requests running or unsent. Requests already running still finish
 // and are written; see docs/grpc.md for the whole bound.
+//
+// Memory across streams: the session reserves its stream's receive window (what the client may
+// send before the server reads) and its unsent answers from the process's client-memory budget
+// (memory/client-budget.ts). A call that cannot reserve its window is refused; a stream whose next
+// answer does not fit is reset (`exhaust`), which drops its unsent answers at once. Both reach the
+// client as RESOURCE_EXHAUSTED, as a message over the size limit does.
 
 import { setMaxListeners } from 'node:events';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import { BudgetAccount, noteLeftBehind, type MemoryBudget } from '../memory/client-budget.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import {
   decodeInferRequest,
@@ -47,6 +54,10 @@ export interface StreamOptions {
   readonly maxInflight: number;
   /** Bytes of answers (tensor data, error texts) written and not yet sent before it stops reading. */
   readonly maxUnsentBytes: number;
+  /** The process's client-memory budget (--client-memory-budget). */
+  readonly budget: MemoryBudget;
+  /** Request bytes the client may send before the server reads: the stream's receive window. */
+  readonly windowBytes: number;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
   /**
    * Aborted when the server stops taking calls: the stream is then treated as if the client had
@@ -66,6 +77,19 @@ export interface StreamTransport {
   needsDrain(): boolean;
   /** Ends the call with status OK: everything read was answered. */
   finish(): void;
+  /**
+   * Ends the call with RESOURCE_EXHAUSTED and drops whatever it has not sent (an HTTP/2 stream
+   * is reset, so its buffered answers are freed even if the client never reads again).
+   */
+  exhaust(details: string): void;
+}
+
+/** What a client over the budget is told (docs/operations.md, "Hostile clients"). */
+export function budgetExhausted(budget: MemoryBudget, what: string): string {
+  return (
+    `the server's memory for clients is exhausted (--client-memory-budget ${budget.limitBytes} ` +
+    `bytes, held by answers other clients have not read): ${what}; retry later`
+  );
 }
 
 export class StreamSession {
@@ -79,6 +103,8 @@ export class StreamSession {
   private running = 0;
   /** Requests read and not yet sent: running, or answered with the answer still unsent. */
   private held = 0;
+  /** Bytes of the tensors of the requests running. */
+  private runningBytes = 0;
   /** Bytes of the answers handed to the transport whose write has not completed. */
   private unsentBytes = 0;
   private paused = false;
@@ -86,6 +112,8 @@ export class StreamSession {
   private closed = false;
   /** How the call ends once every answer is out: with OK, unless `endWith` said otherwise. */
   private end: () => void = () => this.transport.finish();
+  /** This stream's share of the client-memory budget: its window, and its unsent answers. */
+  private readonly account: BudgetAccount;
   private readonly onDrainSignal = (): void => this.halfClose();
 
   constructor(
@@ -96,6 +124,12 @@ export class StreamSession {
     // Each request in flight listens on the one signal (the scheduler's cancellation): as many
     // listeners as requests, which is no leak.
     setMaxListeners(0, this.controller.signal);
+    this.account = new BudgetAccount(options.budget);
+    if (!this.account.hold(options.windowBytes)) {
+      this.closed = true;
+      transport.exhaust(budgetExhausted(options.budget, 'no room for another stream'));
+      return;
+    }
     // A call that arrives while the server drains ends at once (after GOAWAY, none should).
     if (options.draining?.aborted === true) this.halfClose();
     else options.draining?.addEventListener('abort', this.onDrainSignal, { once: true });
@@ -104,12 +138,18 @@ export class StreamSession {
   /** One request read from the stream. */
   receive(msg: ModelInferRequest): void {
     if (this.closed) return;
+    // The request's tensors stand for its answer's bytes until the answer is made: reserved now,
+    // a stream over the budget is cut before it runs more work whose answer it cannot hold.
+    const bytes = requestBytes(msg);
+    if (!this.reserve(this.runningBytes + bytes, this.unsentBytes)) return;
+    this.runningBytes += bytes;
     const arrivalNs = Number(process.hrtime.bigint());
     this.running += 1;
     this.held += 1;
     this.flow();
     void this.run(msg, this.controller.signal, arrivalNs).then((message) => {
       this.running -= 1;
+      this.runningBytes -= bytes;
       this.send(message);
       this.flow();
       this.finishIfDone();
@@ -138,6 +178,8 @@ export class StreamSession {
    * leave their scheduler queues without running; running ones finish and their results are dropped.
    */
   cancel(): void {
+    // Its unsent answers (beyond the window, which is no memory of its own) are garbage now.
+    noteLeftBehind(this.account.close() - this.options.windowBytes);
     if (this.closed) return;
     this.closed = true;
     this.options.draining?.removeEventListener('abort', this.onDrainSignal);
@@ -159,10 +201,23 @@ export class StreamSession {
     else this.transport.resume();
   }
 
+  /**
+   * Holds the window, `running` bytes of requests and `unsent` bytes of answers. When that does not
+   * fit the budget the stream is ended with RESOURCE_EXHAUSTED (its unsent answers dropped), and
+   * this returns false.
+   */
+  private reserve(running: number, unsent: number): boolean {
+    if (this.account.hold(this.options.windowBytes + running + unsent)) return true;
+    this.cancel();
+    this.transport.exhaust(budgetExhausted(this.options.budget, 'this stream was ended'));
+    return false;
+  }
+
   private finishIfDone(): void {
     if (this.ended && this.running === 0 && !this.closed) {
       this.closed = true;
       this.options.draining?.removeEventListener('abort', this.onDrainSignal);
+      this.account.close();
       this.end();
     }
   }
@@ -170,10 +225,12 @@ export class StreamSession {
   private send(message: ModelStreamInferResponse): void {
     if (this.closed) return;
     const bytes = answerBytes(message);
+    if (!this.reserve(this.runningBytes, this.unsentBytes + bytes)) return;
     this.unsentBytes += bytes;
     this.transport.send(message, () => {
       this.unsentBytes -= bytes;
       this.held -= 1;
+      this.account.hold(this.options.windowBytes + this.runningBytes + this.unsentBytes);
       this.flow();
     });
   }
@@ -235,6 +292,13 @@ export class StreamSession {
 /** An error answer's `infer_response`: the request's model and id, so the client can match it. */
 function requestFields(msg: ModelInferRequest): Partial<ModelInferResponse> {
   return { model_name: msg.model_name, model_version: msg.model_version, id: msg.id };
+}
+
+/** What a request holds in memory: its tensors' bytes. */
+function requestBytes(msg: ModelInferRequest): number {
+  let n = 0;
+  for (const b of msg.raw_input_contents) n += b.byteLength;
+  return n;
 }
 
 /** What an answer holds in memory beyond its fixed fields: output bytes and the error text. */

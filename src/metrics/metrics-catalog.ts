@@ -160,6 +160,25 @@ export class MetricsCatalog {
     collect: (): void => this.#flushHistograms(this.batchSize, (s) => s.batchSize),
   });
 
+  /** Reads the client-memory budget's reservations; set once by the server (watchClientMemory). */
+  #clientMemory: () => number = () => 0;
+
+  /**
+   * Bytes held for clients — unread answers and stream windows — over every gRPC stream and
+   * WebSocket (--client-memory-budget, docs/operations.md "Hostile clients"). Not Triton's.
+   */
+  readonly clientMemoryReserved = new Gauge({
+    name: 'infernode_client_memory_reserved_bytes',
+    help: 'Bytes reserved from --client-memory-budget: answers clients have not read, stream windows',
+    registers: [this.registry],
+    collect: (): void => this.clientMemoryReserved.set(this.#clientMemory()),
+  });
+
+  /** Makes infernode_client_memory_reserved_bytes report `read()`. */
+  watchClientMemory(read: () => number): void {
+    this.#clientMemory = read;
+  }
+
   /**
    * Worker restarts: each worker thread started to replace a lost one (it died, its task handler
    * threw, or its session failed to load again). Triton has no equivalent: its instances are not

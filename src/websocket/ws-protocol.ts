@@ -30,6 +30,8 @@ export const CLOSE_CODES = Object.freeze({
   POLICY_VIOLATION: 1008,
   /** A frame over the size limit (the WebSocket library sends this itself). */
   MESSAGE_TOO_BIG: 1009,
+  /** The server's memory for unread responses (--client-memory-budget) is full: retry later. */
+  TRY_AGAIN_LATER: 1013,
 });
 
 export interface WebSocketLimits {
@@ -49,7 +51,8 @@ export interface WebSocketLimits {
 export const DEFAULT_WS_LIMITS: WebSocketLimits = Object.freeze({
   maxFrameBytes: 64 * 1024 * 1024,
   maxInflight: 1024,
-  maxQueuedBytes: 256 * 1024 * 1024,
+  // A quarter of the default client-memory budget: four stalled sockets fill it, one cannot.
+  maxQueuedBytes: 64 * 1024 * 1024,
   highWaterBytes: 1024 * 1024,
 });
 

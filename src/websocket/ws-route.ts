@@ -5,6 +5,11 @@
 import type { InferenceServerError } from '../errors.js';
 import type { WebSocketRoute } from '../http/front-end.js';
 import { RestrictedApis } from '../http/restricted-apis.js';
+import {
+  DEFAULT_CLIENT_MEMORY_BUDGET_BYTES,
+  memoryBudget,
+  type MemoryBudget,
+} from '../memory/client-budget.js';
 import { flatbuffersCodec } from './flatbuffers-frames.js';
 import { msgpackCodec } from './msgpack-frames.js';
 import { WsCounters } from './ws-counters.js';
@@ -25,6 +30,8 @@ export interface StreamingRouteOptions {
   readonly limits?: Partial<WebSocketLimits>;
   /** --http-restricted-api: checked against each socket's upgrade headers (default: none). */
   readonly restricted?: RestrictedApis;
+  /** The process's client-memory budget (default: one of its own, of the default size). */
+  readonly budget?: MemoryBudget;
   readonly onServerError?: (err: InferenceServerError) => void;
 }
 
@@ -54,6 +61,7 @@ export function streamingRoute(
 ): StreamingRoute {
   const limits: WebSocketLimits = Object.freeze({ ...DEFAULT_WS_LIMITS, ...options.limits });
   const counters = new WsCounters();
+  const budget = options.budget ?? memoryBudget(DEFAULT_CLIENT_MEMORY_BUDGET_BYTES);
   const restricted = options.restricted ?? new RestrictedApis([]);
   const sessions = new Set<WsSession>();
   let shuttingDown = false;
@@ -90,6 +98,7 @@ export function streamingRoute(
         codec: codecFor(isWsProtocol(protocol) ? protocol : MSGPACK_PROTOCOL),
         limits,
         counters,
+        budget,
         access: restricted.accessFor((name) => headers.get(name)),
         ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
         onGone: () => gone(session),

@@ -7,9 +7,15 @@
 // the response (or error) frame is handed to the socket, not when inference finishes. A client that
 // stops reading therefore runs into its in-flight cap instead of making the server hold an
 // unbounded number of finished responses; the byte cap on queued frames covers the error frames.
+//
+// Memory across sockets: the bytes a socket holds unsent (its queue and the socket's own buffer)
+// and the request frames still running are reserved from the process's client-memory budget (memory/client-budget.ts). A socket whose
+// next frame does not fit is closed with 1013 (Try Again Later): the budget is full of answers
+// other clients have not read, which is the server's condition, not this client's fault.
 
 import type { InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
+import { BudgetAccount, noteLeftBehind, type MemoryBudget } from '../memory/client-budget.js';
 import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
 import type { ApiAccess } from '../http/restricted-apis.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
@@ -38,6 +44,8 @@ export interface SessionDeps {
   readonly codec: FrameCodec;
   readonly limits: WebSocketLimits;
   readonly counters: WsCounters;
+  /** The process's client-memory budget (--client-memory-budget). */
+  readonly budget: MemoryBudget;
   /** What the upgrade's headers may reach (--http-restricted-api), decided at the upgrade. */
   readonly access: ApiAccess;
   /** Called with 5xx errors other than 503, for the log. */
@@ -57,6 +65,8 @@ interface Slot {
   readonly controller: AbortController;
   /** False for a repository request: a cancel frame leaves it to run to its answer. */
   readonly cancellable: boolean;
+  /** The request frame's bytes, held for the client until its answer is made (then 0). */
+  requestBytes: number;
 }
 
 interface Outgoing {
@@ -74,6 +84,10 @@ export class WsSession implements WebSocketPeer {
   #queue: Outgoing[] = [];
   #head = 0;
   #queuedBytes = 0;
+  /** Bytes of the request frames running (see Slot.requestBytes). */
+  #requestBytes = 0;
+  /** This socket's share of the client-memory budget: its queue and its socket's buffer. */
+  readonly #account: BudgetAccount;
   #closed = false;
   #gone = false;
   /** Set by shutdown(): new requests are refused, and the socket closes once it has none. */
@@ -82,6 +96,7 @@ export class WsSession implements WebSocketPeer {
   constructor(connection: WebSocketConnection, deps: SessionDeps) {
     this.#connection = connection;
     this.#deps = deps;
+    this.#account = new BudgetAccount(deps.budget);
     deps.counters.socketOpened();
   }
 
@@ -145,12 +160,12 @@ export class WsSession implements WebSocketPeer {
         this.#cancel(frame.id);
         return;
       case 'infer':
-        this.#accept(frame);
+        this.#accept(frame, bytes.byteLength);
         return;
       case 'repository_index':
       case 'model_load':
       case 'model_unload':
-        this.#acceptRepository(frame);
+        this.#acceptRepository(frame, bytes.byteLength);
         return;
     }
   }
@@ -169,6 +184,7 @@ export class WsSession implements WebSocketPeer {
       this.#queue = [];
       this.#head = 0;
     }
+    if (!this.#reserve()) return;
     this.#closeIfDone();
   }
 
@@ -191,17 +207,19 @@ export class WsSession implements WebSocketPeer {
     this.#queue = [];
     this.#head = 0;
     this.#queuedBytes = 0;
+    this.#requestBytes = 0;
+    noteLeftBehind(this.#account.close());
     this.#deps.counters.socketClosed();
   }
 
-  #accept(frame: InferFrame): void {
-    const slot = this.#take(frame.id, true);
+  #accept(frame: InferFrame, frameBytes: number): void {
+    const slot = this.#take(frame.id, true, frameBytes);
     if (slot !== undefined) void this.#run(frame, slot, Number(process.hrtime.bigint()));
   }
 
   /** Repository requests are not cancellable: a load or unload cannot be stopped halfway. */
-  #acceptRepository(frame: RepositoryFrame): void {
-    const slot = this.#take(frame.id, false);
+  #acceptRepository(frame: RepositoryFrame, frameBytes: number): void {
+    const slot = this.#take(frame.id, false, frameBytes);
     if (slot === undefined) return;
     const { plane, codec } = this.#deps;
     void this.#answer(slot, async () =>
@@ -210,7 +228,7 @@ export class WsSession implements WebSocketPeer {
   }
 
   /** The slot for a new request, or undefined when the frame was refused (duplicate id, cap). */
-  #take(id: FrameId, cancellable: boolean): Slot | undefined {
+  #take(id: FrameId, cancellable: boolean, frameBytes: number): Slot | undefined {
     const { limits } = this.#deps;
     if (this.#slots.has(id.key)) {
       this.#refuse(id, duplicateId(id, undefined));
@@ -227,7 +245,17 @@ export class WsSession implements WebSocketPeer {
       );
       return undefined;
     }
-    const slot: Slot = { id, state: 'running', controller: new AbortController(), cancellable };
+    const slot: Slot = {
+      id,
+      state: 'running',
+      controller: new AbortController(),
+      cancellable,
+      requestBytes: frameBytes,
+    };
+    // Its bytes (views of the frame, or copies) are held until it is answered: a client sending
+    // faster than the model runs fills the budget with queued requests, not only with answers.
+    this.#requestBytes += frameBytes;
+    if (!this.#reserve()) return undefined;
     this.#slots.set(id.key, slot);
     return slot;
   }
@@ -266,6 +294,7 @@ export class WsSession implements WebSocketPeer {
       if (err.status >= 500 && err.status !== 503) this.#deps.onServerError?.(err);
       bytes = this.#deps.codec.encodeError(slot.id, err.toWire());
     }
+    this.#answered(slot);
     // Cancelled (already answered) or the socket closed: the result has nowhere to go.
     if (this.#slots.get(slot.id.key) !== slot) return;
     slot.state = 'sending';
@@ -279,8 +308,15 @@ export class WsSession implements WebSocketPeer {
     if (slot === undefined || slot.state !== 'running' || !slot.cancellable) return;
     const err = fail('CANCELLED', `request ${showId(id)} was cancelled by the client`);
     slot.controller.abort(err);
+    this.#answered(slot);
     slot.state = 'sending';
     this.#send(this.#deps.codec.encodeError(slot.id, err.toWire()), slot);
+  }
+
+  /** The slot's request no longer holds its bytes (its answer, when it has one, is counted instead). */
+  #answered(slot: Slot): void {
+    if (!this.#closed) this.#requestBytes -= slot.requestBytes; // #end zeroed the sum
+    slot.requestBytes = 0;
   }
 
   /** An error frame that releases no slot: the frame it answers never became a request. */
@@ -308,7 +344,25 @@ export class WsSession implements WebSocketPeer {
         CLOSE_CODES.POLICY_VIOLATION,
         `slow consumer: ${pending} response bytes unread, over the ${limits.maxQueuedBytes} limit`,
       );
+      return;
     }
+    this.#reserve();
+  }
+
+  /**
+   * Reserves what the socket holds unsent now (a decrease always fits). Over the budget the socket
+   * is closed with 1013, which drops its queue; returns false then.
+   */
+  #reserve(): boolean {
+    if (this.#closed) return false;
+    const held = this.#requestBytes + this.#queuedBytes + this.#connection.bufferedAmount();
+    if (this.#account.hold(held)) return true;
+    const { budget } = this.#deps;
+    this.#close(
+      CLOSE_CODES.TRY_AGAIN_LATER,
+      `server memory for unread responses is full (--client-memory-budget ${budget.limitBytes})`,
+    );
+    return false;
   }
 
   #write(item: Outgoing): void {
@@ -320,6 +374,7 @@ export class WsSession implements WebSocketPeer {
       return;
     }
     this.#deps.counters.observePending(this.#queuedBytes + this.#connection.bufferedAmount());
+    if (!this.#reserve()) return;
     if (this.#head === this.#queue.length) this.#closeIfDone();
   }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { status } from '@grpc/grpc-js';
 import { fail } from '../../../src/errors.js';
+import { memoryBudget } from '../../../src/memory/client-budget.js';
 import { startGrpcServer, type GrpcFrontEnd } from '../../../src/grpc/grpc-server.js';
 import { grpcClient, type GrpcTestClient } from '../../helpers/grpc-client.js';
 import { FakeDataPlane } from '../http/fake-data-plane.js';
@@ -36,6 +37,8 @@ void describe('gRPC repository RPCs over the fake data plane', () => {
       keepaliveTimeoutMs: 20_000,
       maxReceiveBytes: 1 << 20,
       restrictions: [],
+      budget: memoryBudget(0),
+      maxConcurrentStreams: 128,
     });
     c = grpcClient(`127.0.0.1:${server.port}`);
   });
