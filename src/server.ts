@@ -22,6 +22,7 @@ import type { ModelRegistry } from './repository/model-registry.js';
 import { ShutdownSequence } from './shutdown.js';
 import { VERSION } from './version.js';
 import { sharedMemoryBudget } from './memory/client-budget.js';
+import { WsCounters } from './websocket/ws-counters.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 
 export interface RunningServer {
@@ -99,6 +100,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   const budgetCounter = new SharedArrayBuffer(8);
   const clientBudget = sharedMemoryBudget(options.clientMemoryBudget, budgetCounter);
   metrics.watchClientMemory(() => clientBudget.reservedBytes);
+  // Shared with the front-end threads' routes, so the counts are the process's.
+  const wsCounters = new SharedArrayBuffer(WsCounters.SHARED_BYTES);
   const websocket = options.allowWebsocket
     ? streamingRoute(dataPlane, {
         restricted,
@@ -108,6 +111,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
           maxQueuedBytes: options.wsMaxQueuedBytes,
         },
         budget: clientBudget,
+        counters: new WsCounters(wsCounters),
         onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
       })
     : undefined;
@@ -181,7 +185,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         },
         restrictedApis: options.httpRestrictedApis,
         clientBudget: { limitBytes: options.clientMemoryBudget, counter: budgetCounter },
-        ...(websocket !== undefined && { websocket: websocket.limits }),
+        ...(websocket !== undefined && {
+          websocket: { limits: websocket.limits, counters: wsCounters },
+        }),
       },
       plane: dataPlane,
       logger,

@@ -8,6 +8,7 @@ import { kserveRoutes } from '../http/kserve-routes.js';
 import { sharedMemoryBudget } from '../memory/client-budget.js';
 import { RestrictedApis } from '../http/restricted-apis.js';
 import { selectFrontEnd } from '../http/select-front-end.js';
+import { WsCounters } from '../websocket/ws-counters.js';
 import { streamingRoute, type StreamingRoute } from '../websocket/ws-route.js';
 import type { FrontEnd } from '../http/front-end.js';
 import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
@@ -30,7 +31,8 @@ export async function runFrontEndThread(
       ? undefined
       : streamingRoute(plane, {
           restricted: new RestrictedApis(config.restrictedApis),
-          limits: config.websocket,
+          limits: config.websocket.limits,
+          counters: new WsCounters(config.websocket.counters),
           budget: sharedMemoryBudget(config.clientBudget.limitBytes, config.clientBudget.counter),
           onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
         });

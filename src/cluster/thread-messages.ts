@@ -37,8 +37,8 @@ export interface FrontEndThreadConfig {
   readonly restrictedApis: readonly ApiRestriction[];
   /** --client-memory-budget, counted in the main thread's shared counter (client-budget.ts). */
   readonly clientBudget: { readonly limitBytes: number; readonly counter: SharedArrayBuffer };
-  /** Absent with --allow-websocket=false. */
-  readonly websocket?: WebSocketLimits;
+  /** Absent with --allow-websocket=false; `counters` is the main route's WsCounters memory. */
+  readonly websocket?: { readonly limits: WebSocketLimits; readonly counters: SharedArrayBuffer };
 }
 
 /** The data-plane calls other than `infer` that a thread forwards as they are. */

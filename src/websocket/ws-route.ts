@@ -32,6 +32,8 @@ export interface StreamingRouteOptions {
   readonly restricted?: RestrictedApis;
   /** The process's client-memory budget (default: one of its own, of the default size). */
   readonly budget?: MemoryBudget;
+  /** Counters shared with the other front-end threads' routes (default: this route's own). */
+  readonly counters?: WsCounters;
   readonly onServerError?: (err: InferenceServerError) => void;
 }
 
@@ -60,7 +62,7 @@ export function streamingRoute(
   options: StreamingRouteOptions = {},
 ): StreamingRoute {
   const limits: WebSocketLimits = Object.freeze({ ...DEFAULT_WS_LIMITS, ...options.limits });
-  const counters = new WsCounters();
+  const counters = options.counters ?? new WsCounters();
   const budget = options.budget ?? memoryBudget(DEFAULT_CLIENT_MEMORY_BUDGET_BYTES);
   const restricted = options.restricted ?? new RestrictedApis([]);
   const sessions = new Set<WsSession>();
