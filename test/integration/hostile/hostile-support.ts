@@ -8,8 +8,14 @@ import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 
 /** The default budget for memory held for clients (docs/operations.md, "Hostile clients"). */
 export const DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024;
-/** Room for what the budget does not count: V8 objects, allocator slack, measurement noise. */
-export const RSS_MARGIN_BYTES = 160 * 1024 * 1024;
+/**
+ * Room for what the budget does not count: V8 objects, garbage of the streams and sockets the
+ * server ended and has not collected yet, allocator slack, measurement noise. 160 MiB was exceeded
+ * on Node 24 with the machine loaded (+458 MiB over a 256 MiB budget, the budget's own count at
+ * 249 MiB); the defects were +760 to +1,045 MiB, which budget + 256 MiB still catches. The budget's
+ * own gauge is held to the budget exactly.
+ */
+export const RSS_MARGIN_BYTES = 256 * 1024 * 1024;
 /** RSS may stay this far above its baseline 10 s after the clients went. */
 export const KEPT_MARGIN_BYTES = 96 * 1024 * 1024;
 
