@@ -48,7 +48,13 @@ export function notifySettings(env: NodeJS.ProcessEnv, pid: number): NotifySetti
 export function serviceStatus(
   ready: boolean,
   models: readonly { readonly state: ModelState }[],
-  ports: { http: number; grpc: number | undefined; metrics: number | undefined },
+  ports: {
+    http: number;
+    grpc: number | undefined;
+    metrics: number | undefined;
+    /** Threads serving the HTTP port (--http-thread-count); shown when more than one. */
+    httpThreads?: number;
+  },
 ): string {
   const count = (s: ModelState): number => models.filter((m) => m.state === s).length;
   const others = (['LOADING', 'UNLOADING', 'UNAVAILABLE'] as const)
@@ -56,7 +62,7 @@ export function serviceStatus(
     .map((s) => `, ${count(s)} ${s.toLowerCase()}`)
     .join('');
   const listeners = [
-    `HTTP :${ports.http}`,
+    `HTTP :${ports.http}` + ((ports.httpThreads ?? 1) > 1 ? ` (${ports.httpThreads} threads)` : ''),
     ...(ports.grpc !== undefined ? [`gRPC :${ports.grpc}`] : []),
     ...(ports.metrics !== undefined ? [`metrics :${ports.metrics}`] : []),
   ].join(', ');
@@ -84,6 +90,7 @@ export function watchedServer(server: RunningServer): WatchedServer {
         http: server.httpPort,
         grpc: server.grpcPort,
         metrics: server.metricsPort,
+        httpThreads: server.httpThreads(),
       }),
   };
 }

@@ -9,6 +9,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InferenceClient } from '../../src/client/inference-client.js';
+import { freePort } from '../../src/http/free-port.js';
 import { reusePortUnsupported } from '../../src/http/select-front-end.js';
 import { loadUws } from '../../src/http/uws/uws-loader.js';
 import { mlpReference } from '../helpers/mlp-reference.js';
@@ -249,6 +250,48 @@ void describe('front-end threads through the infernode command', () => {
       }
     } finally {
       server.child.kill('SIGKILL');
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+void describe('--reuse-http-port', () => {
+  void it('lets two infernode processes serve one HTTP port', async () => {
+    const repo = await tempRepository();
+    await copyModel(repo, 'simple');
+    const port = await freePort('127.0.0.1');
+    const args = [`--model-repository=${repo}`, '--reuse-http-port', '--http-thread-count=1'];
+    const first = await spawnServer([...args, `--http-port=${port}`]);
+    const second = await spawnServer([...args, `--http-port=${port}`]).catch((e: unknown) => {
+      first.child.kill('SIGKILL');
+      throw e;
+    });
+    try {
+      const pids = new Set<number>();
+      for (const server of [first, second]) {
+        const line = server.lines.find((l) => l.includes('"httpPort"')) ?? '{}';
+        const started = JSON.parse(line) as { httpPort?: number; pid?: number };
+        assert.equal(started.httpPort, port, 'both listen on the same port');
+        pids.add(started.pid ?? 0);
+      }
+      assert.equal(pids.size, 2);
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/v2/health/ready`, {
+            headers: { connection: 'close' },
+          });
+          return res.status;
+        }),
+      );
+      assert.deepEqual(
+        answers,
+        Array.from({ length: 16 }, () => 200),
+      );
+    } finally {
+      first.child.kill('SIGTERM');
+      second.child.kill('SIGTERM');
+      assert.equal(await first.exited, 0);
+      assert.equal(await second.exited, 0);
       await rm(repo, { recursive: true, force: true });
     }
   });

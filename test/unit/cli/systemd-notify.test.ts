@@ -73,6 +73,17 @@ void describe('serviceStatus', () => {
     );
   });
 
+  void it('says how many threads serve HTTP when there are several', () => {
+    assert.equal(
+      serviceStatus(true, [{ state: 'READY' }], { ...ports, httpThreads: 4 }),
+      'serving 1 model (1 ready) on HTTP :8000 (4 threads), gRPC :8001, metrics :8002',
+    );
+    assert.equal(
+      serviceStatus(true, [{ state: 'READY' }], { ...ports, httpThreads: 1 }),
+      'serving 1 model (1 ready) on HTTP :8000, gRPC :8001, metrics :8002',
+    );
+  });
+
   void it('leaves out disabled listeners; one model is singular', () => {
     assert.equal(
       serviceStatus(true, [{ state: 'READY' }], {
