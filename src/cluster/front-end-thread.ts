@@ -26,11 +26,12 @@ export async function runFrontEndThread(
     message: string,
   ) => post({ kind: 'log', level, fields: { ...fields, thread: config.index }, message });
   const plane = new RemoteDataPlane(post);
+  const restricted = new RestrictedApis(config.restrictedApis);
   const websocket: StreamingRoute | undefined =
     config.websocket === undefined
       ? undefined
       : streamingRoute(plane, {
-          restricted: new RestrictedApis(config.restrictedApis),
+          restricted,
           limits: config.websocket.limits,
           counters: new WsCounters(config.websocket.counters),
           budget: sharedMemoryBudget(config.clientBudget.limitBytes, config.clientBudget.counter),
@@ -87,7 +88,7 @@ export async function runFrontEndThread(
   });
 
   const bound = await frontEnd.listen(
-    new RestrictedApis(config.restrictedApis).guard(
+    restricted.guard(
       kserveRoutes(plane, {
         maxBodyBytes: config.maxBodyBytes,
         onServerError: (err, call) =>
