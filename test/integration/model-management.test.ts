@@ -1,6 +1,7 @@
 // Model management on real servers with real ORT sessions: the control modes, load and unload
 // (through the data plane, as every transport calls them), reloads that fail no request, poll mode
-// and concurrent load/unload churn. The wire forms of the repository API are tested per transport.
+// (the concurrent load/unload churn is model-churn.test.ts). The wire forms of the repository API
+// are tested per transport.
 
 import assert from 'node:assert/strict';
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -306,63 +307,6 @@ void describe('reload under load', () => {
       { name: 'mlp', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' },
       { name: 'mlp', version: '2', state: 'READY', reason: '' },
     ]);
-  });
-});
-
-void describe('concurrent load and unload churn', () => {
-  const CLIENTS = 16;
-  const CALLS = 1000;
-  let t: TestServer;
-  before(async () => {
-    const repo = await tempRepository();
-    await copyModel(repo, 'simple');
-    t = await startTestServer({
-      modelRepositories: [repo],
-      modelControlMode: 'explicit',
-      loadModels: ['*'],
-    });
-  });
-  after(() => t.close());
-
-  void it(`${CLIENTS} clients, ${CALLS} random calls: live, ready, and the index agrees`, async () => {
-    let left = CALLS;
-    const errors: string[] = [];
-    const client = async (seed: number): Promise<void> => {
-      let x = seed;
-      while (left > 0) {
-        left -= 1;
-        x = (Math.imul(x, 1103515245) + 12345) >>> 0; // a 32-bit LCG: its high bits are random
-        const load = ((x >>> 16) & 1) === 0;
-        try {
-          if (load) await t.server.dataPlane.loadModel('simple', NO_FILES);
-          else await t.server.dataPlane.unloadModel('simple', { unloadDependents: false });
-        } catch (e) {
-          errors.push(String(e));
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i + 1)));
-    assert.deepEqual(errors, []);
-    // The calls really churned: many of them unloaded a serving model and loaded it again.
-    const unloads = t.logs.filter((l) => l.includes('"msg":"model unloaded"')).length;
-    const loads = t.logs.filter((l) => l.includes('"msg":"model version ready"')).length;
-    process.stdout.write(`# churn: ${unloads} unloads and ${loads - 1} reloads took effect\n`);
-    assert.ok(unloads >= 50 && loads >= 50, `${unloads} unloads, ${loads} loads`);
-    assert.equal((await fetch(`${t.base}/v2/health/live`)).status, 200);
-    assert.equal((await fetch(`${t.base}/v2/health/ready`)).status, 200);
-    const rows = rowsOf(await index(t), 'simple');
-    const modelReady = (await fetch(`${t.base}/v2/models/simple/ready`)).status === 200;
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]?.state === 'READY', modelReady, JSON.stringify(rows));
-    // Whatever the last call was, the model can be loaded and serves.
-    await t.server.dataPlane.loadModel('simple', NO_FILES);
-    const r = await postJson(`${t.base}/v2/models/simple/infer`, {
-      inputs: [
-        { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array(16).fill(1) },
-        { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array(16).fill(2) },
-      ],
-    });
-    assert.equal(r.status, 200);
   });
 });
 
