@@ -28,6 +28,12 @@ const REQUEST_TIMEOUT_MS = 300_000;
 // node checks the two request timeouts on this period (default 30 s, which would let a slow client
 // hold a socket for up to four times headersTimeout). The check walks the connection list: cheap.
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How long a socket answered by the clientError hook (408 after a head or request timeout, 400 for a
+ * request node's parser refused) stays half-closed before it is destroyed. With the check interval
+ * above, a timed-out socket is gone at most 1.5 s after its timeout.
+ */
+const CLOSE_LINGER_MS = 500;
 
 export class NodeHttpFrontEnd implements FrontEnd {
   readonly kind = 'node-http';
@@ -167,6 +173,13 @@ export class NodeHttpFrontEnd implements FrontEnd {
         'Connection: close\r\n\r\n' +
         body,
     );
+    // end() only half-closes: node's sockets allow half-open connections, so the fd would be held
+    // until the client closes its side, and one that never reads or closes held it for good (and
+    // its slot under --http-max-connections). A short linger lets a well-behaved client read the
+    // answer before the close; then the socket goes whatever the client does.
+    const linger = setTimeout(() => socket.destroy(), CLOSE_LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   }
 
   /** Serves a request with both Transfer-Encoding and Content-Length as Triton does, if it is one. */
