@@ -11,6 +11,7 @@ import {
   type FrontEndUnderTest,
 } from './conformance-case.js';
 import { BOTH_FRAMING_HEADERS_CASES } from './both-framing-cases.js';
+import { CHUNKED_DEFECT_CASES } from './chunked-defect-cases.js';
 import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
 import { FRAMING_CASES, PIPELINED_AFTER_REFUSAL_CASES } from './framing-cases.js';
@@ -26,6 +27,7 @@ export const CASES: readonly ConformanceCase[] = [
   ...FRAMING_CASES,
   ...PIPELINED_AFTER_REFUSAL_CASES,
   ...BOTH_FRAMING_HEADERS_CASES,
+  ...CHUNKED_DEFECT_CASES,
   ...LIFECYCLE_CASES,
   ...DRAIN_CASES,
   ...LIMIT_CASES,
