@@ -1,14 +1,24 @@
 #!/usr/bin/env node
 // The `infernode` command: parse flags, start the server, and turn SIGTERM/SIGINT into a bounded
-// drain (src/shutdown.ts). A second signal cuts the drain short; the process still exits only once
-// no run is inside ONNX Runtime, with status 0 for a complete drain and 1 otherwise. Under systemd
-// (Type=notify) it reports readiness, the drain and watchdog pings (systemd-notify.ts).
+// drain (src/shutdown.ts). A second signal cuts the drain short; the process then exits once no run
+// is inside ONNX Runtime, with status 0 for a complete drain and 1 otherwise; --exit-timeout-secs
+// (plus a grace once serving) bounds every phase, start-up loads included, past which the process
+// ends by the signal (exit-deadline.ts). Under systemd (Type=notify) it reports readiness, the
+// drain and watchdog pings (systemd-notify.ts).
 
 import { helpText, parseArgs } from './server-options.js';
+import { armExitDeadline } from './exit-deadline.js';
 import { openNotifier, watchedServer } from './systemd-notify.js';
 import { createLogger } from '../logger.js';
 import { startServer } from '../server.js';
 import { VERSION } from '../version.js';
+
+/**
+ * After --exit-timeout-secs a cut-short stop answers the queue at once and waits for the runs inside
+ * ONNX Runtime (one batch per instance) and the answers being written; past this grace on top of
+ * the timeout, the process ends by its signal whatever is still running.
+ */
+const CUT_SHORT_GRACE_MS = 5000;
 
 async function main(): Promise<number> {
   let parsed;
@@ -44,11 +54,17 @@ async function main(): Promise<number> {
   // A signal while models load must not kill the process on the spot: workers are creating their
   // sessions, and the default action would end it by signal with nothing logged. It is noted, the
   // loads finish (a worker is never stopped inside session creation), and the server then stops
-  // at once: it has not served, so there is nothing to drain.
+  // at once: it has not served, so there is nothing to drain. --exit-timeout-secs still bounds
+  // it: a load that outlasts it ends the process by the signal (exit-deadline.ts).
   let startupSignal: NodeJS.Signals | undefined;
+  const exitTimeoutMs = options.exitTimeoutSecs * 1000;
   const duringStartup = (signal: NodeJS.Signals): void => {
     if (startupSignal === undefined) {
-      logger.info({ signal }, 'signal during start-up: stopping once the models have loaded');
+      logger.info(
+        { signal, exitTimeoutSecs: options.exitTimeoutSecs },
+        'signal during start-up: stopping once the models have loaded',
+      );
+      armExitDeadline(signal, exitTimeoutMs, logger, () => 'during start-up, models loading');
     } else {
       logger.warn({ signal }, 'already stopping: waiting for the models being loaded');
     }
@@ -100,10 +116,18 @@ async function main(): Promise<number> {
         },
         'shutting down',
       );
+      // The drain is cut short at the timeout; what runs inside ONNX Runtime then gets a grace to
+      // return and be answered (and a load or unload in progress to finish) before the hard end.
+      armExitDeadline(
+        signal,
+        exitTimeoutMs + CUT_SHORT_GRACE_MS,
+        logger,
+        () => `with the shutdown still waiting ${CUT_SHORT_GRACE_MS / 1000} s after it`,
+      );
       notifier?.stopping(
         `draining: finishing in-flight requests (at most ${options.exitTimeoutSecs} s)`,
       );
-      running.shutdown(options.exitTimeoutSecs * 1000).then(
+      running.shutdown(exitTimeoutMs).then(
         (drained) => {
           const status = drained ? 0 : 1;
           logger.info({ status }, `exiting with status ${status}`);

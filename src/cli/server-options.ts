@@ -171,7 +171,7 @@ export const FLAGS = {
   'exit-on-error': { kind: 'bool', help: 'Exit when a model fails to load at start-up (true)' },
   'exit-timeout-secs': {
     kind: 'uint',
-    help: 'Seconds the whole shutdown may take (drain delay included); then queued requests get 503 and the exit status is 1 (30)',
+    help: 'Seconds the whole shutdown may take (drain delay included); then queued requests get 503 and the exit status is 1, and 5 s later (at once during start-up loads) the process ends by its signal (30)',
   },
   'drain-delay-secs': {
     kind: 'uint',

@@ -3,9 +3,9 @@
 // subclass (uws/uws-exchange.ts, node/node-http-exchange.ts) feeds it the library's events and
 // writes the bytes.
 
-import { fail, toServerError } from '../errors.js';
+import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming, bodyKind } from './body-framing.js';
+import { bodyFraming, bodyKind, type BodyFraming } from './body-framing.js';
 import { refuseRepeatedHost } from './host-header.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
@@ -62,6 +62,14 @@ export abstract class HttpExchange {
   protected abstract breakConnection(): void;
 
   /**
+   * A framing the adapter's library cannot read safely, refused like a malformed one (400, then the
+   * connection closes); undefined to accept it. Every framing is accepted unless a subclass says.
+   */
+  protected framingRefusal(_framing: BodyFraming): InferenceServerError | undefined {
+    return undefined;
+  }
+
+  /**
    * Reads the framing headers. A request without a body goes to the handler at once; a bad one is
    * rejected. Returns true when body bytes follow: the subclass then feeds them to `bodyChunk` and
    * `bodyEnd`.
@@ -72,6 +80,8 @@ export abstract class HttpExchange {
       const header = (name: string): string | undefined => headers.get(name);
       refuseRepeatedHost(header);
       const framing = bodyFraming(header, this.#maxBodyBytes);
+      const refused = this.framingRefusal(framing);
+      if (refused !== undefined) throw refused;
       if (framing.kind === 'none') {
         this.#dispatch(EMPTY_BODY);
         return false;

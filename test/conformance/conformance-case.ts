@@ -29,6 +29,12 @@ export interface FrontEndUnderTest {
    */
   readonly asyncPipelining: 'in-order' | 'close';
   /**
+   * Request bodies sent with `Transfer-Encoding: chunked`: 'served' (de-chunked strictly, every
+   * malformed body refused with 400) or 'refused' (every chunked request gets 400, malformed or not,
+   * where the library's own chunked parser cannot be made strict).
+   */
+  readonly chunkedBodies: 'served' | 'refused';
+  /**
    * Set when the adapter's connection limits are fixed (uWS 20.30): cases that ask for limits get
    * these instead, and read them from `CaseContext.limits`.
    */

@@ -11,9 +11,11 @@ import {
   type FrontEndUnderTest,
 } from './conformance-case.js';
 import { BOTH_FRAMING_HEADERS_CASES } from './both-framing-cases.js';
+import { CHUNKED_DEFECT_CASES } from './chunked-defect-cases.js';
 import { DRAIN_CASES } from './drain-cases.js';
 import { EchoState } from './echo-handler.js';
 import { FRAMING_CASES, PIPELINED_AFTER_REFUSAL_CASES } from './framing-cases.js';
+import { HELD_SOCKET_CASES } from './held-socket-cases.js';
 import { LIFECYCLE_CASES } from './lifecycle-cases.js';
 import { LIMIT_CASES } from './limit-cases.js';
 import { TRANSFER_CASES } from './transfer-cases.js';
@@ -25,9 +27,11 @@ export const CASES: readonly ConformanceCase[] = [
   ...FRAMING_CASES,
   ...PIPELINED_AFTER_REFUSAL_CASES,
   ...BOTH_FRAMING_HEADERS_CASES,
+  ...CHUNKED_DEFECT_CASES,
   ...LIFECYCLE_CASES,
   ...DRAIN_CASES,
   ...LIMIT_CASES,
+  ...HELD_SOCKET_CASES,
 ];
 
 export function runFrontEndConformance(impl: FrontEndUnderTest): void {

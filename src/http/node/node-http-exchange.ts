@@ -3,6 +3,7 @@
 // before it finished.
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { fail } from '../../errors.js';
 import type { HttpHandler } from '../front-end.js';
 import type { RequestHead } from '../http-call.js';
 import { HttpExchange } from '../http-exchange.js';
@@ -51,6 +52,20 @@ export class NodeHttpExchange extends HttpExchange {
       socket.setTimeout(0);
       this.bodyEnd();
     });
+  }
+
+  /**
+   * node's parser refused the bytes of this request's body (a malformed chunk: llhttp reports it
+   * to the server's clientError hook, not to the request). While the body is still being read the
+   * request is refused with a 400 and the connection closes, like any framing error. Returns false
+   * when the error is not about this body (node saw the body complete, and the error is about a
+   * next request, though this exchange may not have seen 'end' yet) or a reply may already be
+   * under way: the caller then drops the connection.
+   */
+  refuseBody(reason: string): boolean {
+    if (this.state !== 'reading' || this.#req.complete) return false;
+    this.bodyFailed(fail('BAD_REQUEST', `malformed HTTP request body: ${reason}`));
+    return true;
   }
 
   protected breakConnection(): void {

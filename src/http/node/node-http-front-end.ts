@@ -28,6 +28,12 @@ const REQUEST_TIMEOUT_MS = 300_000;
 // node checks the two request timeouts on this period (default 30 s, which would let a slow client
 // hold a socket for up to four times headersTimeout). The check walks the connection list: cheap.
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/**
+ * How long a socket answered by the clientError hook (408 after a head or request timeout, 400 for a
+ * request node's parser refused) stays half-closed before it is destroyed. With the check interval
+ * above, a timed-out socket is gone at most 1.5 s after its timeout.
+ */
+const CLOSE_LINGER_MS = 500;
 
 export class NodeHttpFrontEnd implements FrontEnd {
   readonly kind = 'node-http';
@@ -42,6 +48,8 @@ export class NodeHttpFrontEnd implements FrontEnd {
    * that reply, so the socket is closed instead.
    */
   readonly #busy = new WeakMap<Duplex, number>();
+  /** The latest request on each socket: the one whose body node's parser may refuse mid-read. */
+  readonly #latest = new WeakMap<Duplex, NodeHttpExchange>();
   /**
    * Connections on which a request was refused for its framing or size. What node's parser finds
    * after it on the connection is not a request the client framed (it may be the refused request's
@@ -142,7 +150,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
       this.#drain.closed();
     });
     const refused = (): void => void this.#refused.add(socket);
-    new NodeHttpExchange(
+    const exchange = new NodeHttpExchange(
       req,
       res,
       readHead(req),
@@ -150,14 +158,27 @@ export class NodeHttpFrontEnd implements FrontEnd {
       this.#options.maxBodyBytes,
       refused,
       this.#options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    ).start();
+    );
+    this.#latest.set(socket, exchange);
+    exchange.start();
   }
 
   #onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     // A taken-over socket has its own timeouts and reply; node's parser may still report on it.
     if (this.#takenOver.has(socket)) return;
-    if (error.code === 'ECONNRESET' || !socket.writable || (this.#busy.get(socket) ?? 0) > 0) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    if ((this.#busy.get(socket) ?? 0) > 0) {
+      // A malformed chunk in the body being read: that request gets its 400 and the connection
+      // closes once it is out (node's parser has stopped: nothing after it is read). Otherwise a
+      // reply may be under way, and a 400 written now would interleave with it.
+      // The end of input inside a body (HPE_INVALID_EOF_STATE) leaves nobody to answer.
+      const malformed = error.code !== 'HPE_INVALID_EOF_STATE';
+      if (!malformed || this.#latest.get(socket)?.refuseBody(parserDetail(error)) !== true) {
+        socket.destroy();
+      }
       return;
     }
     if (this.#takeOver(error, socket)) return;
@@ -170,6 +191,13 @@ export class NodeHttpFrontEnd implements FrontEnd {
         'Connection: close\r\n\r\n' +
         body,
     );
+    // end() only half-closes: node's sockets allow half-open connections, so the fd would be held
+    // until the client closes its side, and one that never reads or closes held it for good (and
+    // its slot under --http-max-connections). A short linger lets a well-behaved client read the
+    // answer before the close; then the socket goes whatever the client does.
+    const linger = setTimeout(() => socket.destroy(), CLOSE_LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
   }
 
   /** Serves a request with both Transfer-Encoding and Content-Length as Triton does, if it is one. */
@@ -196,13 +224,15 @@ function clientErrorReply(error: NodeJS.ErrnoException): [number, string] {
       return [431, 'request header fields too large'];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [408, 'the request was not received in time'];
-    default: {
-      // llhttp errors carry a short `reason` ("Transfer-Encoding can't be present with Content-Length").
-      const reason = (error as { reason?: unknown }).reason;
-      const detail = typeof reason === 'string' ? reason : (error.code ?? 'parse error');
-      return [400, `malformed HTTP request: ${detail}`];
-    }
+    default:
+      return [400, `malformed HTTP request: ${parserDetail(error)}`];
   }
+}
+
+/** llhttp errors carry a short `reason` ("Transfer-Encoding can't be present with Content-Length"). */
+function parserDetail(error: NodeJS.ErrnoException): string {
+  const reason = (error as { reason?: unknown }).reason;
+  return typeof reason === 'string' ? reason : (error.code ?? 'parse error');
 }
 
 function readHead(req: IncomingMessage): RequestHead {

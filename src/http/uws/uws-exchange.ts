@@ -10,6 +10,8 @@
 //   status line, headers and first body bytes into one syscall.
 
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import { fail, type InferenceServerError } from '../../errors.js';
+import type { BodyFraming } from '../body-framing.js';
 import type { HttpHandler } from '../front-end.js';
 import type { RequestHead } from '../http-call.js';
 import { HttpExchange } from '../http-exchange.js';
@@ -56,6 +58,23 @@ export class UwsExchange extends HttpExchange {
 
   protected breakConnection(): void {
     this.forceClose();
+  }
+
+  /**
+   * Every chunked body is refused: uWS 20.30's chunked parser cannot be made strict. It skips the
+   * two bytes after each chunk's data without looking at them, skips anything up to LF after a
+   * size, and has no trailers, so a malformed body reads as a different one and the bytes after it
+   * as a next request (measured: `2\r\n{}XX0\r\n\r\n` then a GET answered 400 then 200; a
+   * trailer left the connection hanging). JavaScript never sees those bytes. The 400 is written a
+   * turn later (writeRejection), so nothing uWS parses after the head is ever routed.
+   */
+  protected framingRefusal(framing: BodyFraming): InferenceServerError | undefined {
+    if (framing.kind !== 'chunked') return undefined;
+    return fail(
+      'BAD_REQUEST',
+      'Transfer-Encoding: chunked is not accepted by the uWebSockets.js front end: send ' +
+        'Content-Length, or serve with --http-front-end=node',
+    );
   }
 
   /**
