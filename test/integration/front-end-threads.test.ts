@@ -78,13 +78,15 @@ for (const fe of FRONT_ENDS) {
       await copyModel(repo, 'mlp');
       // mlp_gather runs once CLIENTS requests are queued (its preferred batch size), whatever
       // threads they came through, or after 20 s: one batch of all of them, however slowly the
-      // connections are accepted on a loaded machine.
+      // connections are accepted on a loaded machine. One instance: with two idle ones the batcher
+      // shares the queued rows between them (24 each), and 48 is never formed.
       const gather = await copyModel(repo, 'mlp', 'mlp_gather');
       const config = path.join(gather, 'config.pbtxt');
       await writeFile(
         config,
         (await readFile(config, 'utf8'))
           .replace(/name: "mlp"/, 'name: "mlp_gather"')
+          .replace(/instance_group \[[^\]]*\]/, 'instance_group [ { count: 1, kind: KIND_CPU } ]')
           .replace(
             'dynamic_batching { }',
             `dynamic_batching { preferred_batch_size: [ ${CLIENTS} ] ` +
