@@ -1,7 +1,8 @@
 // Issue 25's thread sweep (`bench:compare --thread-sweep`): infernode over each transport with
 // --http-thread-count 1, 2, 4, ... and the N-process reference (N servers on N ports, the load
-// split over them), one row per transport, server set-up and level: req/s, p50, p99 and the
-// cores every server process used together, with the scaling over one thread. Published as
+// split over them), one row per transport, server set-up and level: req/s, p50, p99, the cores
+// every server process used together and those other processes took meanwhile, and the scaling
+// over one thread. Published as
 // bench/results/threads-<model>.json, one section of bench/RESULTS.md per model.
 
 import { caveats } from './comparison.js';
@@ -60,6 +61,7 @@ export function threadSweepTable(result: BenchResult): Table {
     'p50 ms',
     'p99 ms',
     'server cores',
+    'other cores',
     '× 1 thread',
   ];
   const rows: string[][] = [];
@@ -76,6 +78,7 @@ export function threadSweepTable(result: BenchResult): Table {
         ms(s.latency.p50Us),
         ms(s.latency.p99Us),
         cores(s.cpu.server),
+        cores(s.cpu.other),
         base === t ? '1×' : ratio(s.reqPerSec, levelAt(base, l)?.summary.reqPerSec),
       ]);
     }
@@ -91,7 +94,9 @@ const SWEEP_NOTE =
   'reference the threads are measured against: N servers with one thread each on N ports, the ' +
   "generator's connections split evenly over them, their req/s summed and their latencies merged " +
   'in one histogram. Server cores: the CPU time of every server process (all its threads), per ' +
-  'second of wall time. × 1 thread: req/s over the one-thread row of the same transport at the ' +
+  'second of wall time; other cores: what every other process on the machine used meanwhile ' +
+  '(besides the servers and the generator), so a row measured while the machine was busy shows ' +
+  'it. × 1 thread: req/s over the one-thread row of the same transport at the ' +
   'same level. Figures marked * never became stable (the last 3 windows).';
 
 /** RESULTS.md sections for published thread sweeps, one per model. */

@@ -47,6 +47,7 @@ void describe('thread sweep report', () => {
       'p50 ms',
       'p99 ms',
       'server cores',
+      'other cores',
       '× 1 thread',
     ]);
     assert.deepEqual(
@@ -70,11 +71,12 @@ void describe('thread sweep report', () => {
     const rps = (i: number, l: number): number =>
       result.targets[i]?.levels[l]?.summary.reqPerSec ?? Number.NaN;
     assert.equal(t.rows[0]?.[3], Math.round(rps(0, 0)).toLocaleString('en-US'));
-    assert.equal(t.rows[0]?.[7], '1×');
-    assert.equal(t.rows[3]?.[7], `${(rps(1, 1) / rps(0, 1)).toFixed(2)}×`);
-    assert.equal(t.rows[11]?.[7], `${(rps(5, 1) / rps(3, 1)).toFixed(2)}×`);
-    const cores = result.targets[2]?.levels[1]?.summary.cpu.server ?? Number.NaN;
-    assert.equal(t.rows[5]?.[6], cores.toFixed(2));
+    assert.equal(t.rows[0]?.[8], '1×');
+    assert.equal(t.rows[3]?.[8], `${(rps(1, 1) / rps(0, 1)).toFixed(2)}×`);
+    assert.equal(t.rows[11]?.[8], `${(rps(5, 1) / rps(3, 1)).toFixed(2)}×`);
+    const cpu = result.targets[2]?.levels[1]?.summary.cpu;
+    assert.equal(t.rows[5]?.[6], cpu?.server?.toFixed(2));
+    assert.equal(t.rows[5]?.[7], cpu?.other?.toFixed(2));
   });
 
   void it('renders its own RESULTS.md section with the command and the machine', () => {
