@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench:compare`: the same model, batch size and load levels against raw onnxruntime-node
 // (no server), a naive Fastify server and infernode (or infernode over each of its transports,
-// --targets protocols: HTTP JSON and binary, WebSocket, gRPC unary and stream), one after another
+// --targets protocols: HTTP JSON and binary, WebSocket, gRPC unary and stream; or, --thread-sweep,
+// over each transport at each --http-thread-count and as N processes), one after another
 // on this machine, in one run; prints the comparison,
 // writes JSON/CSV/HTML/PNG, and publishes bench/results/ and bench/RESULTS.md (unless --no-publish).
 
@@ -34,6 +35,7 @@ import {
   overheadVerdicts,
 } from './report/overhead-table.js';
 import { publish } from './report/publish.js';
+import { isThreadSweepRun, threadSweepTable } from './report/thread-table.js';
 import { stageTable } from './report/stage-report.js';
 import { RESULT_SCHEMA, type BenchResult, type TargetResult } from './report/result-types.js';
 import { textTable } from './report/tables.js';
@@ -43,6 +45,7 @@ import { runHttpTarget, type HttpTargetSpec } from './targets/http-target.js';
 import { rawInit, rawSessionThreads, runRawOrtTargets } from './targets/raw-ort-target.js';
 import {
   frontEndOf,
+  servedThreadsOf,
   startInfernode,
   startServer,
   type ServerProcess,
@@ -117,12 +120,17 @@ const NAIVE_VARIANTS = [
 
 /** infernode as configured, once per transport asked for (HTTP JSON is the classic comparator). */
 const INFERNODE_TRANSPORTS = [
-  { id: 'infernode', label: 'infernode', wire: 'json' },
-  { id: 'infernode-binary', label: 'infernode HTTP binary', wire: 'binary' },
-  { id: 'infernode-ws', label: 'infernode WebSocket', wire: 'ws' },
-  { id: 'infernode-grpc', label: 'infernode gRPC unary', wire: 'grpc' },
-  { id: 'infernode-grpc-stream', label: 'infernode gRPC stream', wire: 'grpc-stream' },
-] as const satisfies readonly { id: CompareTarget; label: string; wire: string }[];
+  { id: 'infernode', label: 'infernode', name: 'HTTP JSON', wire: 'json' },
+  { id: 'infernode-binary', label: 'infernode HTTP binary', name: 'HTTP binary', wire: 'binary' },
+  { id: 'infernode-ws', label: 'infernode WebSocket', name: 'WebSocket', wire: 'ws' },
+  { id: 'infernode-grpc', label: 'infernode gRPC unary', name: 'gRPC unary', wire: 'grpc' },
+  {
+    id: 'infernode-grpc-stream',
+    label: 'infernode gRPC stream',
+    name: 'gRPC stream',
+    wire: 'grpc-stream',
+  },
+] as const satisfies readonly { id: CompareTarget; label: string; name: string; wire: string }[];
 
 /** A freshly started infernode under one transport: each transport gets the machine to itself. */
 async function runInfernode(
@@ -136,8 +144,6 @@ async function runInfernode(
   return withServer(
     () => startInfernode(options.modelRepository, options.serverArgs),
     (s) => {
-      const grpc = transport.wire === 'grpc' || transport.wire === 'grpc-stream';
-      if (grpc && s.grpcPort === null) throw new Error('infernode reported no gRPC port');
       const spec: HttpTargetSpec = {
         id: transport.id,
         kind: 'infernode',
@@ -145,7 +151,7 @@ async function runInfernode(
         description: `infernode with --model-repository ${repo}`,
         host: s.host,
         // A gRPC target's address is the gRPC port (it reads statistics over gRPC too).
-        port: grpc ? (s.grpcPort ?? 0) : s.port,
+        port: transportPort(transport, s),
         pid: s.pid,
         notes: [
           `HTTP front end: ${frontEndOf(s) ?? 'unknown'}`,
@@ -154,28 +160,151 @@ async function runInfernode(
             : []),
         ],
       };
-      const { outputs, sets, bodies } = prepared;
-      switch (transport.wire) {
-        case 'json':
-          return runHttpTarget(spec, bodies, outputs, levels, options, progress);
-        case 'binary':
-          return runHttpTarget(
-            spec,
-            sets.map((s) => binaryRequestBody(s)),
-            outputs,
-            levels,
-            { ...options, binary: true },
-            progress,
-          );
-        case 'ws':
-          return runWsTarget(spec, sets, outputs, levels, options, progress);
-        case 'grpc':
-          return runGrpcTarget(spec, sets, outputs, levels, options, false, progress);
-        case 'grpc-stream':
-          return runGrpcTarget(spec, sets, outputs, levels, options, true, progress);
-      }
+      return runTransport(transport, spec, options, prepared, levels, progress);
     },
   );
+}
+
+type InfernodeTransport = (typeof INFERNODE_TRANSPORTS)[number];
+
+const isGrpc = (transport: InfernodeTransport): boolean =>
+  transport.wire === 'grpc' || transport.wire === 'grpc-stream';
+
+/** The port a transport's load goes to: the HTTP port, or the gRPC one. */
+function transportPort(transport: InfernodeTransport, s: ServerProcess): number {
+  if (!isGrpc(transport)) return s.port;
+  if (s.grpcPort === null) throw new Error('infernode reported no gRPC port');
+  return s.grpcPort;
+}
+
+/** Measures `spec` (one infernode, or several) over one transport. */
+function runTransport(
+  transport: InfernodeTransport,
+  spec: HttpTargetSpec,
+  options: BenchOptions,
+  prepared: PreparedRun,
+  levels: readonly LoadLevel[],
+  progress: Progress,
+): Promise<TargetResult> {
+  const { outputs, sets, bodies } = prepared;
+  switch (transport.wire) {
+    case 'json':
+      return runHttpTarget(spec, bodies, outputs, levels, options, progress);
+    case 'binary':
+      return runHttpTarget(
+        spec,
+        sets.map((s) => binaryRequestBody(s)),
+        outputs,
+        levels,
+        { ...options, binary: true },
+        progress,
+      );
+    case 'ws':
+      return runWsTarget(spec, sets, outputs, levels, options, progress);
+    case 'grpc':
+      return runGrpcTarget(spec, sets, outputs, levels, options, false, progress);
+    case 'grpc-stream':
+      return runGrpcTarget(spec, sets, outputs, levels, options, true, progress);
+  }
+}
+
+/** `count` servers started one after another, all stopped when `f` is done (or on Ctrl-C). */
+async function withServers<T>(
+  count: number,
+  start: () => Promise<ServerProcess>,
+  f: (servers: readonly ServerProcess[]) => Promise<T>,
+): Promise<T> {
+  const servers: ServerProcess[] = [];
+  const stopAll = (): Promise<void> => Promise.all(servers.map((s) => s.stop())).then(() => {});
+  const forget = onInterrupt(stopAll);
+  try {
+    for (let i = 0; i < count; i += 1) servers.push(await start());
+    return await f(servers);
+  } finally {
+    forget();
+    await stopAll();
+  }
+}
+
+/**
+ * One row set of `--thread-sweep`: infernode with `--http-thread-count=threads` over one
+ * transport, or (processes > 1) the N-process reference: that many servers with one thread each on
+ * their own ports, the generator's connections split over them, their stats and CPU summed.
+ */
+async function runScaled(
+  transport: InfernodeTransport,
+  threads: number,
+  processes: number,
+  options: BenchOptions,
+  prepared: PreparedRun,
+  levels: readonly LoadLevel[],
+  progress: Progress,
+): Promise<TargetResult> {
+  const repo = path.relative(process.cwd(), options.modelRepository) || '.';
+  const args = [...options.serverArgs, `--http-thread-count=${threads}`];
+  const setup =
+    processes > 1 ? `${processes} processes` : `${threads} thread${threads === 1 ? '' : 's'}`;
+  progress.log(
+    `[${transport.name}, ${setup}] starting ${processes > 1 ? `${processes} servers` : 'the server'}`,
+  );
+  return withServers(
+    processes,
+    () => startInfernode(options.modelRepository, args),
+    async (servers) => {
+      const [first, ...rest] = servers as [ServerProcess, ...ServerProcess[]];
+      const spec: HttpTargetSpec = {
+        id: `${transport.id}-${processes > 1 ? `p${processes}` : `t${threads}`}`,
+        kind: 'infernode',
+        label: `infernode ${transport.name}, ${setup}`,
+        description:
+          processes > 1
+            ? `${processes} infernode processes on ${processes} ports (--http-thread-count=1 each), --model-repository ${repo}, the load split evenly over them`
+            : `infernode with --http-thread-count=${threads}, --model-repository ${repo}`,
+        host: first.host,
+        port: transportPort(transport, first),
+        pid: first.pid,
+        replicas: rest.map((s) => ({ port: transportPort(transport, s), pid: s.pid })),
+        notes: [
+          `HTTP front end: ${frontEndOf(first) ?? 'unknown'}`,
+          `server flags: ${args.join(' ')}`,
+          ...(processes > 1
+            ? [
+                `${processes} servers: each generator thread's share is split evenly over them (whole connections), their statistics and CPU time summed`,
+              ]
+            : []),
+        ],
+      };
+      const result = await runTransport(transport, spec, options, prepared, levels, progress);
+      return {
+        ...result,
+        scaling: { threads, processes, servedThreads: servers.map((s) => servedThreadsOf(s)) },
+      };
+    },
+  );
+}
+
+/**
+ * `--thread-sweep`: every transport asked for, at each thread count (a fresh server each), then
+ * the N-process reference for each N >= 2 of the sweep.
+ */
+async function runThreadSweep(
+  options: BenchOptions,
+  prepared: PreparedRun,
+  levels: readonly LoadLevel[],
+  progress: Progress,
+): Promise<TargetResult[]> {
+  const out: TargetResult[] = [];
+  for (const transport of INFERNODE_TRANSPORTS) {
+    if (!options.targets.includes(transport.id)) continue;
+    for (const threads of options.threadSweep) {
+      out.push(await runScaled(transport, threads, 1, options, prepared, levels, progress));
+    }
+    if (!options.processReference) continue;
+    for (const processes of options.threadSweep.filter((n) => n >= 2)) {
+      out.push(await runScaled(transport, 1, processes, options, prepared, levels, progress));
+    }
+  }
+  return out;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -306,9 +435,13 @@ async function main(argv: readonly string[]): Promise<number> {
       await repo.remove();
     }
   }
-  for (const transport of INFERNODE_TRANSPORTS) {
-    if (options.targets.includes(transport.id)) {
-      targets.push(await runInfernode(transport, options, prepared, levels, progress));
+  if (options.threadSweep.length > 0) {
+    targets.push(...(await runThreadSweep(options, prepared, levels, progress)));
+  } else {
+    for (const transport of INFERNODE_TRANSPORTS) {
+      if (options.targets.includes(transport.id)) {
+        targets.push(await runInfernode(transport, options, prepared, levels, progress));
+      }
     }
   }
 
@@ -325,7 +458,9 @@ async function main(argv: readonly string[]): Promise<number> {
   };
   const files = await writeOutputs(result, options);
   // A transports-only run and an overhead run have their own tables; a mixed run prints both.
-  if (!isProtocolRun(result) && !isOverheadRun(result)) {
+  if (isThreadSweepRun(result)) {
+    progress.log(`\n${textTable(threadSweepTable(result))}`);
+  } else if (!isProtocolRun(result) && !isOverheadRun(result)) {
     progress.log(`\n${textTable(comparisonTable(result))}`);
   }
   if (hasProtocolTargets(result)) progress.log(`\n${textTable(protocolTable(result))}`);

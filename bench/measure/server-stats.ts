@@ -158,3 +158,16 @@ export async function fetchGrpcServerCounters(
   }
   return parseServerCounters(reply, model, version);
 }
+
+/**
+ * Several servers' counters added up (an N-process reference: one model served by N processes);
+ * null when any of them has no statistics extension.
+ */
+export async function summedCounters(
+  reads: readonly (() => Promise<ServerCounters | null>)[],
+): Promise<ServerCounters | null> {
+  const all = await Promise.all(reads.map((read) => read()));
+  const first = all[0];
+  if (first === undefined || first === null || all.some((c) => c === null)) return null;
+  return (all as ServerCounters[]).slice(1).reduce(addCounters, first);
+}

@@ -51,6 +51,9 @@ export const PROTOCOL_TARGETS: readonly CompareTarget[] = [
   'infernode-grpc-stream',
 ];
 
+/** The targets a thread sweep can run: infernode over each transport (`--thread-sweep`). */
+export const THREAD_SWEEP_TARGETS: readonly CompareTarget[] = PROTOCOL_TARGETS;
+
 /** What runs without --targets (`--targets all` runs every comparator). */
 export const DEFAULT_COMPARE_TARGETS: readonly CompareTarget[] = [
   'raw-ort',
@@ -107,6 +110,16 @@ export interface BenchOptions {
   readonly serverPid: number;
   /** `bench:compare`: which comparators run. */
   readonly targets: readonly CompareTarget[];
+  /**
+   * `bench:compare --thread-sweep`: infernode's `--http-thread-count` values, ascending, each
+   * measured over every transport in `targets` against a fresh server ([] = no thread sweep).
+   */
+  readonly threadSweep: readonly number[];
+  /**
+   * With a thread sweep: also run the N-process reference (N servers with one thread each on N
+   * ports, the load split over them) for every N >= 2 of the sweep.
+   */
+  readonly processReference: boolean;
   /** `bench:compare`: sessions (one per worker thread) for the raw ORT limit. */
   readonly rawThreads: number;
   /** perf_analyzer's sequence flags, used when the model has sequence_batching. */

@@ -106,6 +106,18 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
       '(infernode over HTTP JSON, HTTP binary, WebSocket msgpack, gRPC unary and gRPC stream) ' +
       '(raw-ort,naive-fastify,infernode)',
   },
+  'thread-sweep': {
+    kind: 'string',
+    only: 'compare',
+    help:
+      'Comma list of infernode --http-thread-count values, or auto (1, 2, 4, ... up to the cores): ' +
+      'a fresh server per count and transport of --targets (default protocols), and the N-process reference',
+  },
+  'no-process-reference': {
+    kind: 'flag',
+    only: 'compare',
+    help: '--thread-sweep: skip the N-process reference (N servers on N ports, one thread each)',
+  },
   'raw-threads': { kind: 'uint', only: 'compare', help: 'Sessions/threads for raw ORT (cores)' },
   'no-publish': {
     kind: 'flag',

@@ -8,6 +8,7 @@ import {
   COMPARE_TARGETS,
   DEFAULT_COMPARE_TARGETS,
   PROTOCOL_TARGETS,
+  THREAD_SWEEP_TARGETS,
   type BenchOptions,
   type CompareTarget,
   type InputDataSource,
@@ -221,6 +222,53 @@ function parseTargets(text: string): CompareTarget[] {
   return COMPARE_TARGETS.filter((t) => out.includes(t));
 }
 
+/**
+ * `--thread-sweep`: `auto` is 1, 2, 4, ... up to `cores` (and `cores` itself); else a comma list
+ * of thread counts, returned ascending without repeats.
+ */
+export function parseThreadSweep(text: string, cores: number): number[] {
+  if (text.trim() === 'auto') {
+    const counts: number[] = [];
+    for (let n = 1; n <= cores; n *= 2) counts.push(n);
+    if (counts.at(-1) !== cores) counts.push(Math.max(1, cores));
+    return counts;
+  }
+  const counts = text.split(',').map((item) => {
+    const n = Number(item.trim());
+    if (item.trim() === '' || !Number.isInteger(n) || n < 1 || n > 256) {
+      throw new UsageError(
+        `--thread-sweep: expected auto or a comma list of thread counts 1..256, got "${text}"`,
+      );
+    }
+    return n;
+  });
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+/** The thread sweep's checks against the rest of the command line. */
+function checkThreadSweep(
+  r: Reader,
+  targets: readonly CompareTarget[],
+  serverArgs: readonly string[],
+): void {
+  const others = targets.filter((t) => !THREAD_SWEEP_TARGETS.includes(t));
+  if (others.length > 0) {
+    throw new UsageError(
+      `--thread-sweep measures infernode's transports only (${THREAD_SWEEP_TARGETS.join(',')}), not ${others.join(',')}`,
+    );
+  }
+  if (serverArgs.some((a) => a.startsWith('--http-thread-count'))) {
+    throw new UsageError(
+      '--thread-sweep sets --http-thread-count itself: drop it from --server-arg',
+    );
+  }
+  if (r.flag('trace')) {
+    throw new UsageError(
+      '--thread-sweep with --trace: a server with --trace-stages serves HTTP on one thread',
+    );
+  }
+}
+
 export function parseBenchFlags(argv: readonly string[], command: Command): ParsedCommandLine {
   const r = new Reader(tokenize(argv, command));
   const help = r.flag('help');
@@ -253,6 +301,23 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   }
   const cores = os.availableParallelism();
   const trace = r.flag('trace');
+  const threadSweep = r.has('thread-sweep')
+    ? parseThreadSweep(r.string('thread-sweep', ''), cores)
+    : [];
+  if (r.flag('no-process-reference') && threadSweep.length === 0) {
+    throw new UsageError('--no-process-reference applies to --thread-sweep only');
+  }
+  // A thread sweep runs infernode over every transport unless --targets names some.
+  const targets = Object.freeze(
+    parseTargets(
+      r.string(
+        'targets',
+        (threadSweep.length > 0 ? THREAD_SWEEP_TARGETS : DEFAULT_COMPARE_TARGETS).join(','),
+      ),
+    ),
+  );
+  const serverArgs = Object.freeze([...r.list('server-arg'), ...(trace ? ['--trace-stages'] : [])]);
+  if (threadSweep.length > 0) checkThreadSweep(r, targets, r.list('server-arg'));
   const options: BenchOptions = {
     model,
     modelVersion: r.string('model-version', ''),
@@ -286,10 +351,12 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
     serve: r.flag('serve'),
     modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),
-    serverArgs: Object.freeze([...r.list('server-arg'), ...(trace ? ['--trace-stages'] : [])]),
+    serverArgs,
     trace,
     serverPid: r.number('server-pid', 0, () => true, 'a process id'),
-    targets: Object.freeze(parseTargets(r.string('targets', DEFAULT_COMPARE_TARGETS.join(',')))),
+    targets,
+    threadSweep: Object.freeze(threadSweep),
+    processReference: !r.flag('no-process-reference'),
     rawThreads: r.number('raw-threads', cores, (n) => n >= 1 && n <= 64, '1..64'),
     publish: !r.flag('no-publish'),
     sequence: parseSequence(r),

@@ -1,6 +1,7 @@
 // Publishing a comparison: copies its files to bench/results/latest.* (committed) — or, for a
-// comparison of infernode's transports, to bench/results/protocols-<model>.json — regenerates
-// bench/RESULTS.md from latest.json plus every protocols-*.json and the model-management results
+// comparison of infernode's transports, to bench/results/protocols-<model>.json, and for a thread
+// sweep to threads-<model>.json — regenerates bench/RESULTS.md from latest.json plus every
+// protocols-*.json, overhead-*.json, threads-*.json and the model-management results
 // (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json) and the
 // sequence streams bench (sequence-streams.json), and refreshes the README's block between its
 // `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
@@ -29,6 +30,7 @@ import { latencyThroughputModel } from './plot-model.js';
 import { plotPng } from './plot-png.js';
 import { isProtocolRun, type ResultFile } from './protocol-table.js';
 import { isOverheadRun, overheadFileName, overheadSections } from './overhead-table.js';
+import { isThreadSweepRun, threadSweepFileName, threadSweepSections } from './thread-table.js';
 import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
@@ -74,6 +76,11 @@ export function readProtocolResults(): Promise<ResultFile[]> {
   return readResultFiles(/^protocols-.+\.json$/);
 }
 
+/** The published thread sweeps, one file per model, in name order. */
+export function readThreadSweepResults(): Promise<ResultFile[]> {
+  return readResultFiles(/^threads-.+\.json$/);
+}
+
 /** The published per-request overhead comparisons (model, batch, Node major), in name order. */
 export function readOverheadResults(): Promise<ResultFile[]> {
   return readResultFiles(/^overhead-.+\.json$/);
@@ -104,7 +111,11 @@ export async function renderAllPublished(): Promise<Published> {
     throw e;
   });
   const protocols = await readProtocolResults();
-  const overhead = overheadSections(await readOverheadResults());
+  // The overhead comparisons' sections, then the thread sweeps'.
+  const sections = [
+    ...overheadSections(await readOverheadResults()),
+    ...threadSweepSections(await readThreadSweepResults()),
+  ];
   const management = await renderModelManagement();
   const streams = await renderSequenceStreams();
   // The streams bench's section follows the model-management ones, in the same list.
@@ -115,15 +126,15 @@ export async function renderAllPublished(): Promise<Published> {
   if (
     main === null &&
     protocols.length === 0 &&
-    overhead.length === 0 &&
+    sections.length === 0 &&
     managed.sections.length === 0
   ) {
     throw new Error(`no result files in ${RESULTS_DIR}: run npm run bench:compare first`);
   }
-  if (main !== null) return renderPublished(main, protocols, managed, overhead);
+  if (main !== null) return renderPublished(main, protocols, managed, sections);
   await writeFormatted(
     RESULTS_MD,
-    renderResultsMarkdown(null, '', '', protocols, managed.sections, overhead),
+    renderResultsMarkdown(null, '', '', protocols, managed.sections, sections),
   );
   return { files: [...managed.files, RESULTS_MD], readmeUpdated: false };
 }
@@ -170,10 +181,11 @@ export async function renderPublished(
 }
 
 /**
- * Where a comparison is published: overhead-<model>-b<batch>-node<major>.json for a run with the
- * one-thread naive baseline, protocols-<model>.json for transports, else latest.json.
+ * Where a comparison is published: threads-<model>.json for a thread sweep,
+ * overhead-<model>-b<batch>-node<major>.json for a run with the one-thread naive baseline, protocols-<model>.json for transports, else latest.json.
  */
 export function publishedName(result: BenchResult): string {
+  if (isThreadSweepRun(result)) return threadSweepFileName(result);
   if (isOverheadRun(result)) return overheadFileName(result);
   return isProtocolRun(result) ? `protocols-${result.model.name}.json` : 'latest.json';
 }

@@ -112,6 +112,17 @@ export interface TargetResult {
   readonly transport: string;
   readonly notes: readonly string[];
   readonly levels: readonly LevelResult[];
+  /** `bench:compare --thread-sweep`: how infernode was run for this target. */
+  readonly scaling?: ServerScaling;
+}
+
+/** One row set of the thread sweep: one process with N threads, or N processes with one each. */
+export interface ServerScaling {
+  /** The --http-thread-count each process was started with. */
+  readonly threads: number;
+  readonly processes: number;
+  /** The HTTP threads each process reported serving on (fewer when it could not run threads). */
+  readonly servedThreads: readonly (number | null)[];
 }
 
 export interface ModelUnderTest {

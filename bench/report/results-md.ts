@@ -40,7 +40,10 @@ export function renderResultsMarkdown(
   imagePath: string,
   protocols: readonly ResultFile[] = [],
   after: readonly string[] = [],
-  /** Rendered sections of the per-request overhead comparisons (overhead-table.ts). */
+  /**
+   * Rendered sections of the per-request overhead comparisons (overhead-table.ts) and the thread
+   * sweeps (thread-table.ts).
+   */
   overhead: readonly string[] = [],
 ): string {
   const out: string[] = [];

@@ -16,8 +16,11 @@ export interface LevelProbe {
   readonly driver: DriverClient;
   /** Reads the server's cumulative counters; null when the target has no stats extension. */
   readonly readCounters: (() => Promise<ServerCounters | null>) | null;
-  /** The server's pid for CPU time; null when there is no separate server process. */
-  readonly serverPid: number | null;
+  /**
+   * The server's pid for CPU time (several: the servers of an N-process reference, their CPU
+   * summed); null when there is no separate server process.
+   */
+  readonly serverPid: number | readonly number[] | null;
   /**
    * --trace: reads the server's per-stage timeline, clearing it with `reset` (absent: the target
    * is not traced). Reset as the first window starts, read after the last.
@@ -45,10 +48,21 @@ interface Marks {
   readonly machine: number | null;
 }
 
-function marks(serverPid: number | null): Marks {
+/** The CPU time of every process in `pids`, summed; null when any cannot be read. */
+export function processesCpuMs(pids: number | readonly number[]): number | null {
+  let total = 0;
+  for (const pid of typeof pids === 'number' ? [pids] : pids) {
+    const ms = processCpuMs(pid);
+    if (ms === null) return null;
+    total += ms;
+  }
+  return total;
+}
+
+function marks(serverPid: LevelProbe['serverPid']): Marks {
   return {
     wall: performance.now(),
-    server: serverPid === null ? null : processCpuMs(serverPid),
+    server: serverPid === null ? null : processesCpuMs(serverPid),
     machine: machineBusyMs(),
   };
 }

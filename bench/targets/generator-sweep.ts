@@ -4,14 +4,18 @@
 
 import { DriverClient } from '../load/driver-client.js';
 import type { LoadLevel } from '../load/messages.js';
-import { fetchServerCounters, type ServerCounters } from '../measure/server-stats.js';
+import {
+  fetchServerCounters,
+  summedCounters,
+  type ServerCounters,
+} from '../measure/server-stats.js';
 import type { BenchOptions } from '../options/bench-options.js';
 import { fetchStageTable } from '../measure/stage-table.js';
 import { benchEntry } from '../paths.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetResult } from '../report/result-types.js';
 import { runSweep } from '../sweep/run-sweep.js';
-import type { HttpTargetSpec } from './http-target.js';
+import { targetServers, type HttpTargetSpec } from './http-target.js';
 
 export interface GeneratorPlan {
   /** The generator's entry script under bench/load. */
@@ -38,8 +42,21 @@ export async function runGeneratorSweep(
   // Stats come from Triton's statistics extension (over HTTP, or its gRPC twin for a gRPC
   // target), so the breakdown columns mean the same thing for every target.
   const base = `http://${spec.host}:${spec.port}`;
+  const servers = targetServers(spec);
   const counters =
-    plan.counters ?? (() => fetchServerCounters(base, options.model, options.modelVersion));
+    plan.counters ??
+    (() =>
+      summedCounters(
+        servers.map(
+          (s) => () =>
+            fetchServerCounters(
+              `http://${spec.host}:${s.port}`,
+              options.model,
+              options.modelVersion,
+            ),
+        ),
+      ));
+  const pids = servers.map((s) => s.pid);
   const hasStats = (await counters().catch(() => null)) !== null;
   const driver = await DriverClient.start(benchEntry('load', plan.generator), {
     threads: options.generatorThreads,
@@ -51,10 +68,18 @@ export async function runGeneratorSweep(
       {
         driver,
         readCounters: hasStats ? counters : null,
-        serverPid: spec.pid,
-        // Stages are traced on HTTP inference only; a gRPC target's port is not the HTTP one.
+        // Several servers: their CPU summed (all must be ours to observe).
+        serverPid:
+          servers.length === 1
+            ? spec.pid
+            : pids.every((p) => p !== null)
+              ? (pids as number[])
+              : null,
+        // Stages are traced on HTTP inference only; a gRPC target's port is not the HTTP one,
+        // and an N-process reference has no one timeline.
         ...(options.trace &&
           spec.kind === 'infernode' &&
+          servers.length === 1 &&
           plan.counters === undefined && {
             readStages: (reset: boolean) => fetchStageTable(base, reset),
           }),

@@ -8,14 +8,15 @@ import type { GrpcEngineInit } from '../load/grpc-load-engine.js';
 import { grpcPreflight } from '../load/grpc-preflight.js';
 import { grpcRequestPayload } from '../load/grpc-request.js';
 import type { LoadLevel } from '../load/messages.js';
-import { fetchGrpcServerCounters } from '../measure/server-stats.js';
+import type { ShardedInit } from '../load/sharded-engine.js';
+import { fetchGrpcServerCounters, summedCounters } from '../measure/server-stats.js';
 import { GrpcServiceClient } from '../model/grpc-service.js';
 import type { InputSet } from '../model/input-data.js';
 import type { BenchOptions } from '../options/bench-options.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetResult } from '../report/result-types.js';
 import { runGeneratorSweep } from './generator-sweep.js';
-import type { HttpTargetSpec } from './http-target.js';
+import { engineSettings, targetServers, type HttpTargetSpec } from './http-target.js';
 
 export const GRPC_UNARY_TRANSPORT = 'gRPC unary';
 export const GRPC_STREAM_TRANSPORT = 'gRPC stream';
@@ -40,25 +41,29 @@ export async function runGrpcTarget(
   );
   const first = requests[0];
   if (first === undefined) throw new Error('no input sets');
-  const target = grpcAddress(spec.host, spec.port);
-  await grpcPreflight(
-    { host: spec.host, port: spec.port },
-    first,
-    streaming,
-    expectedOutputs,
-    options.requestTimeoutMs,
-  );
-
-  const stats = new GrpcServiceClient(target);
-  try {
-    const engine = (): GrpcEngineInit => ({
-      host: spec.host,
-      port: spec.port,
+  const servers = targetServers(spec);
+  for (const server of servers) {
+    await grpcPreflight(
+      { host: spec.host, port: server.port },
+      first,
       streaming,
-      requests,
-      maxConnections: options.maxConnections,
-      requestTimeoutMs: options.requestTimeoutMs,
-    });
+      expectedOutputs,
+      options.requestTimeoutMs,
+    );
+  }
+
+  // One statistics client per server; an N-process reference's counters are summed.
+  const stats = servers.map((s) => new GrpcServiceClient(grpcAddress(spec.host, s.port)));
+  try {
+    const engine = (): GrpcEngineInit | ShardedInit<GrpcEngineInit> =>
+      engineSettings(spec, (port) => ({
+        host: spec.host,
+        port,
+        streaming,
+        requests,
+        maxConnections: options.maxConnections,
+        requestTimeoutMs: options.requestTimeoutMs,
+      }));
     return await runGeneratorSweep(
       spec,
       {
@@ -66,14 +71,20 @@ export async function runGrpcTarget(
         engine,
         transport: streaming ? GRPC_STREAM_TRANSPORT : GRPC_UNARY_TRANSPORT,
         notes: [connectionsNote(options, streaming)],
-        counters: () => fetchGrpcServerCounters(stats, options.model, options.modelVersion),
+        counters: () =>
+          summedCounters(
+            stats.map(
+              (client) => () =>
+                fetchGrpcServerCounters(client, options.model, options.modelVersion),
+            ),
+          ),
       },
       levels,
       options,
       progress,
     );
   } finally {
-    stats.close();
+    for (const client of stats) client.close();
   }
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../load/http-sequence-requests.js';
 import type { LoadLevel } from '../load/messages.js';
 import { preflight } from '../load/preflight.js';
+import type { ShardedInit } from '../load/sharded-engine.js';
 import { modelPath } from '../model/kserve-paths.js';
 import type { BenchOptions } from '../options/bench-options.js';
 import type { Progress } from '../report/progress.js';
@@ -28,6 +29,32 @@ export interface HttpTargetSpec {
   /** For CPU accounting; null when the server is not ours to observe. */
   readonly pid: number | null;
   readonly notes: readonly string[];
+  /**
+   * The N-process reference: more servers like the first (same host, same model) on other ports;
+   * the load is split evenly over all of them, and their statistics and CPU time are summed.
+   */
+  readonly replicas?: readonly ServerReplica[];
+}
+
+export interface ServerReplica {
+  readonly port: number;
+  readonly pid: number | null;
+}
+
+/** Every server behind a target: the spec's own, then its replicas. */
+export function targetServers(spec: HttpTargetSpec): ServerReplica[] {
+  return [{ port: spec.port, pid: spec.pid }, ...(spec.replicas ?? [])];
+}
+
+/** Engine settings for the generator: one server's, or each server's (ShardedInit). */
+export function engineSettings<E>(
+  spec: HttpTargetSpec,
+  forPort: (port: number) => E,
+): E | ShardedInit<E> {
+  const servers = targetServers(spec);
+  return servers.length === 1
+    ? forPort(spec.port)
+    : { shards: servers.map((s) => forPort(s.port)) };
 }
 
 export async function runHttpTarget(
@@ -38,7 +65,6 @@ export async function runHttpTarget(
   options: BenchOptions,
   progress: Progress,
 ): Promise<TargetResult> {
-  const base = `http://${spec.host}:${spec.port}`;
   const path = modelPath(options.model, options.modelVersion, 'infer');
   const first = bodies[0];
   if (first === undefined) throw new Error('no request bodies');
@@ -56,16 +82,19 @@ export async function runHttpTarget(
             end: true,
           }),
         };
-  await preflight(base, path, probe, expectedOutputs);
+  for (const server of targetServers(spec)) {
+    await preflight(`http://${spec.host}:${server.port}`, path, probe, expectedOutputs);
+  }
 
-  const engine = (): HttpEngineInit => ({
-    host: spec.host,
-    port: spec.port,
-    requests: bodies.map((b) => buildHttpRequest(spec.host, spec.port, path, b)),
-    maxConnections: options.maxConnections,
-    requestTimeoutMs: options.requestTimeoutMs,
-    sequences,
-  });
+  const engine = (): HttpEngineInit | ShardedInit<HttpEngineInit> =>
+    engineSettings(spec, (port) => ({
+      host: spec.host,
+      port,
+      requests: bodies.map((b) => buildHttpRequest(spec.host, port, path, b)),
+      maxConnections: options.maxConnections,
+      requestTimeoutMs: options.requestTimeoutMs,
+      sequences,
+    }));
   return runGeneratorSweep(
     spec,
     {

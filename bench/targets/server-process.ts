@@ -137,3 +137,22 @@ export function grpcPortOf(server: ServerProcess): number | null {
   const port = startupField(server, 'grpcPort');
   return typeof port === 'number' ? port : null;
 }
+
+/**
+ * How many threads infernode serves HTTP and WebSocket on, from its start-up line ("... with uws
+ * on 4 threads"; one thread says nothing); null when the line is not there.
+ */
+export function servedThreadsOf(server: ServerProcess): number | null {
+  for (const line of server.lines) {
+    if (!line.includes('"httpPort"')) continue;
+    try {
+      const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+      if (typeof msg !== 'string') return null;
+      const threads = / on (\d+) threads/.exec(msg)?.[1];
+      return threads === undefined ? 1 : Number(threads);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}

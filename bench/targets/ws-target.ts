@@ -5,6 +5,7 @@
 
 import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/websocket/ws-protocol.js';
 import type { LoadLevel } from '../load/messages.js';
+import type { ShardedInit } from '../load/sharded-engine.js';
 import type { WsEngineInit } from '../load/ws-load-engine.js';
 import { wsPreflight } from '../load/ws-preflight.js';
 import { wsRequestPayload } from '../load/ws-request.js';
@@ -13,7 +14,7 @@ import type { BenchOptions } from '../options/bench-options.js';
 import type { Progress } from '../report/progress.js';
 import type { TargetResult } from '../report/result-types.js';
 import { runGeneratorSweep } from './generator-sweep.js';
-import type { HttpTargetSpec } from './http-target.js';
+import { engineSettings, targetServers, type HttpTargetSpec } from './http-target.js';
 
 export const WS_TRANSPORT = 'WebSocket msgpack';
 
@@ -28,24 +29,27 @@ export async function runWsTarget(
   const requests = sets.map((set) => wsRequestPayload(options.model, options.modelVersion, set));
   const first = requests[0];
   if (first === undefined) throw new Error('no input sets');
-  await wsPreflight(
-    `ws://${spec.host}:${spec.port}${WS_PATH}`,
-    MSGPACK_PROTOCOL,
-    first,
-    expectedOutputs,
-    options.requestTimeoutMs,
-  );
+  for (const server of targetServers(spec)) {
+    await wsPreflight(
+      `ws://${spec.host}:${server.port}${WS_PATH}`,
+      MSGPACK_PROTOCOL,
+      first,
+      expectedOutputs,
+      options.requestTimeoutMs,
+    );
+  }
 
-  const engine = (): WsEngineInit => ({
-    host: spec.host,
-    port: spec.port,
-    path: WS_PATH,
-    subprotocol: MSGPACK_PROTOCOL,
-    requests,
-    sockets: options.wsConnections,
-    maxConnections: options.maxConnections,
-    requestTimeoutMs: options.requestTimeoutMs,
-  });
+  const engine = (): WsEngineInit | ShardedInit<WsEngineInit> =>
+    engineSettings(spec, (port) => ({
+      host: spec.host,
+      port,
+      path: WS_PATH,
+      subprotocol: MSGPACK_PROTOCOL,
+      requests,
+      sockets: options.wsConnections,
+      maxConnections: options.maxConnections,
+      requestTimeoutMs: options.requestTimeoutMs,
+    }));
   return runGeneratorSweep(
     spec,
     {

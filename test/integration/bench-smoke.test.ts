@@ -365,4 +365,46 @@ void describe('bench:compare', () => {
     for (const t of result.targets.slice(3)) assert.ok(t.levels[0].summary.server.requests > 0);
     for (const t of result.targets) assertLevel(t.levels[0], 'concurrency', 2);
   });
+  void it('--thread-sweep: infernode at 2 threads and as 2 processes, the load split over both', async () => {
+    const out = tempDir('bench-smoke-');
+    const r = await run('compare.js', [
+      '-m',
+      'simple',
+      '--thread-sweep',
+      '2',
+      '--targets',
+      'infernode-ws',
+      '--concurrency-range',
+      '2',
+      ...SHORT,
+      '--no-publish',
+      '--out-dir',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /transport +server +concurrency +req\/s +p50 ms +p99 ms +server cores +× 1 thread/,
+    );
+    assert.match(r.stdout, /^WebSocket msgpack +2 processes +2 +[\d,.]+\*? /m);
+    const result = json(path.join(runDir(out), 'result.json'));
+    assert.deepEqual(
+      result.targets.map((t: any) => [t.id, t.scaling]),
+      [
+        ['infernode-ws-t2', { threads: 2, processes: 1, servedThreads: [2] }],
+        ['infernode-ws-p2', { threads: 1, processes: 2, servedThreads: [1, 1] }],
+      ],
+    );
+    for (const t of result.targets) {
+      assertLevel(t.levels[0], 'concurrency', 2);
+      assert.ok(t.levels[0].summary.server.requests > 0);
+      assert.ok(t.levels[0].summary.cpu.server > 0);
+    }
+    // The two servers' statistics, summed, count what the generator completed (give or take the
+    // requests in flight at the first and last boundary): none missing, none counted twice.
+    const p2 = result.targets[1].levels[0];
+    const completed = p2.windows.reduce((n: number, w: any) => n + w.requests, 0);
+    const served = p2.windows.reduce((n: number, w: any) => n + w.server.successCount, 0);
+    assert.ok(Math.abs(served - completed) <= 4, `${served} served, ${completed} completed`);
+  });
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseLoadRange, rangeLevels } from '../../../bench/options/load-range.js';
-import { parseBenchFlags } from '../../../bench/options/parse-flags.js';
+import { parseBenchFlags, parseThreadSweep } from '../../../bench/options/parse-flags.js';
 import { parseServerUrl } from '../../../bench/options/server-url.js';
 import { UsageError } from '../../../bench/options/usage-error.js';
 
@@ -182,5 +182,58 @@ void describe('parseServerUrl', () => {
     assert.deepEqual(parseServerUrl('example', 8001), { host: 'example', port: 8001 });
     assert.throws(() => parseServerUrl('https://x:1'), /expected host:port/);
     assert.throws(() => parseServerUrl('x:70000'), /got "x:70000"/);
+  });
+});
+
+void describe('--thread-sweep', () => {
+  void it('auto is 1, 2, 4, ... up to the cores, and the cores themselves', () => {
+    assert.deepEqual(parseThreadSweep('auto', 1), [1]);
+    assert.deepEqual(parseThreadSweep('auto', 2), [1, 2]);
+    assert.deepEqual(parseThreadSweep('auto', 16), [1, 2, 4, 8, 16]);
+    assert.deepEqual(parseThreadSweep('auto', 12), [1, 2, 4, 8, 12]);
+  });
+
+  void it('takes a list, ascending and without repeats, and refuses anything else', () => {
+    assert.deepEqual(parseThreadSweep('4,1, 2,4', 2), [1, 2, 4]);
+    for (const bad of ['', '0', '1,,2', 'two', '1.5', '300']) {
+      assert.throws(() => parseThreadSweep(bad, 2), /^UsageError: --thread-sweep: expected auto/);
+    }
+  });
+
+  void it('runs infernode over every transport by default, with the N-process reference', () => {
+    const { options } = parseBenchFlags(['-m', 'mlp', '--thread-sweep', '1,2'], 'compare');
+    assert.deepEqual(options.threadSweep, [1, 2]);
+    assert.equal(options.processReference, true);
+    assert.deepEqual(options.targets, [
+      'infernode',
+      'infernode-binary',
+      'infernode-ws',
+      'infernode-grpc',
+      'infernode-grpc-stream',
+    ]);
+    const some = parseBenchFlags(
+      ['-m', 'mlp', '--thread-sweep', '2', '--targets', 'infernode-ws', '--no-process-reference'],
+      'compare',
+    ).options;
+    assert.deepEqual(some.targets, ['infernode-ws']);
+    assert.equal(some.processReference, false);
+    const none = parseBenchFlags(['-m', 'mlp'], 'compare').options;
+    assert.deepEqual(none.threadSweep, []);
+  });
+
+  void it('refuses comparators, a thread count of its own, --trace, and a stray reference flag', () => {
+    const cases: [string[], RegExp][] = [
+      [['--thread-sweep', '1,2', '--targets', 'raw-ort,infernode'], /not raw-ort/],
+      [['--thread-sweep', '1,2', '--server-arg=--http-thread-count=4'], /sets --http-thread-count/],
+      [['--thread-sweep', '1,2', '--trace'], /--trace-stages/],
+      [['--no-process-reference'], /applies to --thread-sweep only/],
+    ];
+    for (const [args, message] of cases) {
+      assert.throws(() => parseBenchFlags(['-m', 'mlp', ...args], 'compare'), message);
+    }
+    assert.throws(
+      () => parseBenchFlags(['-m', 'mlp', '--thread-sweep', '1'], 'bench'),
+      /unknown flag --thread-sweep/,
+    );
   });
 });

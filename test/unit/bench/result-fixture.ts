@@ -251,3 +251,62 @@ export function overheadFixture(batchSize: number): BenchResult {
     ],
   };
 }
+
+/** infernode over one transport at `threads` threads or as `processes` servers, at 1 and 64. */
+function scaled(
+  id: string,
+  wire: string,
+  threads: number,
+  processes: number,
+  r1: number,
+  r64: number,
+  servedThreads: readonly (number | null)[] = Array.from({ length: processes }, () => threads),
+): TargetResult {
+  const setup = processes > 1 ? `${processes} processes` : `${threads} threads`;
+  return {
+    ...target(
+      `${id}-${processes > 1 ? `p${processes}` : `t${threads}`}`,
+      'infernode',
+      `infernode ${wire}, ${setup}`,
+      [level(1, r1, 500, 1500, true), level(64, r64, 20_000, 60_000, true)],
+    ),
+    transport: wire,
+    scaling: { threads, processes, servedThreads },
+  };
+}
+
+/**
+ * A thread sweep on `mlp` (`--thread-sweep 1,2`): HTTP JSON and WebSocket at 1 and 2 threads and
+ * as 2 processes; the WebSocket's 2-thread server reported serving on one thread.
+ */
+export function threadSweepFixture(): BenchResult {
+  const base = comparisonFixture();
+  const { options } = parseBenchFlags(
+    [
+      '-m',
+      'mlp',
+      '--concurrency-range',
+      '1:64:x64',
+      '--thread-sweep',
+      '1,2',
+      '--targets',
+      'infernode,infernode-ws',
+      '--no-publish',
+    ],
+    'compare',
+  );
+  return {
+    ...base,
+    command:
+      'npm run bench:compare -- -m mlp --concurrency-range 1:64:x64 --thread-sweep 1,2 --targets infernode,infernode-ws',
+    options,
+    targets: [
+      scaled('infernode', 'HTTP JSON', 1, 1, 1000, 2000),
+      scaled('infernode', 'HTTP JSON', 2, 1, 1000, 3600),
+      scaled('infernode', 'HTTP JSON', 1, 2, 1100, 3000),
+      scaled('infernode-ws', 'WebSocket msgpack', 1, 1, 1200, 3000),
+      scaled('infernode-ws', 'WebSocket msgpack', 2, 1, 1200, 3100, [1]),
+      scaled('infernode-ws', 'WebSocket msgpack', 1, 2, 1300, 4500),
+    ],
+  };
+}
