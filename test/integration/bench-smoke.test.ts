@@ -384,7 +384,7 @@ void describe('bench:compare', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /transport +server +concurrency +req\/s +p50 ms +p99 ms +server cores +× 1 thread/,
+      /transport +server +concurrency +req\/s +p50 ms +p99 ms +server cores +other cores +× 1 thread/,
     );
     assert.match(r.stdout, /^WebSocket msgpack +2 processes +2 +[\d,.]+\*? /m);
     const result = json(path.join(runDir(out), 'result.json'));
