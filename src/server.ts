@@ -121,17 +121,19 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     wantedThreads > 1 && options.httpPort === 0
       ? await freePort(options.httpAddress)
       : options.httpPort;
+  // The connection limits of every front-end thread's adapter alike.
+  const limits = {
+    headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
+    bodyTimeoutMs: options.httpBodyTimeoutSecs * 1000,
+    keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
+    maxConnections: options.httpMaxConnections,
+  };
   const selected = selectFrontEnd({
     frontEnd: options.httpFrontEnd,
     host: options.httpAddress,
     port,
     maxBodyBytes: options.httpMaxInputSize,
-    limits: {
-      headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
-      bodyTimeoutMs: options.httpBodyTimeoutSecs * 1000,
-      keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
-      maxConnections: options.httpMaxConnections,
-    },
+    limits,
     // node:http before Node 22.12 ignores the option: the checks below say so instead.
     reusePort: wantedThreads > 1 || options.reuseHttpPort,
     ...(websocket !== undefined ? { websocket } : {}),
@@ -177,12 +179,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         host: options.httpAddress,
         port: httpPort,
         maxBodyBytes: options.httpMaxInputSize,
-        limits: {
-          headersTimeoutMs: options.httpHeaderTimeoutSecs * 1000,
-          bodyTimeoutMs: options.httpBodyTimeoutSecs * 1000,
-          keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
-          maxConnections: options.httpMaxConnections,
-        },
+        limits,
         restrictedApis: options.httpRestrictedApis,
         clientBudget: { limitBytes: options.clientMemoryBudget, counter: budgetCounter },
         ...(websocket !== undefined && {
