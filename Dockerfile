@@ -34,6 +34,9 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
     /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 WORKDIR /opt/infernode
 ENV NODE_ENV=production
+# glibc's malloc: a fixed mmap threshold, so tensor-sized buffers go back to the system when freed
+# (docs/operations.md, "glibc's malloc"; src/memory/malloc-environment.ts).
+ENV MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
 COPY --from=build /src/dist/workers ./dist/workers

@@ -3,30 +3,51 @@
 // takes 100 never-reading ModelStreamInfer streams on one HTTP/2 connection, then (after a fresh
 // start) 4 never-reading WebSockets; for each, its RSS before, at the peak and `--after-secs`
 // after the clients disconnect, and the peak of its client-memory gauge. Prints one JSON line per
-// scenario; extra arguments after `--` go to infernode (e.g. --client-memory-budget=0).
+// scenario, and writes them to bench/out/<time>-hostile/results.jsonl. Each scenario runs once per
+// glibc malloc set-up asked for: `glibc` (its defaults) and `deployed` (the environment npm start,
+// the systemd unit and the manifests set: src/memory/malloc-environment.ts). Extra arguments after
+// `--` go to infernode (e.g. --client-memory-budget=0).
 //
-//   node dist/bench/hostile-clients.js [--front-end uws|node] [--after-secs 10] [-- <server flags>]
+//   node dist/bench/hostile-clients.js [--front-end uws|node] [--after-secs 10]
+//     [--malloc glibc,deployed] [-- <server flags>]
 
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEntry } from './entry.js';
-import { REPO_ROOT } from './paths.js';
+import { DEPLOYED_MALLOC_ENV } from '../src/memory/malloc-environment.js';
+import { BENCH_OUT, REPO_ROOT } from './paths.js';
 import { stalledGrpcStreams, stalledWebSockets } from './soak/hostile-clients.js';
 import { measureHostile, mib, type HostileMeasurement } from './soak/hostile-scenario.js';
 import { startInfernode, type ServerProcess } from './targets/server-process.js';
 
 const IDENTITY = path.join(REPO_ROOT, 'test', 'fixtures', 'repository', 'identity_fp32');
 
+const MALLOC_SETUPS: Record<string, NodeJS.ProcessEnv> = {
+  glibc: withoutMallocEnv(process.env),
+  deployed: { ...withoutMallocEnv(process.env), ...DEPLOYED_MALLOC_ENV },
+};
+
+function withoutMallocEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('MALLOC_')));
+}
+
+interface Run {
+  readonly repo: string;
+  readonly serverArgs: readonly string[];
+  readonly afterMs: number;
+  readonly malloc: string;
+  readonly results: string;
+}
+
 async function scenario(
   name: string,
-  repo: string,
-  serverArgs: readonly string[],
-  afterMs: number,
+  run: Run,
   open: (server: ServerProcess) => ReturnType<typeof stalledGrpcStreams>,
 ): Promise<void> {
-  const server = await startInfernode(repo, serverArgs);
+  const { repo, serverArgs, afterMs, malloc } = run;
+  const server = await startInfernode(repo, serverArgs, MALLOC_SETUPS[malloc]);
   try {
     const metricsPort = metricsPortOf(server);
     const m: HostileMeasurement = await measureHostile(() => open(server), {
@@ -35,9 +56,10 @@ async function scenario(
       stallMs: 12_000,
       afterMs,
     });
-    process.stdout.write(
+    const line =
       JSON.stringify({
         scenario: name,
+        malloc,
         serverArgs,
         baseline: mib(m.baselineRss),
         peakGrowth: mib(m.peakRss - m.baselineRss),
@@ -45,8 +67,9 @@ async function scenario(
         requestsTaken: m.sent,
         gaugePeak: m.peakReserved === null ? null : mib(m.peakReserved),
         endedByServer: m.ends.length,
-      }) + '\n',
-    );
+      }) + '\n';
+    process.stdout.write(line);
+    await appendFile(run.results, line);
   } finally {
     await server.stop();
   }
@@ -68,19 +91,32 @@ async function main(argv: readonly string[]): Promise<number> {
     options: {
       'front-end': { type: 'string', default: 'auto' },
       'after-secs': { type: 'string', default: '10' },
+      malloc: { type: 'string', default: 'glibc,deployed' },
     },
   });
+  const mallocs = (values.malloc ?? '').split(',');
+  for (const m of mallocs) {
+    if (MALLOC_SETUPS[m] === undefined)
+      throw new Error(`--malloc: expected glibc or deployed, got "${m}"`);
+  }
   const afterMs = Number(values['after-secs']) * 1000;
   const serverArgs = [`--http-front-end=${values['front-end']}`, ...positionals];
+  const out = path.join(BENCH_OUT, `${new Date().toISOString().replace(/[:.]/g, '-')}-hostile`);
+  await mkdir(out, { recursive: true });
+  const results = path.join(out, 'results.jsonl');
   const repo = await mkdtemp(path.join(os.tmpdir(), 'infernode-hostile-'));
   try {
     await cp(IDENTITY, path.join(repo, 'identity_fp32'), { recursive: true });
-    await scenario('100 stalled gRPC streams', repo, serverArgs, afterMs, (s) =>
-      stalledGrpcStreams(`127.0.0.1:${s.grpcPort ?? 0}`, 100, 64),
-    );
-    await scenario('4 stalled WebSockets', repo, serverArgs, afterMs, (s) =>
-      stalledWebSockets(`ws://127.0.0.1:${s.port}/v2/ws`, 4, 1024),
-    );
+    for (const malloc of mallocs) {
+      const run: Run = { repo, serverArgs, afterMs, malloc, results };
+      await scenario('100 stalled gRPC streams', run, (s) =>
+        stalledGrpcStreams(`127.0.0.1:${s.grpcPort ?? 0}`, 100, 64),
+      );
+      await scenario('4 stalled WebSockets', run, (s) =>
+        stalledWebSockets(`ws://127.0.0.1:${s.port}/v2/ws`, 4, 1024),
+      );
+    }
+    process.stdout.write(`wrote ${results}\n`);
   } finally {
     await rm(repo, { recursive: true, force: true });
   }
