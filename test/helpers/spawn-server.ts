@@ -19,12 +19,19 @@ export interface SpawnedServer {
 
 export const CLI = path.join(DIST, 'src', 'cli', 'main.js');
 
-export function runCli(args: readonly string[]): {
+/** `env`: the child's environment (this process's when absent). */
+export function runCli(
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): {
   child: ChildProcess;
   lines: string[];
   exited: Promise<number | string>;
 } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env }),
+  });
   const lines: string[] = [];
   const collect = (chunk: Buffer): void => {
     lines.push(
@@ -45,15 +52,19 @@ export function runCli(args: readonly string[]): {
 export async function spawnServer(
   args: readonly string[],
   timeoutMs = 30_000,
+  env?: NodeJS.ProcessEnv,
 ): Promise<SpawnedServer> {
-  const run = runCli([
-    '--http-address=127.0.0.1',
-    '--http-port=0',
-    '--metrics-port=0',
-    '--grpc-address=127.0.0.1',
-    '--grpc-port=0',
-    ...args,
-  ]);
+  const run = runCli(
+    [
+      '--http-address=127.0.0.1',
+      '--http-port=0',
+      '--metrics-port=0',
+      '--grpc-address=127.0.0.1',
+      '--grpc-port=0',
+      ...args,
+    ],
+    env,
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = run.lines.find((l) => l.includes('"httpPort"'));
