@@ -13,8 +13,8 @@
 // error (JSON.parse of the rest, or the scan, finds it).
 //
 // One refusal is the scan's own: an `inputs` list longer than MAX_TENSORS stops the scan at the
-// first element past the limit (the rest are only counted, for the message), and an `outputs` list
-// is counted as it is skipped, so an oversized body is refused before its tensors are made.
+// first element past the limit, and an `outputs` list is counted as it is skipped, up to the same
+// point, so an oversized body is refused before its tensors are made and the rest is never read.
 
 import { Buffer } from 'node:buffer';
 import {
@@ -30,7 +30,7 @@ import { readNumber, type NumberCursor } from './json-number.js';
 import { MAX_JSON_DEPTH } from './json-text.js';
 import { INT_RANGE } from '../protocol/json-tensor.js';
 import { MAX_TENSORS } from '../protocol/inference-request.js';
-import { commasToClose, tooManyTensors } from './json-tensor-count.js';
+import { commasToClose, STOPPED, tooManyTensors } from './json-tensor-count.js';
 
 /** One input's `data`, already in its datatype's little-endian layout (BYTES: length-prefixed). */
 export interface ScannedTensor {
@@ -238,8 +238,6 @@ class Scanner {
   readonly tensors = new Map<number, ScannedTensor>();
   /** [start, end) byte ranges of the scanned `data` values, in order. */
   readonly cuts: number[] = [];
-  /** Elements of the `outputs` array, counted as it is skipped. */
-  private outputs = 0;
   private readonly text: (from: number, to: number) => string;
 
   constructor(readonly b: Uint8Array) {
@@ -339,7 +337,7 @@ class Scanner {
         sawInputs = true;
         this.inputs();
       } else if (this.keyIs(key.from, key.to, 'outputs') && this.ws() === OPEN_SQUARE) {
-        this.outputs = this.countList();
+        this.skipOutputs();
       } else {
         this.skipValue(2);
       }
@@ -349,22 +347,17 @@ class Scanner {
       if (d !== COMMA) throw GIVE_UP;
     }
     if (this.ws() !== undefined) throw GIVE_UP;
-    // After the inputs, which the envelope decoder also counts first.
-    if (this.outputs > MAX_TENSORS) throw tooManyTensors(this.outputs, 'outputs');
   }
 
   /**
-   * The elements of the array at `i`, counted without reading them; JSON.parse of the rest still
-   * judges what is inside.
+   * Past the `outputs` array at `i`, its elements counted without reading them (JSON.parse of the
+   * rest still judges what is inside); refused at the first element past MAX_TENSORS.
    */
-  private countList(): number {
-    const first = this.i + 1;
-    const { commas, end } = commasToClose(this.b, first);
+  private skipOutputs(): void {
+    const { end } = commasToClose(this.b, this.i + 1, MAX_TENSORS - 1);
+    if (end === STOPPED) throw tooManyTensors(null, 'outputs');
     if (end === -1) throw GIVE_UP;
-    let k = first;
-    while (isSpace(this.b[k])) k++;
     this.i = end;
-    return this.b[k] === CLOSE_SQUARE ? 0 : commas + 1;
   }
 
   private inputs(): void {
@@ -385,9 +378,9 @@ class Scanner {
       if (d === CLOSE_SQUARE) return;
       if (d !== COMMA) throw GIVE_UP;
       if (index + 1 === MAX_TENSORS) {
-        // One more than the limit follows: the rest are counted, not decoded, and the body is
-        // refused here, its tensors unmade (a truncated list is refused for what it held).
-        throw tooManyTensors(MAX_TENSORS + 1 + commasToClose(this.b, this.i).commas, 'inputs');
+        // One more than the limit follows: the body is refused here, the rest unread and its
+        // tensors unmade.
+        throw tooManyTensors(null, 'inputs');
       }
     }
   }

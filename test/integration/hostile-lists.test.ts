@@ -132,7 +132,7 @@ void describe('oversized tensor lists against a real server', () => {
     const slowest = await stop();
     assert.equal(answer.status, 400);
     assert.deepEqual(JSON.parse(answer.text), {
-      error: 'the request lists 900000 inputs; at most 1024 are accepted',
+      error: 'the request lists more than 1024 inputs; at most 1024 are accepted',
     });
     assert.ok(answer.ms < REFUSE_WITHIN_MS, `refused after ${answer.ms.toFixed(0)} ms`);
     assert.ok(slowest < LIVE_WITHIN_MS, `health/live took up to ${slowest.toFixed(0)} ms`);
@@ -146,7 +146,7 @@ void describe('oversized tensor lists against a real server', () => {
     assert.equal(answer.status, '3');
     assert.equal(
       answer.text,
-      'a request may name at most 1024 inputs and 1024 outputs, got 2500000 and 0',
+      'a request may name at most 1024 inputs and 1024 outputs, got more than 1024 inputs',
     );
     assert.ok(answer.ms < REFUSE_WITHIN_MS, `refused after ${answer.ms.toFixed(0)} ms`);
     assert.ok(slowest < LIVE_WITHIN_MS, `health/live took up to ${slowest.toFixed(0)} ms`);

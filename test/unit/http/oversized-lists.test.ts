@@ -1,7 +1,8 @@
 // Oversized `inputs` / `outputs` lists in large JSON bodies are refused from the bytes, before the
 // document is parsed (issue 33, defect 2). Each body here breaks JSON after the limit: a decoder that
-// parsed the whole document first answers BAD_JSON; one that counts while it scans answers
-// TOO_MANY_TENSORS, with the words (and the count) the envelope decoder has always used.
+// parsed the whole document first, or read past the first element over the limit, answers BAD_JSON;
+// one that counts while it scans and stops there answers TOO_MANY_TENSORS ("more than 1024": the
+// rest is never read, so its length is not known).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -33,7 +34,7 @@ void describe('oversized tensor lists in large JSON bodies', () => {
     throwsCode(
       () => decodeJsonRequest(utf8(`{"inputs":${brokenList(INPUT, N)}}`)),
       'TOO_MANY_TENSORS',
-      `the request lists ${N + 1} inputs; at most 1024 are accepted`,
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
     );
   });
 
@@ -41,21 +42,39 @@ void describe('oversized tensor lists in large JSON bodies', () => {
     throwsCode(
       () => decodeJsonRequest(utf8(`{"id":"x","inputs":${brokenList(UNSCANNED, N)}}`)),
       'TOO_MANY_TENSORS',
-      `the request lists ${N + 1} inputs; at most 1024 are accepted`,
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
     );
   });
 
-  void it('refuses an outputs list, inputs first when both are too long', () => {
+  void it('refuses an outputs list; of two oversized lists, the first in the body', () => {
     const outputs = brokenList(OUTPUT, M);
     throwsCode(
       () => decodeJsonRequest(utf8(`{"outputs":${outputs},"inputs":[${INPUT}]}`)),
       'TOO_MANY_TENSORS',
-      `the request lists ${M + 1} outputs; at most 1024 are accepted`,
+      'the request lists more than 1024 outputs; at most 1024 are accepted',
     );
     throwsCode(
       () => decodeJsonRequest(utf8(`{"outputs":${outputs},"inputs":${brokenList(INPUT, 2000)}}`)),
       'TOO_MANY_TENSORS',
-      'the request lists 2001 inputs; at most 1024 are accepted',
+      'the request lists more than 1024 outputs; at most 1024 are accepted',
+    );
+  });
+
+  void it('reads nothing past the first element over the limit', () => {
+    // A string that never closes after element 1025: a scan that went on would reach the end of
+    // the bytes inside it, give up, and leave the body to JSON.parse (BAD_JSON).
+    const list = `[${Array.from({ length: 1025 }, () => '{}').join(',')},"never closed`;
+    for (const key of ['inputs', 'outputs'] as const) {
+      throwsCode(
+        () => refuseOversizedLists(utf8(`{"${key}":${list}`)),
+        'TOO_MANY_TENSORS',
+        `the request lists more than 1024 ${key}; at most 1024 are accepted`,
+      );
+    }
+    throwsCode(
+      () => decodeJsonRequest(utf8(`{"inputs":[${Array(N).fill(INPUT).join(',')},"never`)),
+      'TOO_MANY_TENSORS',
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
     );
   });
 
@@ -64,18 +83,23 @@ void describe('oversized tensor lists in large JSON bodies', () => {
     throwsCode(
       () => decodeInferBody(header, String(header.length)),
       'TOO_MANY_TENSORS',
-      `the request lists ${N + 1} inputs; at most 1024 are accepted`,
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
     );
   });
 
-  void it('counts a key spelled with escapes, and the last of a repeated key', () => {
+  void it('counts a key spelled with escapes, and refuses the first oversized list of a repeated key', () => {
     const list = `[${Array.from({ length: 1500 }, () => '{}').join(',')}]`;
     throwsCode(
       () => refuseOversizedLists(utf8(`{"in\\u0070uts":${list}}`)),
       'TOO_MANY_TENSORS',
-      'the request lists 1500 inputs; at most 1024 are accepted',
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
     );
-    refuseOversizedLists(utf8(`{"inputs":${list},"inputs":[{}]}`));
+    throwsCode(
+      () => refuseOversizedLists(utf8(`{"inputs":${list},"inputs":[{}]}`)),
+      'TOO_MANY_TENSORS',
+      'the request lists more than 1024 inputs; at most 1024 are accepted',
+    );
+    refuseOversizedLists(utf8(`{"inputs":[{}],"inputs":[{}]}`.padEnd(4096, ' ')));
   });
 
   void it('leaves lists at the limit, strings holding brackets and malformed text alone', () => {
