@@ -52,10 +52,15 @@ export interface ModelInferRequest {
   readonly tensorCounts?: TensorCounts;
 }
 
+export type TensorListName = 'inputs' | 'outputs';
+
+/** What the wire decoder counted of a message it cut short (infer-request-wire.ts). */
 export interface TensorCounts {
   readonly inputs: number;
   readonly outputs: number;
   readonly raw: number;
+  /** The list whose element MAX_TENSORS + 1 stopped the reading: the counts are lower bounds. */
+  readonly cut?: TensorListName;
 }
 
 export interface ModelInferResponse {
@@ -83,10 +88,13 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
   const inputCount = counts?.inputs ?? inputs.length;
   const outputCount = counts?.outputs ?? outputs.length;
   if (inputCount > MAX_TENSORS || outputCount > MAX_TENSORS) {
+    const got =
+      counts?.cut === undefined
+        ? `${inputCount} and ${outputCount}`
+        : `more than ${MAX_TENSORS} ${counts.cut}`;
     throw fail(
       'TOO_MANY_TENSORS',
-      `a request may name at most ${MAX_TENSORS} inputs and ${MAX_TENSORS} outputs, got ` +
-        `${inputCount} and ${outputCount}`,
+      `a request may name at most ${MAX_TENSORS} inputs and ${MAX_TENSORS} outputs, got ${got}`,
     );
   }
   // Validation relies on the codecs for this (as in the HTTP and WebSocket codecs).

@@ -5,7 +5,12 @@
 // shared memory). The object has proto-loader's shape exactly (test/unit/grpc/infer-wire.test.ts
 // checks them against each other), so the codec downstream is the same for both.
 
-import type { InferInputTensor, InferParameter, ModelInferRequest } from './infer-codec.js';
+import type {
+  InferInputTensor,
+  InferParameter,
+  ModelInferRequest,
+  TensorListName,
+} from './infer-codec.js';
 import { MAX_TENSORS } from '../protocol/inference-request.js';
 import type { TensorContents } from './tensor-contents.js';
 import {
@@ -23,9 +28,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Decodes one message; throws WireError on bytes that are not a ModelInferRequest. The repeated
- * tensor fields are counted as they are read: past MAX_TENSORS entries of one, the rest are skipped
- * (not decoded) and the counts go in `tensorCounts`, for the codec to refuse the request with. A
- * message of 2.5 M inputs used to become 2.5 M objects first (seconds, and a gigabyte).
+ * tensor fields are counted as they are read: at the first input or output past MAX_TENSORS the
+ * rest of the message is left unread, and the counts go in `tensorCounts` (with the list cut
+ * short), for the codec to refuse the request with; raw contents past MAX_TENSORS are skipped
+ * and counted. A message of 2.5 M inputs used to become 2.5 M objects first (seconds, and a
+ * gigabyte); reading all of it to count them still held the thread for ~0.1 s.
  */
 export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
   const r = new WireReader(bytes);
@@ -39,7 +46,8 @@ export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
   const inputs: InferInputTensor[] = [];
   const outputs: { name: string; parameters: Record<string, InferParameter> }[] = [];
   const raw_input_contents: Buffer[] = [];
-  while (!r.done) {
+  let cut: TensorListName | undefined;
+  while (!r.done && cut === undefined) {
     const tag = r.varint();
     const wire = tagWireType(tag);
     switch (wire === WIRE_BYTES ? tagField(tag) : 0) {
@@ -57,11 +65,11 @@ export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
         break;
       case 5:
         if (++inputCount <= MAX_TENSORS) inputs.push(inputTensor(r.message()));
-        else r.skip(wire);
+        else cut = 'inputs';
         break;
       case 6:
         if (++outputCount <= MAX_TENSORS) outputs.push(outputTensor(r.message()));
-        else r.skip(wire);
+        else cut = 'outputs';
         break;
       case 7:
         if (++rawCount <= MAX_TENSORS) raw_input_contents.push(r.bytes());
@@ -81,7 +89,9 @@ export function decodeModelInferRequest(bytes: Buffer): ModelInferRequest {
     raw_input_contents,
   };
   // Set only when cut short, so an ordinary request keeps proto-loader's shape exactly.
-  if (inputCount > MAX_TENSORS || outputCount > MAX_TENSORS || rawCount > MAX_TENSORS) {
+  if (cut !== undefined) {
+    msg.tensorCounts = { inputs: inputCount, outputs: outputCount, raw: rawCount, cut };
+  } else if (rawCount > MAX_TENSORS) {
     msg.tensorCounts = { inputs: inputCount, outputs: outputCount, raw: rawCount };
   }
   return msg;

@@ -1,6 +1,7 @@
 // A ModelInferRequest with more tensors than MAX_TENSORS is counted as it is read (issue 33, defect
-// 2): the decoder keeps at most MAX_TENSORS entries of each repeated tensor field and skips the
-// rest, and the codec refuses the request with the words and counts it always used.
+// 2): the decoder keeps at most MAX_TENSORS inputs and outputs and stops reading at the first one
+// past the limit (raw contents past it are skipped and counted), and the codec refuses the request
+// naming the list ("more than 1024": the rest was never read).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -23,14 +24,14 @@ const tensor = (i: number): object => ({ name: `I${i}`, datatype: 'FP32', shape:
 const many = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 void describe('oversized tensor lists on gRPC', () => {
-  void it('keeps at most MAX_TENSORS inputs and refuses with the true count', () => {
+  void it('keeps at most MAX_TENSORS inputs, reads no further, and refuses naming the list', () => {
     const bytes = infer.requestSerialize({ model_name: 'm', inputs: many(3000, tensor) });
     const msg = decodeModelInferRequest(bytes);
     assert.equal(msg.inputs.length, MAX_TENSORS);
     throwsCode(
       () => decodeInferRequest(msg),
       'TOO_MANY_TENSORS',
-      'a request may name at most 1024 inputs and 1024 outputs, got 3000 and 0',
+      'a request may name at most 1024 inputs and 1024 outputs, got more than 1024 inputs',
     );
   });
 
@@ -45,7 +46,7 @@ void describe('oversized tensor lists on gRPC', () => {
     throwsCode(
       () => decodeInferRequest(o),
       'TOO_MANY_TENSORS',
-      'a request may name at most 1024 inputs and 1024 outputs, got 1 and 2000',
+      'a request may name at most 1024 inputs and 1024 outputs, got more than 1024 outputs',
     );
     const raw = infer.requestSerialize({
       model_name: 'm',
@@ -59,6 +60,16 @@ void describe('oversized tensor lists on gRPC', () => {
       'BAD_REQUEST',
       'raw_input_contents has 5000 entries for 1 inputs: it must hold one per input, in the order of inputs',
     );
+  });
+
+  void it('never reads the bytes after the first input past the limit', () => {
+    // A tag that never ends follows input 1025: a decoder that read on would throw WireError.
+    const bytes = Buffer.concat([
+      infer.requestSerialize({ model_name: 'm', inputs: many(MAX_TENSORS + 1, tensor) }),
+      Buffer.from([0xff, 0xff, 0xff]),
+    ]);
+    const msg = decodeModelInferRequest(bytes);
+    assert.deepEqual(msg.tensorCounts, { inputs: 1025, outputs: 0, raw: 0, cut: 'inputs' });
   });
 
   void it('leaves a request at the limit as proto-loader decodes it', () => {
