@@ -2,9 +2,10 @@
 // model's operation chain: plan it (the config pipeline, then which versions keep running, start or
 // retire), fit it into the thread budget with everything else serving, commit it (start the new
 // versions while the old ones serve, then switch the registry in one assignment), and retire what
-// it replaced (drain, then stop). It remembers what each serving model was started from, so a
-// reload with nothing changed is a no-op, and which versions are still draining. A failed step
-// leaves what served serving and records why in the registry and the log.
+// it replaced (drain, then stop); and the steps of an unload (stop serving, drain, stop). It
+// remembers what each serving model was started from, so a reload with nothing changed is a no-op,
+// and which versions are still draining. A failed step leaves what served serving and records why
+// in the log and, through the model's lifecycle (model-lifecycle.ts), in the registry.
 
 import os from 'node:os';
 import type { BackendConfig } from '../config/backend-config.js';
@@ -27,7 +28,8 @@ import {
   type ConfiguredModel,
   type ModelSource,
 } from './configure-model.js';
-import { UNLOADED, type ModelEntry, type ModelVersion } from './model-version.js';
+import type { ModelLifecycle } from './model-lifecycle.js';
+import type { ModelVersion } from './model-version.js';
 import type { OverrideDirectory } from './override-directory.js';
 import type { ServerHost } from './server-host.js';
 import { startEnsembleVersion } from './start-ensemble.js';
@@ -63,7 +65,7 @@ export interface Served {
 
 /** A load worked out up to the point of starting workers. */
 export interface LoadPlan {
-  readonly entry: ModelEntry;
+  readonly entry: ModelLifecycle;
   readonly configured: ConfiguredModel;
   readonly override: OverrideDirectory | undefined;
   readonly keep: ReadonlyMap<number, ModelVersion>;
@@ -91,7 +93,7 @@ export class LoadSteps {
    * running (same config, same file), start, or retire. Undefined when nothing would change.
    */
   async plan(
-    entry: ModelEntry,
+    entry: ModelLifecycle,
     source: ModelSource,
     override: OverrideDirectory | undefined,
     configJson?: string,
@@ -110,7 +112,7 @@ export class LoadSteps {
     }
     const log = this.options.logger.child({ model: entry.name });
     for (const w of configured.warnings) log.warn(w);
-    entry.config ??= configured.config;
+    entry.configured(configured.config);
 
     const served = this.served.get(entry.name);
     const configKey = JSON.stringify(configured.config);
@@ -131,8 +133,7 @@ export class LoadSteps {
     }
     const retire = [...entry.versions.values()].filter((v) => !keep.has(v.version));
     if (start.length === 0 && retire.length === 0 && entry.state === 'READY') {
-      entry.wanted = true;
-      succeeded(entry);
+      entry.unchanged();
       return undefined;
     }
     const demands = [...configured.files.keys()].map((version): ModelThreadDemand => ({
@@ -172,8 +173,7 @@ export class LoadSteps {
   async commit(plan: LoadPlan, budget: ThreadBudget): Promise<{ readonly retired: Promise<void> }> {
     const { entry, configured } = plan;
     const { logger } = this.options;
-    entry.wanted = true;
-    for (const v of plan.start) entry.statuses.set(v, { state: 'LOADING', reason: '' });
+    entry.startLoading(plan.start);
     const started: ModelVersion[] = [];
     let failure: unknown;
     try {
@@ -207,8 +207,7 @@ export class LoadSteps {
       // The model fails as a whole, as in Triton: stop what started; what served keeps serving.
       await Promise.all(started.map((v) => v.unload()));
       await plan.override?.remove();
-      const reason = this.reason(failure);
-      for (const v of plan.start) entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
+      entry.loadFailed(plan.start, this.reason(failure));
       throw this.markFailed(entry, failure);
     }
 
@@ -217,13 +216,7 @@ export class LoadSteps {
       next.set(v.version, v);
     }
     const previous = this.served.get(entry.name);
-    entry.versions = next; // the switch: requests from here on resolve the new versions
-    entry.config = configured.config;
-    succeeded(entry);
-    for (const v of next.keys()) entry.statuses.delete(v);
-    for (const v of plan.retire) {
-      if (!next.has(v.version)) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
-    }
+    entry.serve(configured.config, next, plan.retire); // requests from here on see `next`
     this.served.set(entry.name, {
       dir: configured.source.dir,
       configKey: JSON.stringify(configured.config),
@@ -245,8 +238,24 @@ export class LoadSteps {
     return { retired: this.retire(entry, plan.retire, previous?.override, plan.override) };
   }
 
+  /**
+   * Unloads a model: new requests are refused at once (no serving version); queued and running
+   * ones finish; resolves when its versions have drained and their workers exited.
+   */
+  async unload(entry: ModelLifecycle): Promise<void> {
+    const old = entry.beginUnload();
+    if (old.length === 0) return;
+    const served = this.forget(entry.name);
+    await this.draining(old);
+    entry.unloaded(old.map((v) => v.version));
+    for (const v of old) this.options.catalog.forgetModelVersion(entry.name, v.version);
+    await served?.override?.remove();
+    collectGarbage();
+    this.options.logger.info({ model: entry.name }, 'model unloaded');
+  }
+
   /** The model no longer serves (an unload): what it was started from, for its cleanup. */
-  forget(name: string): Served | undefined {
+  private forget(name: string): Served | undefined {
     const served = this.served.get(name);
     this.served.delete(name);
     return served;
@@ -285,47 +294,27 @@ export class LoadSteps {
    * unless older versions still serve, and then its unavailable version rows carry the reason
    * (not an older `unloaded`). Returns the error to answer the load with, paths scrubbed.
    */
-  markFailed(entry: ModelEntry, e: unknown): InferenceServerError {
+  markFailed(entry: ModelLifecycle, e: unknown): InferenceServerError {
     const reason = this.reason(e);
-    entry.reason = reason;
-    if (entry.versions.size === 0) {
-      entry.state = 'UNAVAILABLE';
-      for (const [v, s] of entry.statuses) {
-        if (s.state === 'UNAVAILABLE') entry.statuses.set(v, { state: 'UNAVAILABLE', reason });
-      }
-    }
+    const serving = entry.failed(reason);
     this.options.logger.error(
       { model: entry.name, code: toServerError(e).code, reason },
-      entry.versions.size === 0
-        ? 'model failed to load'
-        : 'model failed to load; its previous versions keep serving',
+      serving ? 'model failed to load; its previous versions keep serving' : 'model failed to load',
     );
     return this.scrubbed(e);
   }
 
   /** Drains and stops replaced versions; forgets the metrics of version numbers no longer served. */
   private async retire(
-    entry: ModelEntry,
+    entry: ModelLifecycle,
     old: readonly ModelVersion[],
     oldOverride: OverrideDirectory | undefined,
     newOverride: OverrideDirectory | undefined,
   ): Promise<void> {
     await this.draining(old);
-    for (const v of old) {
-      if (entry.versions.has(v.version)) continue;
-      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
-      this.options.catalog.forgetModelVersion(entry.name, v.version);
-    }
+    const gone = entry.retired(old.map((v) => v.version));
+    for (const v of gone) this.options.catalog.forgetModelVersion(entry.name, v);
     if (oldOverride !== undefined && oldOverride !== newOverride) await oldOverride.remove();
     if (old.length > 0) collectGarbage();
-  }
-}
-
-/** A load succeeded: earlier failures are superseded (their rows and reason go; `unloaded` stays). */
-function succeeded(entry: ModelEntry): void {
-  entry.state = 'READY';
-  entry.reason = '';
-  for (const [v, s] of entry.statuses) {
-    if (s.state === 'UNAVAILABLE' && s.reason !== UNLOADED) entry.statuses.delete(v);
   }
 }

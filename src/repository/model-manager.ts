@@ -2,18 +2,18 @@
 // public load / unload / index API. It runs each model's loads, reloads and unloads one operation
 // at a time, in order, and keeps the registry truthful while it does. A reload never fails a
 // request: the new versions start while the old ones serve, the registry switches in one
-// assignment, and the old versions then drain before their workers exit. How one load is carried
-// out (plan, thread budget, commit, retire) is load-steps.ts.
+// assignment, and the old versions then drain before their workers exit. How one load or unload is
+// carried out (plan, thread budget, commit, retire) is load-steps.ts; each model's state and reason
+// are recorded by its lifecycle (model-lifecycle.ts).
 
 import path from 'node:path';
 import { fail, InferenceServerError, toServerError } from '../errors.js';
 import type { ThreadBudget } from '../execution/thread-budget.js';
 import type { ModelSource } from './configure-model.js';
-import { collectGarbage } from '../memory/collect-garbage.js';
 import { LoadSteps, type LoadPlan, type LoadStepsOptions } from './load-steps.js';
 import { assertValidModelName } from './model-name.js';
+import { indexRows, ModelLifecycle, type IndexRow } from './model-lifecycle.js';
 import { ModelRegistry } from './model-registry.js';
-import { newModelEntry, UNLOADED, type ModelEntry } from './model-version.js';
 import { writeOverrideDirectory, type OverrideDirectory } from './override-directory.js';
 import { OperationChains, type DeferWork } from './operation-chains.js';
 import { RepositoryPoller } from './repository-poller.js';
@@ -43,16 +43,8 @@ export interface LoadOverride {
   readonly files: ReadonlyMap<string, Uint8Array>;
 }
 
-/** One row of the repository index (Triton's RepositoryIndexResponse.ModelIndex). */
-export interface IndexRow {
-  readonly name: string;
-  readonly version?: string;
-  readonly state?: ModelEntry['state'];
-  readonly reason?: string;
-}
-
 export class ModelManager {
-  readonly registry = new ModelRegistry();
+  readonly registry = new ModelRegistry<ModelLifecycle>();
   /** Operations on one model run one at a time, in order. */
   private readonly chains = new OperationChains((model, e) => {
     this.options.logger.error(
@@ -89,7 +81,7 @@ export class ModelManager {
             this.serialize(name, async () => {
               const entry = this.registry.entry(name);
               if (entry === undefined) return;
-              await this.unloadNow(entry);
+              await this.steps.unload(entry);
               this.registry.remove(name);
             }),
         },
@@ -213,7 +205,7 @@ export class ModelManager {
       }
       return;
     }
-    return this.serialize(name, () => this.unloadNow(entry));
+    return this.serialize(name, () => this.steps.unload(entry));
   }
 
   /** Every model the repositories hold or the registry knows, per version where it has any. */
@@ -229,20 +221,7 @@ export class ModelManager {
         if (!readyOnly) rows.push({ name });
         continue;
       }
-      const versions = new Map<number, IndexRow>();
-      for (const [v, s] of entry.statuses) {
-        versions.set(v, { name, version: String(v), state: s.state, reason: s.reason });
-      }
-      // A serving version carries the reason of a reload that failed while it kept serving.
-      for (const v of entry.versions.keys()) {
-        versions.set(v, { name, version: String(v), state: 'READY', reason: entry.reason });
-      }
-      if (versions.size === 0) {
-        rows.push({ name, state: entry.state, reason: entry.reason });
-        continue;
-      }
-      for (const v of [...versions.keys()].sort((a, b) => a - b))
-        rows.push(versions.get(v) as IndexRow);
+      rows.push(...indexRows(entry));
     }
     return readyOnly ? rows.filter((r) => r.state === 'READY') : rows;
   }
@@ -262,7 +241,7 @@ export class ModelManager {
     await this.poller?.settled();
     await this.chains.idle();
     await Promise.all(
-      this.registry.all().map((e) => this.serialize(e.name, () => this.unloadNow(e))),
+      this.registry.all().map((e) => this.serialize(e.name, () => this.steps.unload(e))),
     );
   }
 
@@ -282,7 +261,7 @@ export class ModelManager {
     }
     const entry = this.entryFor(name);
     // A load call means the server is meant to serve the model: a failure counts for readiness.
-    entry.wanted = true;
+    entry.want();
     let plan: LoadPlan | undefined;
     try {
       plan = await this.steps.plan(entry, source.source, source.override, override?.configJson);
@@ -310,33 +289,6 @@ export class ModelManager {
     defer((await this.steps.commit(plan, budget)).retired);
   }
 
-  private async unloadNow(entry: ModelEntry): Promise<void> {
-    entry.wanted = false;
-    const old = [...entry.versions.values()];
-    if (old.length === 0) {
-      if (entry.state !== 'LOADING') {
-        entry.state = 'UNAVAILABLE';
-        entry.reason = UNLOADED;
-      }
-      return;
-    }
-    entry.versions = new Map(); // from here on, new requests get "no available versions"
-    entry.state = 'UNLOADING';
-    entry.reason = '';
-    for (const v of old) entry.statuses.set(v.version, { state: 'UNLOADING', reason: '' });
-    const served = this.steps.forget(entry.name);
-    await this.steps.draining(old);
-    for (const v of old) {
-      entry.statuses.set(v.version, { state: 'UNAVAILABLE', reason: UNLOADED });
-      this.options.catalog.forgetModelVersion(entry.name, v.version);
-    }
-    entry.state = 'UNAVAILABLE';
-    entry.reason = UNLOADED;
-    await served?.override?.remove();
-    collectGarbage();
-    this.options.logger.info({ model: entry.name }, 'model unloaded');
-  }
-
   /** The schedulers of versions draining after a reload or an unload, which serve no new request. */
   leavingSchedulers(): Scheduler[] {
     return this.steps.leavingSchedulers();
@@ -359,10 +311,10 @@ export class ModelManager {
     if (this.closing) throw fail('SHUTTING_DOWN', 'the server is shutting down');
   }
 
-  private entryFor(name: string): ModelEntry {
+  private entryFor(name: string): ModelLifecycle {
     let entry = this.registry.entry(name);
     if (entry === undefined) {
-      entry = newModelEntry(name);
+      entry = new ModelLifecycle(name);
       this.registry.add(entry);
     }
     return entry;

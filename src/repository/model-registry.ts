@@ -1,14 +1,15 @@
 // The registry of models the server knows: one entry per model ever loaded (or tried), with its
 // state and its serving versions. Lookup resolves a (name, version) the way Triton does: no version
-// means the highest serving version. The model manager is the only writer.
+// means the highest serving version. The model manager adds and removes entries; each entry's state
+// is written by its lifecycle (model-lifecycle.ts), which the manager's registry holds.
 
 import { fail } from '../errors.js';
 import type { ModelEntry, ModelVersion } from './model-version.js';
 
-export class ModelRegistry {
-  private readonly entries = new Map<string, ModelEntry>();
+export class ModelRegistry<E extends ModelEntry = ModelEntry> {
+  private readonly entries = new Map<string, E>();
 
-  add(entry: ModelEntry): void {
+  add(entry: E): void {
     if (this.entries.has(entry.name)) {
       throw new Error(`model '${entry.name}' registered twice`); // a manager bug, not user input
     }
@@ -20,11 +21,11 @@ export class ModelRegistry {
     this.entries.delete(name);
   }
 
-  all(): ModelEntry[] {
+  all(): E[] {
     return [...this.entries.values()];
   }
 
-  entry(name: string): ModelEntry | undefined {
+  entry(name: string): E | undefined {
     return this.entries.get(name);
   }
 

@@ -1,6 +1,7 @@
 // One served model version (its frozen config and signature, its statistics reporter, the scheduler
-// in front of its instances) and the registry's entry for a model: the versions serving now, and
-// the states of versions that are loading, unloading or unavailable, as the repository index shows.
+// in front of its instances) and the read-only view of the registry's entry for a model: the
+// versions serving now, and the states of versions that are loading, unloading or unavailable, as
+// the repository index shows. model-lifecycle.ts owns and writes the entry.
 
 import type { ModelConfig } from '../config/model-config.js';
 import type { ModelSignature } from './model-signature.js';
@@ -32,37 +33,28 @@ export interface VersionStatus {
 /** The reason Triton gives for a model or version that was unloaded on request. */
 export const UNLOADED = 'unloaded';
 
+/**
+ * What everyone but the lifecycle sees of a model (model-lifecycle.ts writes it): its state and
+ * reason, its serving versions and the index rows of the others.
+ */
 export interface ModelEntry {
   readonly name: string;
   /** READY while any version serves; LOADING before the first load ends; UNLOADING; UNAVAILABLE. */
-  state: ModelState;
+  readonly state: ModelState;
   /** Why the model is UNAVAILABLE, or why its last load failed while older versions serve. */
-  reason: string;
+  readonly reason: string;
   /** The completed config of the serving versions (or of the last attempt, when none serves). */
-  config: ModelConfig | undefined;
+  readonly config: ModelConfig | undefined;
   /**
    * The serving versions. A load or unload replaces the whole map in one assignment, so a request
    * resolves either the old set or the new one, never a mix.
    */
-  versions: ReadonlyMap<number, ModelVersion>;
+  readonly versions: ReadonlyMap<number, ModelVersion>;
   /** Index rows for versions that are not serving. A version both serving and here shows READY. */
-  readonly statuses: Map<number, VersionStatus>;
+  readonly statuses: ReadonlyMap<number, VersionStatus>;
   /**
    * The server is meant to serve this model: set by every load, cleared by an unload. Strict
    * readiness counts only wanted models, so an explicit unload does not make the server unready.
    */
-  wanted: boolean;
-}
-
-/** A fresh entry for a model about to load for the first time. */
-export function newModelEntry(name: string): ModelEntry {
-  return {
-    name,
-    state: 'LOADING',
-    reason: '',
-    config: undefined,
-    versions: new Map(),
-    statuses: new Map(),
-    wanted: true,
-  };
+  readonly wanted: boolean;
 }
