@@ -21,6 +21,7 @@ import { buildWarmupRuns } from '../execution/warmup-runs.js';
 import type { Logger } from '../logger.js';
 import { collectGarbage } from '../memory/collect-garbage.js';
 import type { MetricsCatalog } from '../metrics/metrics-catalog.js';
+import type { WarmupRun } from '../execution/messages.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import {
   configureModel,
@@ -63,6 +64,17 @@ export interface Served {
   readonly override: OverrideDirectory | undefined;
 }
 
+/**
+ * Starts one version of a configured model: its instances' workers, or an ensemble's steps. The
+ * default is the real one; tests give a fake that starts nothing.
+ */
+export type VersionStarter = (
+  configured: ConfiguredModel,
+  version: number,
+  budget: ThreadBudget,
+  warmup: readonly WarmupRun[],
+) => Promise<ModelVersion>;
+
 /** A load worked out up to the point of starting workers. */
 export interface LoadPlan {
   readonly entry: ModelLifecycle;
@@ -79,6 +91,7 @@ export class LoadSteps {
   /** Versions replaced or unloaded whose queues are still draining. */
   private readonly leaving = new Set<ModelVersion>();
   private readonly gpus = availableGpuIds();
+  private readonly startOne: VersionStarter;
 
   constructor(
     private readonly options: LoadStepsOptions,
@@ -86,7 +99,17 @@ export class LoadSteps {
     private readonly host: ServerHost,
     /** Stripped from failure reasons, which reach clients. */
     private readonly roots: readonly string[],
-  ) {}
+    startOne?: VersionStarter,
+  ) {
+    this.startOne =
+      startOne ??
+      ((configured, v, budget, warmup) =>
+        configured.config.platform === ENSEMBLE_PLATFORM
+          ? Promise.resolve().then(() =>
+              startEnsembleVersion(configured.config, v, { ...this.options, host: this.host }),
+            )
+          : startVersion(configured, v, budget, warmup, { ...this.options, bls: this.host }));
+  }
 
   /**
    * Works a load out without touching what serves: the config pipeline, then which versions keep
@@ -182,19 +205,7 @@ export class LoadSteps {
         modelDir: configured.source.dir,
       });
       const results = await Promise.allSettled(
-        plan.start.map((v) =>
-          configured.config.platform === ENSEMBLE_PLATFORM
-            ? Promise.resolve().then(() =>
-                startEnsembleVersion(configured.config, v, {
-                  ...this.options,
-                  host: this.host,
-                }),
-              )
-            : startVersion(configured, v, budget, warmup.runs, {
-                ...this.options,
-                bls: this.host,
-              }),
-        ),
+        plan.start.map((v) => this.startOne(configured, v, budget, warmup.runs)),
       );
       for (const r of results) {
         if (r.status === 'fulfilled') started.push(r.value);
