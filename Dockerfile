@@ -8,9 +8,9 @@
 # --- build: install everything, compile TypeScript into dist/ --------------------------------------
 FROM node:24-slim AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 # --ignore-scripts: `prepare` would build before the sources are here; the dependencies' install
-# scripts are the ones package.json's allowScripts already leaves off.
+# scripts are the ones .npmrc and package.json's allowScripts already leave off.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
@@ -24,7 +24,7 @@ RUN npm run build
 # --- production dependencies only ------------------------------------------------------------------
 FROM node:24-slim AS deps
 WORKDIR /src
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # --- the image that runs -----------------------------------------------------------------------------
