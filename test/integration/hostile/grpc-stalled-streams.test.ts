@@ -6,7 +6,12 @@
 import { after, before, describe, it } from 'node:test';
 import { stalledGrpcStreams } from '../../../bench/soak/hostile-clients.js';
 import { measureHostile } from '../../../bench/soak/hostile-scenario.js';
-import { assertWithinBudget, startHostileServer, type HostileServer } from './hostile-support.js';
+import {
+  AFTER_MS,
+  assertWithinBudget,
+  startHostileServer,
+  type HostileServer,
+} from './hostile-support.js';
 
 void describe('100 never-reading gRPC streams on one connection', () => {
   let s: HostileServer;
@@ -20,7 +25,7 @@ void describe('100 never-reading gRPC streams on one connection', () => {
       pid: s.pid,
       metricsBase: s.server.metricsBase,
       stallMs: 12_000,
-      afterMs: 10_000,
+      afterMs: AFTER_MS,
     });
     assertWithinBudget(m, t);
   });

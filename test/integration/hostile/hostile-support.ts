@@ -22,7 +22,13 @@ export const DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024;
  * gauge is held to the budget exactly.
  */
 export const RSS_MARGIN_BYTES = 384 * 1024 * 1024;
-/** RSS may stay this far above its baseline 10 s after the clients went. */
+/**
+ * How long after the clients went the last RSS is read. The give-back is reported, not asserted
+ * (below), so the tests wait 5 s instead of the issue's 10 s: the CI run is held to 20 minutes,
+ * and `node dist/bench/hostile-clients.js --after-secs 10` measures the full wait.
+ */
+export const AFTER_MS = 5_000;
+/** RSS may stay this far above its baseline AFTER_MS after the clients went. */
 export const KEPT_MARGIN_BYTES = 96 * 1024 * 1024;
 
 export interface HostileServer {
@@ -54,7 +60,7 @@ export async function startHostileServer(args: readonly string[]): Promise<Hosti
 /**
  * The checks both hostile-client tests make of a measurement: the budget's gauge exists and never
  * passed the budget, RSS stayed within the budget plus the margin, and what was not given back
- * 10 s after the clients went is reported (not asserted: not achieved yet, see issue 33).
+ * AFTER_MS after the clients went is reported (not asserted: not achieved yet, see issue 33).
  */
 export function assertWithinBudget(m: HostileMeasurement, t: TestContext): void {
   const report =

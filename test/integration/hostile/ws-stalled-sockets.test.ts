@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { stalledWebSockets } from '../../../bench/soak/hostile-clients.js';
 import { measureHostile } from '../../../bench/soak/hostile-scenario.js';
 import { loadUws } from '../../../src/http/uws/uws-loader.js';
-import { assertWithinBudget, startHostileServer, type HostileServer } from './hostile-support.js';
+import {
+  AFTER_MS,
+  assertWithinBudget,
+  startHostileServer,
+  type HostileServer,
+} from './hostile-support.js';
 
 const uws = loadUws();
 
@@ -30,7 +35,7 @@ for (const frontEnd of ['uws', 'node'] as const) {
           pid: s.pid,
           metricsBase: s.server.metricsBase,
           stallMs: 12_000,
-          afterMs: 10_000,
+          afterMs: AFTER_MS,
         });
         assertWithinBudget(m, t);
       });
