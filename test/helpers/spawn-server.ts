@@ -19,6 +19,15 @@ export interface SpawnedServer {
 
 export const CLI = path.join(DIST, 'src', 'cli', 'main.js');
 
+/** Every front end on loopback, each on a port the OS picks (the server logs them). */
+export const LOOPBACK_EPHEMERAL_PORTS: readonly string[] = [
+  '--http-address=127.0.0.1',
+  '--http-port=0',
+  '--metrics-port=0',
+  '--grpc-address=127.0.0.1',
+  '--grpc-port=0',
+];
+
 /** `env`: the child's environment (this process's when absent). */
 export function runCli(
   args: readonly string[],
@@ -54,17 +63,7 @@ export async function spawnServer(
   timeoutMs = 30_000,
   env?: NodeJS.ProcessEnv,
 ): Promise<SpawnedServer> {
-  const run = runCli(
-    [
-      '--http-address=127.0.0.1',
-      '--http-port=0',
-      '--metrics-port=0',
-      '--grpc-address=127.0.0.1',
-      '--grpc-port=0',
-      ...args,
-    ],
-    env,
-  );
+  const run = runCli([...LOOPBACK_EPHEMERAL_PORTS, ...args], env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = run.lines.find((l) => l.includes('"httpPort"'));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { datagramsUnavailable, NotifyReceiver, statusOf } from '../helpers/notify-receiver.js';
 import { copySlowModel, inferSlow, type SlowReply } from '../helpers/slow-model-timing.js';
-import { CLI } from '../helpers/spawn-server.js';
+import { CLI, LOOPBACK_EPHEMERAL_PORTS } from '../helpers/spawn-server.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
 import { pendingRequests, waitFor } from '../helpers/wait-for.js';
 
@@ -43,19 +43,10 @@ interface Run {
 
 /** Runs the CLI with `env` added to this process's environment, on ephemeral loopback ports. */
 function runWithEnv(args: readonly string[], env: Record<string, string>): Run {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      '--http-address=127.0.0.1',
-      '--http-port=0',
-      '--metrics-port=0',
-      '--grpc-address=127.0.0.1',
-      '--grpc-port=0',
-      ...args,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
-  );
+  const child = spawn(process.execPath, [CLI, ...LOOPBACK_EPHEMERAL_PORTS, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const lines: string[] = [];
   const collect = (chunk: Buffer): void => {
     lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
