@@ -10,7 +10,8 @@ import type { ModelConfig } from '../config/model-config.js';
 import type { JavascriptParameters } from '../config/javascript-backend.js';
 import type { OrtParameters } from '../config/ort-parameters.js';
 import { fail } from '../errors.js';
-import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
+import type { Backend } from './backends/backend.js';
+import { backendFor } from './backends/registry.js';
 import { selectVersions } from './version-policy.js';
 
 /** Where a model is loaded from: a repository directory, or a load call's private directory. */
@@ -33,6 +34,8 @@ export interface VersionFile {
 export interface ConfiguredModel {
   readonly source: ModelSource;
   readonly config: ModelConfig;
+  /** The backend that runs it (backends/registry.ts), chosen once here from the config. */
+  readonly backend: Backend;
   readonly ort: OrtParameters;
   /** Set for a `javascript` model: its server-side settings. */
   readonly javascript?: JavascriptParameters;
@@ -60,29 +63,38 @@ export async function configureModel(
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
     ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });
-  const files = await versionFiles(source, config);
+  const backend = backendFor(config);
+  const files = await versionFiles(source, config, backend);
   if (files.size === 0) {
     throw fail(
       'MODEL_LOAD_FAILED',
       `no version of model '${source.name}' holds ${config.default_model_filename} under its version policy`,
     );
   }
-  return { source, config, ort, ...(javascript !== undefined && { javascript }), warnings, files };
+  return {
+    source,
+    config,
+    backend,
+    ort,
+    ...(javascript !== undefined && { javascript }),
+    warnings,
+    files,
+  };
 }
 
 /** The served versions and their model files: present on disk and selected by version_policy. */
 async function versionFiles(
   source: ModelSource,
   config: ModelConfig,
+  backend: Backend,
 ): Promise<Map<number, VersionFile>> {
   const present: number[] = [];
   const files = new Map<number, VersionFile>();
   for (const v of source.versions) {
     // An ensemble's version directory holds no model file: its steps name other models.
-    const file =
-      config.platform === ENSEMBLE_PLATFORM
-        ? { path: path.join(source.dir, String(v)), identity: 'ensemble' }
-        : await modelFile(path.join(source.dir, String(v)), config.default_model_filename);
+    const file = !backend.hasModelFile
+      ? { path: path.join(source.dir, String(v)), identity: backend.name }
+      : await modelFile(path.join(source.dir, String(v)), config.default_model_filename);
     if (file !== undefined) {
       present.push(v);
       files.set(v, file);

@@ -9,7 +9,6 @@
 
 import os from 'node:os';
 import type { BackendConfig } from '../config/backend-config.js';
-import { ENSEMBLE_PLATFORM } from '../config/autocomplete.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { availableGpuIds } from '../execution/gpu-devices.js';
 import {
@@ -33,8 +32,6 @@ import type { ModelLifecycle } from './model-lifecycle.js';
 import type { ModelVersion } from './model-version.js';
 import type { OverrideDirectory } from './override-directory.js';
 import type { ServerHost } from './server-host.js';
-import { startEnsembleVersion } from './start-ensemble.js';
-import { startVersion } from './start-version.js';
 
 /** What the load steps take from the server's options. */
 export interface LoadStepsOptions {
@@ -66,7 +63,7 @@ export interface Served {
 
 /**
  * Starts one version of a configured model: its instances' workers, or an ensemble's steps. The
- * default is the real one; tests give a fake that starts nothing.
+ * default asks the model's backend (backends/backend.ts); tests give a fake that starts nothing.
  */
 export type VersionStarter = (
   configured: ConfiguredModel,
@@ -104,11 +101,10 @@ export class LoadSteps {
     this.startOne =
       startOne ??
       ((configured, v, budget, warmup) =>
-        configured.config.platform === ENSEMBLE_PLATFORM
-          ? Promise.resolve().then(() =>
-              startEnsembleVersion(configured.config, v, { ...this.options, host: this.host }),
-            )
-          : startVersion(configured, v, budget, warmup, { ...this.options, bls: this.host }));
+        configured.backend.startVersion(configured, v, budget, warmup, {
+          ...this.options,
+          host: this.host,
+        }));
   }
 
   /**
@@ -164,7 +160,7 @@ export class LoadSteps {
       version,
       groups: configured.config.instance_group,
       params: configured.ort,
-      ortSessions: configured.javascript === undefined,
+      ortSessions: configured.backend.ortSessions,
     }));
     return { entry, configured, override, keep, start, retire, demands };
   }

@@ -18,7 +18,7 @@ import { writeOverrideDirectory, type OverrideDirectory } from './override-direc
 import { OperationChains, type DeferWork } from './operation-chains.js';
 import { RepositoryPoller } from './repository-poller.js';
 import { listVersions, scanRepositories } from './scan-repository.js';
-import { ensembleDependencies } from './start-ensemble.js';
+import { ensembleDependencies } from './backends/ensemble/ensemble-backend.js';
 import { ServerHost } from './server-host.js';
 import type { BlsHost } from '../execution/javascript/instance-channel.js';
 import type { Scheduler } from '../scheduler/scheduler.js';

@@ -35,7 +35,7 @@ export interface ModelSignature {
   readonly bytesMayHoldNul: boolean;
   /**
    * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
-   * need a streaming transport (InferContext.responses). Set by start-version.ts.
+   * need a streaming transport (InferContext.responses). Set by backends/start-instances.ts.
    */
   readonly decoupled?: boolean;
 }

@@ -6,7 +6,7 @@
 import { fail } from '../errors.js';
 import type { BlsCallContext, BlsHost } from '../execution/javascript/instance-channel.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
-import type { EnsembleHost } from './ensemble/ensemble-host.js';
+import type { EnsembleHost } from './backends/ensemble/ensemble-host.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ModelSignature } from './model-signature.js';
 

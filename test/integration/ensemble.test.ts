@@ -170,7 +170,7 @@ void describe('ensembles on a real server', () => {
 
   void it('runs a graph with two branches from one input, each on its own model', async () => {
     // That the branches overlap in time is shown deterministically in the scheduler's unit test
-    // (test/unit/repository/ensemble-scheduler.test.ts); here, that both really run and answer.
+    // (test/unit/repository/backends/ensemble-scheduler.test.ts); here, that both really run and answer.
     const rows = 3;
     const { body, headers } = slowRequest(rows, 5);
     const res = await fetch(`${t.base}/v2/models/slow_pair/infer`, {

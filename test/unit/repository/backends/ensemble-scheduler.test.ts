@@ -5,14 +5,17 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { StepContext } from '../../../src/repository/ensemble/ensemble-host.js';
-import { InferenceServerError } from '../../../src/errors.js';
-import type { DecodedRequest, InferenceResponse } from '../../../src/protocol/inference-request.js';
-import { modelSignature } from '../../../src/repository/model-signature.js';
-import type { EnsembleHost } from '../../../src/repository/ensemble/ensemble-host.js';
-import { EnsembleScheduler } from '../../../src/repository/ensemble/ensemble-scheduler.js';
-import { brandValidated } from '../../../src/scheduler/validated-request.js';
-import { flush, input, modelConfig } from '../scheduler/fixtures.js';
+import type { StepContext } from '../../../../src/repository/backends/ensemble/ensemble-host.js';
+import { InferenceServerError } from '../../../../src/errors.js';
+import type {
+  DecodedRequest,
+  InferenceResponse,
+} from '../../../../src/protocol/inference-request.js';
+import { modelSignature } from '../../../../src/repository/model-signature.js';
+import type { EnsembleHost } from '../../../../src/repository/backends/ensemble/ensemble-host.js';
+import { EnsembleScheduler } from '../../../../src/repository/backends/ensemble/ensemble-scheduler.js';
+import { brandValidated } from '../../../../src/scheduler/validated-request.js';
+import { flush, input, modelConfig } from '../../scheduler/fixtures.js';
 
 const STEP = `max_batch_size: 4 input { name: "I" data_type: TYPE_FP32 dims: [ 2 ] } output { name: "O" data_type: TYPE_FP32 dims: [ 2 ] }`;
 

@@ -6,14 +6,14 @@
 // copies them once into its own block, as it would a client's bytes. The first failing step fails
 // the request (its message says which step) and cancels the steps still queued.
 
-import type { ModelConfig, EnsembleStepConfig } from '../../config/model-config.js';
-import { fail, InferenceServerError, toServerError } from '../../errors.js';
-import { TensorBlock } from '../../memory/tensor-block.js';
-import type { DecodedRequest, Parameters } from '../../protocol/inference-request.js';
-import type { Datatype } from '../../tensor/datatypes.js';
-import { DrainLatch } from '../../scheduler/drain-latch.js';
-import type { ScheduledOutput, Scheduler, SchedulerResult } from '../../scheduler/scheduler.js';
-import type { ValidatedRequest } from '../../scheduler/validated-request.js';
+import type { ModelConfig, EnsembleStepConfig } from '../../../config/model-config.js';
+import { fail, InferenceServerError, toServerError } from '../../../errors.js';
+import { TensorBlock } from '../../../memory/tensor-block.js';
+import type { DecodedRequest, Parameters } from '../../../protocol/inference-request.js';
+import type { Datatype } from '../../../tensor/datatypes.js';
+import { DrainLatch } from '../../../scheduler/drain-latch.js';
+import type { ScheduledOutput, Scheduler, SchedulerResult } from '../../../scheduler/scheduler.js';
+import type { ValidatedRequest } from '../../../scheduler/validated-request.js';
 import { stepVersion, type EnsembleHost } from './ensemble-host.js';
 
 /** An ensemble tensor once it exists: a view of shared memory. */

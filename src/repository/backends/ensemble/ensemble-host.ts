@@ -3,8 +3,8 @@
 // data plane's own inference entry, so every step is validated, queued, batched with other traffic
 // to its model and counted in that model's statistics exactly like a client's request.
 
-import type { DecodedRequest, InferenceResponse } from '../../protocol/inference-request.js';
-import type { ModelSignature } from '../model-signature.js';
+import type { DecodedRequest, InferenceResponse } from '../../../protocol/inference-request.js';
+import type { ModelSignature } from '../../model-signature.js';
 
 /** What a step's request carries besides its tensors (the data plane's InferContext). */
 export interface StepContext {

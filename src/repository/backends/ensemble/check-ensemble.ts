@@ -3,11 +3,11 @@
 // its inputs or outputs; every ensemble tensor has one datatype and compatible shapes wherever it
 // is read or written; a batching ensemble's steps batch at least as far.
 
-import { fail } from '../../errors.js';
-import type { ModelConfig } from '../../config/model-config.js';
-import { stepOrder } from '../../config/validate-ensemble.js';
-import { fromConfigType, type Datatype } from '../../tensor/datatypes.js';
-import { fullDims, type ModelSignature } from '../model-signature.js';
+import { fail } from '../../../errors.js';
+import type { ModelConfig } from '../../../config/model-config.js';
+import { stepOrder } from '../../../config/validate-ensemble.js';
+import { fromConfigType, type Datatype } from '../../../tensor/datatypes.js';
+import { fullDims, type ModelSignature } from '../../model-signature.js';
 import { stepVersion, type EnsembleHost } from './ensemble-host.js';
 
 interface TensorType {

@@ -1,0 +1,55 @@
+// The backend seam: what differs between the kinds of model the server runs (ONNX Runtime,
+// JavaScript, ensemble), behind one interface, one folder per backend. registry.ts maps a config's
+// backend (or, for an ensemble, its platform) to one `Backend`, once, when the model is configured;
+// from then on the load steps ask the backend and never look at the config's backend fields again.
+//
+// A backend decides: whether a version directory holds a model file, whether its instances hold
+// ONNX Runtime sessions (the thread budget divides their threads), and how a version starts (its
+// instances' workers with its own worker entry, run hand-off and timeouts, and the check of the
+// model it opened against the config; or, for an ensemble, no instances at all). The worker-side
+// code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
+
+import type { WarmupRun } from '../../execution/messages.js';
+import type { ThreadBudget } from '../../execution/thread-budget.js';
+import type { Logger } from '../../logger.js';
+import type { MetricsCatalog } from '../../metrics/metrics-catalog.js';
+import type { ConfiguredModel } from '../configure-model.js';
+import type { ModelVersion } from '../model-version.js';
+import type { ServerHost } from '../server-host.js';
+
+/** What starting a version may use of the server: its options and the host of model calls. */
+export interface BackendDeps {
+  /** 'auto' probes ORT; false forces the worker copy path. */
+  readonly sabTensors: boolean | 'auto';
+  /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
+  readonly doorbell: boolean;
+  /** Cap on one request's shared-memory input block. */
+  readonly maxInputBytes: number;
+  readonly catalog: MetricsCatalog;
+  readonly logger: Logger;
+  /** What ensembles' steps and JavaScript models' BLS calls see of the server. */
+  readonly host: ServerHost;
+}
+
+export interface Backend {
+  /** Its registry key: the config's `backend`, or its `platform` when it names no backend. */
+  readonly name: string;
+  /**
+   * A version directory holds the file `default_model_filename` names (ONNX, JavaScript); an
+   * ensemble's holds none, its steps name other models.
+   */
+  readonly hasModelFile: boolean;
+  /** Its instances hold ONNX Runtime sessions, whose intra- and inter-op threads the budget divides. */
+  readonly ortSessions: boolean;
+  /**
+   * Starts one version of `configured` (the registry chose this backend for it): its instances and
+   * scheduler, serving as soon as the registry holds the result. Fails the load on any error.
+   */
+  startVersion(
+    configured: ConfiguredModel,
+    version: number,
+    budget: ThreadBudget,
+    warmup: readonly WarmupRun[],
+    deps: BackendDeps,
+  ): Promise<ModelVersion>;
+}

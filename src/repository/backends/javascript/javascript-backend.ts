@@ -1,0 +1,61 @@
+// The JavaScript backend (`backend: "javascript"`, Triton's Python backend in JS): each instance is
+// a worker (workers/js-worker.ts) that imports the model's module and calls its initialize(); its
+// runs go as piscina tasks, with the instance channel (execution/javascript/) carrying BLS calls and
+// decoupled responses; each start and run is bounded by the model's timeouts (config/
+// javascript-backend.ts). It holds no ORT session, and the model has no signature of its own: its
+// responses are checked against the config instead.
+
+import { toConfigJson } from '../../../config/config-json.js';
+import { JAVASCRIPT_BACKEND } from '../../../config/javascript-backend.js';
+import type { ModelConfig } from '../../../config/model-config.js';
+import type { JavascriptWorkerInit } from '../../../execution/messages.js';
+import { fromConfigType } from '../../../tensor/datatypes.js';
+import type { Backend } from '../backend.js';
+import { startInstances, type InstanceBackendParts } from '../start-instances.js';
+
+const PARTS: InstanceBackendParts = {
+  poolOptions: (c, deps) => {
+    const js = c.javascript;
+    // configureModel reads a javascript model's parameters whenever the registry picks this backend.
+    if (js === undefined) throw new Error(`model ${c.config.name} has no JavaScript parameters`);
+    return {
+      javascript: {
+        worker: javascriptWorkerInit(c.config, c.source.dir, js.decoupled),
+        executeTimeoutMs: js.executeTimeoutMs,
+        initializeTimeoutMs: js.initializeTimeoutMs,
+        decoupled: js.decoupled,
+        bls: deps.host,
+      },
+    };
+  },
+  checkModelIO: () => {},
+  decoupled: (c) => c.javascript?.decoupled === true,
+};
+
+export const JAVASCRIPT: Backend = Object.freeze<Backend>({
+  name: JAVASCRIPT_BACKEND,
+  hasModelFile: true,
+  ortSessions: false,
+  startVersion: (configured, version, budget, warmup, deps) =>
+    startInstances(PARTS, configured, version, budget, warmup, deps),
+});
+
+/** What a JavaScript model's workers get: its config as Triton's JSON, its directory, its outputs. */
+function javascriptWorkerInit(
+  config: ModelConfig,
+  modelDir: string,
+  decoupled: boolean,
+): JavascriptWorkerInit {
+  return {
+    decoupled,
+    modelConfig: toConfigJson(config),
+    modelDir,
+    batched: config.max_batch_size > 0,
+    outputs: config.output.map((o) => {
+      const datatype = fromConfigType(o.data_type);
+      // Validation has refused any other data_type before a version starts.
+      if (datatype === undefined) throw new Error(`output ${o.name} has type ${o.data_type}`);
+      return { name: o.name, datatype, dims: [...o.dims] };
+    }),
+  };
+}

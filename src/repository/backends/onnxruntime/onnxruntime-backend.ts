@@ -1,0 +1,26 @@
+// The ONNX Runtime backend (`backend: "onnxruntime"`, platform `onnxruntime_onnx`): each instance is
+// a worker (workers/ort-worker.ts) owning one InferenceSession, built from its session plan
+// (execution/build-session-plan.ts: providers, threads, graph options) and served over the doorbell
+// (execution/doorbell.ts). As Triton's ORT backend does per instance, the config must describe the
+// model that was actually opened (autocomplete only checked it when it had to open the model).
+
+import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
+import { checkModelAgainstConfig } from '../../../config/check-model-io.js';
+import type { Backend } from '../backend.js';
+import { startInstances, type InstanceBackendParts } from '../start-instances.js';
+
+const PARTS: InstanceBackendParts = {
+  // The pool's defaults are this backend's: workers/ort-worker.js, runs over the doorbell.
+  poolOptions: () => ({}),
+  checkModelIO: checkModelAgainstConfig,
+  // Every request to an ONNX model gets exactly one response (config/unsupported.ts).
+  decoupled: () => false,
+};
+
+export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
+  name: ONNXRUNTIME_BACKEND,
+  hasModelFile: true,
+  ortSessions: true,
+  startVersion: (configured, version, budget, warmup, deps) =>
+    startInstances(PARTS, configured, version, budget, warmup, deps),
+});

@@ -1,0 +1,97 @@
+// Starts one version of a backend that runs instances (ONNX Runtime, JavaScript): its instance
+// pool (sessions and warmup in worker threads, with the backend's worker entry, run hand-off and
+// timeouts), the backend's check of the opened model against the config, its reporter and its
+// scheduler. The result serves as soon as the registry holds it.
+
+import type { ModelIO } from '../../config/read-model-io.js';
+import type { ModelConfig } from '../../config/model-config.js';
+import { buildInstanceGroupPlans } from '../../execution/build-session-plan.js';
+import { unappliedOptionWarnings } from '../../execution/execution-providers.js';
+import { InstancePool, type InstancePoolInit } from '../../execution/instance-pool.js';
+import type { WarmupRun } from '../../execution/messages.js';
+import type { ThreadBudget } from '../../execution/thread-budget.js';
+import { ModelReporter } from '../../metrics/model-reporter.js';
+import { createScheduler } from '../../scheduler/create-scheduler.js';
+import type { ConfiguredModel } from '../configure-model.js';
+import { modelSignature } from '../model-signature.js';
+import type { ModelVersion } from '../model-version.js';
+import type { BackendDeps } from './backend.js';
+
+/** What an instance backend adds to the common start. */
+export interface InstanceBackendParts {
+  /** The pool's backend-specific settings (a JavaScript model's worker and timeouts). */
+  poolOptions(configured: ConfiguredModel, deps: BackendDeps): Partial<InstancePoolInit>;
+  /**
+   * Checks the config against the model the instances opened; throws to fail the load. A backend
+   * whose model has no signature of its own checks its responses against the config instead.
+   */
+  checkModelIO(config: ModelConfig, io: ModelIO): void;
+  /** Each request may be answered 0..n times (the signature says so to the transports). */
+  decoupled(configured: ConfiguredModel): boolean;
+}
+
+export async function startInstances(
+  parts: InstanceBackendParts,
+  c: ConfiguredModel,
+  version: number,
+  budget: ThreadBudget,
+  warmup: readonly WarmupRun[],
+  deps: BackendDeps,
+): Promise<ModelVersion> {
+  const { config } = c;
+  const file = c.files.get(version);
+  if (file === undefined) throw new Error(`version ${version} is not in the load plan`); // a bug
+  const log = deps.logger.child({ model: config.name });
+  const t0 = process.hrtime.bigint();
+  const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
+  for (const g of groups)
+    for (const w of unappliedOptionWarnings(g.plan.executionProviders)) log.warn(w);
+  const pool = await InstancePool.start({
+    model: config.name,
+    version,
+    modelPath: file.path,
+    groups,
+    sabTensors: deps.sabTensors,
+    doorbell: deps.doorbell,
+    warmup,
+    ...parts.poolOptions(c, deps),
+    logger: {
+      info: (m) => log.info(m),
+      warn: (m) => log.warn(m),
+      error: (m) => log.error(m),
+    },
+  });
+  try {
+    parts.checkModelIO(config, pool.modelIO);
+  } catch (e) {
+    await pool.close();
+    throw e;
+  }
+  const reporter = new ModelReporter(deps.catalog, config.name, version);
+  pool.onInstanceRestart(() => reporter.instanceRestarted());
+  // The sequence batcher, the dynamic batcher, or the direct strategy, as the config says.
+  const scheduler = createScheduler(config, pool, reporter, {
+    maxBlockBytes: deps.maxInputBytes,
+    modelDir: c.source.dir,
+  });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  deps.catalog.loadDurationSecs
+    .labels({ model: config.name, version: String(version) })
+    .set(seconds);
+  log.info({ version, seconds: Number(seconds.toFixed(3)) }, 'model version ready');
+  return {
+    name: config.name,
+    version,
+    config,
+    signature: parts.decoupled(c)
+      ? Object.freeze({ ...modelSignature(config, version), decoupled: true })
+      : modelSignature(config, version),
+    reporter,
+    scheduler,
+    ready: () => pool.ready,
+    unload: async () => {
+      await scheduler.stop();
+      await pool.close();
+    },
+  };
+}
