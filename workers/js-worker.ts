@@ -19,20 +19,16 @@ import {
 } from '../src/execution/javascript/channel-messages.js';
 import { importModel, type JsModel } from '../src/execution/javascript/js-model-module.js';
 import { runJsModel, type RunContext } from '../src/execution/javascript/js-run.js';
-import type {
-  JavascriptWorkerInit,
-  RunRequest,
-  RunResponse,
-  WorkerEvent,
-  WorkerInit,
-} from '../src/execution/messages.js';
+import type { JavascriptWorkerInit } from '../src/execution/javascript/js-worker-init.js';
+import type { JavascriptWorkerData } from '../src/execution/javascript/js-workers.js';
+import type { RunRequest, RunResponse, WorkerEvent } from '../src/execution/messages.js';
 import { toWireError } from '../src/execution/worker-errors.js';
 import { collectGarbage } from '../src/memory/collect-garbage.js';
 
 if (parentPort === null) throw new Error('js-worker must run as a piscina worker thread');
 
 const port = parentPort;
-const init = workerData as WorkerInit;
+const init = workerData as JavascriptWorkerData;
 const js: JavascriptWorkerInit = javascriptPart(init);
 const instanceName = init.instanceName ?? init.instance;
 // What a client may see instead of the absolute model path: `<model>/<version>/<file>`.
@@ -56,8 +52,9 @@ channel.port1.unref();
 const opened: ChannelOpened = { type: 'infernode:channel', threadId, port: channel.port2 };
 port.postMessage(opened, [channel.port2]);
 
-function javascriptPart(w: WorkerInit): JavascriptWorkerInit {
-  if (w.javascript === undefined) throw new Error('js-worker needs WorkerInit.javascript'); // a bug
+function javascriptPart(w: JavascriptWorkerData): JavascriptWorkerInit {
+  // The JavaScript backend's workerData always has it (js-workers.ts).
+  if (w.javascript === undefined) throw new Error('js-worker needs its javascript workerData'); // a bug
   return w.javascript;
 }
 

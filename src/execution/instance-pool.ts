@@ -17,16 +17,11 @@ import type { ModelIO } from '../config/read-model-io.js';
 import { fail } from '../errors.js';
 import type { WireError } from '../errors.js';
 import { FINALIZE_TASK } from './messages.js';
-import type {
-  JavascriptWorkerInit,
-  RunRequest,
-  RunResponse,
-  WarmupRun,
-  WorkerInit,
-} from './messages.js';
-import type { BlsHost } from './javascript/instance-channel.js';
+import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.js';
 import type { RunScope } from './run-scope.js';
+import type { WorkerBackend } from './run-channel.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
+import { ortWorkers } from './onnxruntime/ort-workers.js';
 import { assertProvidersInstalled } from './provider-availability.js';
 import { resolveSabTensors } from './sab-capability.js';
 import type { InstanceGroupPlan } from './session-plan.js';
@@ -34,9 +29,6 @@ import { scrubMessage } from './worker-errors.js';
 
 /** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */
 const WORKER_FILE = fileURLToPath(new URL('../../workers/ort-worker.js', import.meta.url));
-
-/** The worker of `javascript` models (the backend picks the worker file; tests cannot swap it). */
-const JS_WORKER_FILE = fileURLToPath(new URL('../../workers/js-worker.js', import.meta.url));
 
 let defaultWorkerFile = WORKER_FILE;
 
@@ -68,8 +60,13 @@ export interface InstancePoolInit {
    */
   readonly sabTensors?: boolean | 'auto';
   /**
+   * The backend's workers and their run hand-off (run-channel.ts). Absent: ONNX Runtime's
+   * (onnxruntime/ort-workers.ts), shaped by `doorbell` and `workerFile`.
+   */
+  readonly backend?: WorkerBackend;
+  /**
    * ORT instances take their runs over the doorbell (doorbell.ts; the default), or, when false,
-   * each run as a piscina task (the path JavaScript models always use). For tests and comparisons.
+   * each run as a piscina task. For tests and comparisons.
    */
   readonly doorbell?: boolean;
   /**
@@ -78,21 +75,6 @@ export interface InstancePoolInit {
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
-  /**
-   * Set for a `javascript` model: its instances run workers/js-worker.ts with this, each worker's
-   * start is bounded by `initializeTimeoutMs` and each run by `executeTimeoutMs`, and close() calls
-   * the model's finalize() first.
-   */
-  readonly javascript?: {
-    readonly worker: JavascriptWorkerInit;
-    readonly executeTimeoutMs: number;
-    /** A worker not ready this long after it started (import, initialize(), warmup) is terminated. */
-    readonly initializeTimeoutMs: number;
-    /** Each run waits for every request's final flag (the responses travel on the channel). */
-    readonly decoupled: boolean;
-    /** Where its BLS calls go (the data plane). */
-    readonly bls?: BlsHost;
-  };
   /**
    * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
    * real handler to fail on cue). Production code never sets it.
@@ -120,11 +102,18 @@ export class InstancePool {
   private readonly restartListeners: Array<() => void> = [];
   /** The model's inputs and outputs as the first ready session reported them. */
   private io: ModelIO | undefined;
+  private readonly backend: WorkerBackend;
 
   private constructor(
     private readonly init: InstancePoolInit,
     sabTensors: boolean,
   ) {
+    this.backend =
+      init.backend ??
+      ortWorkers({
+        workerFile: init.workerFile ?? defaultWorkerFile,
+        doorbell: init.doorbell !== false,
+      });
     const shown = `${init.model}/${init.version}/${path.basename(init.modelPath)}`;
     this.groups = init.groups.map((spec) => {
       const workerData: WorkerInit = {
@@ -135,21 +124,13 @@ export class InstancePool {
         plan: spec.plan,
         sabTensors,
         warmup: init.warmup ?? [],
-        ...(init.javascript !== undefined && { javascript: init.javascript.worker }),
       };
-      const js = init.javascript;
       const ctx: InstanceContext = {
         model: init.model,
         version: init.version,
         group: spec.instance,
-        workerFile: init.workerFile ?? (js !== undefined ? JS_WORKER_FILE : defaultWorkerFile),
-        workerData,
-        doorbell: js === undefined && init.doorbell !== false,
-        ...(js !== undefined && {
-          executeTimeoutMs: js.executeTimeoutMs,
-          initializeTimeoutMs: js.initializeTimeoutMs,
-          javascript: { decoupled: js.decoupled, bls: js.bls },
-        }),
+        backend: this.backend,
+        workerData: this.backend.workerData(workerData),
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
         log: (level, msg) => this.log(level, msg),
         sessionReady: (instance, event, replacement) =>
@@ -221,7 +202,7 @@ export class InstancePool {
    * JavaScript model's code may keep views of them, so its inputs are never reused.
    */
   get inputsFreeAfterRun(): boolean {
-    return this.init.javascript === undefined;
+    return this.backend.inputsFreeAfterRun;
   }
 
   /** Runs accepted and not yet answered (running, or waiting for a free instance). */
@@ -351,7 +332,7 @@ export class InstancePool {
     for (const i of this.instances) i.stopRestarting();
     this.notify();
     await this.until(() => this.inFlightTotal === 0 && this.instances.every((i) => i.settled()));
-    if (this.init.javascript !== undefined) {
+    if (this.backend.finalizes) {
       await Promise.all(this.instances.map((i) => i.finalize(FINALIZE_TASK)));
     }
     await Promise.all(this.instances.map((i) => i.destroy()));

@@ -21,11 +21,14 @@
 
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
-import type { Datatype } from '../tensor/datatypes.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
 import type { OrtSessionPlan } from './session-plan.js';
 
-/** workerData for a model-instance worker. Plain data only (structured clone). */
+/**
+ * workerData for a model-instance worker: the fields every backend's worker gets. A backend adds its
+ * own (run-channel.ts, `WorkerBackend.workerData`; the JavaScript worker's are
+ * javascript/js-workers.ts's `JavascriptWorkerData`). Plain data only (structured clone).
+ */
 export interface WorkerInit {
   readonly model: string;
   readonly version: number;
@@ -46,29 +49,6 @@ export interface WorkerInit {
   readonly warmup?: readonly WarmupRun[];
   /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
   readonly instanceName?: string;
-  /** Set for a `javascript` model, whose worker is workers/js-worker.ts. */
-  readonly javascript?: JavascriptWorkerInit;
-}
-
-/** What a JavaScript model's worker needs beyond the common fields. Plain data only. */
-export interface JavascriptWorkerInit {
-  /** The frozen config as Triton's JSON (`/v2/models/<m>/config`), handed to initialize(). */
-  readonly modelConfig: Readonly<Record<string, unknown>>;
-  /** The model directory (args.model_repository, as in Triton's Python backend). */
-  readonly modelDir: string;
-  /** Rows lead every input and output (max_batch_size > 0). */
-  readonly batched: boolean;
-  /** The config's outputs, which every response is checked against. */
-  readonly outputs: readonly OutputSpec[];
-  /** `model_transaction_policy { decoupled: true }`: each request gets a response sender. */
-  readonly decoupled: boolean;
-}
-
-/** One configured output: its datatype and dims (without the batch dim). */
-export interface OutputSpec {
-  readonly name: string;
-  readonly datatype: Datatype;
-  readonly dims: readonly number[];
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */

@@ -15,28 +15,28 @@
 // An ORT error inside session.run is not a loss: it is the run's reply (INFER_FAILED) and the
 // session keeps serving, as in Triton (see docs/architecture.md, "Worker failures").
 //
-// An ORT worker serves its runs over a doorbell (doorbell.ts) once its session is ready: one
+// How runs reach the worker is the backend's (run-channel.ts): each worker gets a run channel from
+// its backend when it starts, closed when it is lost or destroyed. An ORT worker serves its runs
+// over a doorbell (onnxruntime/ort-workers.ts, doorbell.ts) once its session is ready: one
 // long-running piscina task per worker, which is how piscina keeps owning the thread. The rules
 // above hold unchanged: the serve task rejects when the thread dies (WORKER_FAILED, replaced) or the
 // handler throws (WORKER_FAILED, recycled), and the run outstanding on it gets that rejection; the
 // serve task is stopped before its pool is destroyed, between runs, never inside session.run.
 //
-// A JavaScript model's worker (`executeTimeoutMs` set) has three more rules: a worker not ready
-// within `initializeTimeoutMs` (a hanging initialize()) is terminated, failing the load or, for a
-// replacement, retried after the back-off; a run that outlives the execute timeout is answered
-// MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: it holds no ORT session,
-// and nothing else can stop user code stuck in a loop), at once unless it keeps hanging; and
-// destroy() first asks the worker to call the model's finalize(), bounded by the execute timeout.
+// A worker whose backend sets limits (a JavaScript model's: it holds no ORT session) has three more
+// rules: a worker not ready within `limits.startMs` (a hanging initialize()) is terminated, failing
+// the load or, for a replacement, retried after the back-off; a run that outlives `limits.runMs` is
+// answered MODEL_EXECUTE_TIMEOUT and its worker is terminated and replaced (safe: nothing else can
+// stop user code stuck in a loop), at once unless it keeps hanging; and destroy() first asks the
+// worker to call the model's finalize() (`finalizes`), bounded by the run limit.
 
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WireError } from '../errors.js';
-import { isChannelOpened } from './javascript/channel-messages.js';
-import { InstanceChannel, type BlsHost } from './javascript/instance-channel.js';
 import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
+import type { RunChannel, WorkerBackend } from './run-channel.js';
 import type { RunScope } from './run-scope.js';
-import { RECLAIM_TASK, STARTED_TASK } from './messages.js';
-import { DoorbellClient, SERVE_TASK } from './doorbell.js';
+import { STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
@@ -45,7 +45,7 @@ import { nowNs } from '../trace/stage-trace.js';
 export type InstanceState =
   /**
    * A worker is starting: creating its session. An ORT worker is never terminated in this state; a
-   * JavaScript one is, once it outlives `initializeTimeoutMs`.
+   * JavaScript one is, once it outlives its backend's `limits.startMs`.
    */
   | 'loading'
   /** Its session exists and it takes runs, one at a time. */
@@ -63,10 +63,10 @@ export interface InstanceContext {
   readonly version: number;
   /** The instance group's name (`simple_0`), which load and warmup messages name. */
   readonly group: string;
-  readonly workerFile: string;
+  /** The worker entry, its bounds and its run hand-off. */
+  readonly backend: WorkerBackend;
+  /** The workerData of every worker of the group (the backend's `workerData` has extended it). */
   readonly workerData: WorkerInit;
-  /** Runs go over the doorbell once the session is ready (ORT workers), else as piscina tasks. */
-  readonly doorbell: boolean;
   /** Makes worker error text safe for a client: no absolute paths. */
   scrub(message: string): string;
   log(level: 'info' | 'error', msg: string): void;
@@ -76,22 +76,6 @@ export interface InstanceContext {
   changed(): void;
   /** A worker was started to replace a lost one (infernode_instance_restarts_total). */
   restarted(): void;
-  /**
-   * JavaScript models: a run (and finalize) that has not settled after this many milliseconds is
-   * abandoned and its worker terminated. Undefined for ORT workers, which must never be terminated
-   * inside session.run.
-   */
-  readonly executeTimeoutMs?: number;
-  /**
-   * JavaScript models: a worker that has not reported ready (module imported, initialize() settled,
-   * warmup run) this many milliseconds after it started is terminated. Undefined for ORT workers.
-   */
-  readonly initializeTimeoutMs?: number;
-  /**
-   * JavaScript models: the worker's channel serves its BLS calls through `bls`; a decoupled model's
-   * run also waits for each request's final flag, which arrives on that channel.
-   */
-  readonly javascript?: { readonly decoupled: boolean; readonly bls: BlsHost | undefined };
 }
 
 function describeError(e: unknown): string {
@@ -126,16 +110,13 @@ export class ModelInstance {
   private timer: NodeJS.Timeout | undefined;
   /** When the pending restart is due (performance.now() time), while `timer` is set. */
   private retryAt = 0;
-  /** Bounds the current JavaScript worker's start (initializeTimeoutMs). */
+  /** Bounds the current worker's start (its backend's `limits.startMs`). */
   private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
   private retiring: Promise<void> = Promise.resolve();
   private replacing: Promise<void> | undefined;
-  /** The current JavaScript worker's channel (BLS calls, decoupled responses). */
-  private channel: InstanceChannel | undefined;
-  /** The current ORT worker's doorbell and its serve task, once its session is ready. */
-  private doorbell:
-    { readonly client: DoorbellClient; readonly serving: Promise<void> } | undefined;
+  /** The current worker's run hand-off, from its backend. */
+  private channel!: RunChannel;
   private runs = 0;
 
   constructor(
@@ -144,6 +125,11 @@ export class ModelInstance {
     private readonly ctx: InstanceContext,
   ) {
     this.startWorker();
+  }
+
+  /** `instance add_0 of model "add" version 1`, for messages. */
+  private get where(): string {
+    return `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`;
   }
 
   /** The pool has started: from now on a lost worker is replaced. */
@@ -172,29 +158,19 @@ export class ModelInstance {
     transfer?: readonly ArrayBuffer[],
   ): Promise<RunResponse> {
     const { piscina, worker, channel } = this;
-    const where = `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`;
+    const where = this.where;
     if (worker === undefined || this.state !== 'ready') {
       // The pool hands out ready instances only; running here would make piscina start a worker.
       return { ok: false, error: { code: 'INTERNAL', message: `${where} is not ready` } };
     }
-    const run = ++this.runs;
-    const finals = channel?.beginRun(run, req.members?.length ?? 1, scope);
+    const id = ++this.runs;
     const postNs = req.trace === true ? nowNs() : 0;
+    let done: (() => void) | undefined;
     try {
-      const bell = this.doorbell;
       const transferList = transfer === undefined ? undefined : [...transfer];
-      let task =
-        bell !== undefined
-          ? bell.client.run(req, transferList)
-          : (piscina.run(
-              channel !== undefined ? { ...req, run } : req,
-              transferList === undefined ? undefined : { transferList },
-            ) as Promise<RunResponse>);
-      if (finals !== undefined && this.ctx.javascript?.decoupled === true) {
-        // The reply and the final flags travel on different ports: the run ends with both.
-        task = task.then((r) => (r.ok ? finals.then(() => r) : r));
-      }
-      let response = await this.bounded(task, worker, where);
+      const run = channel.run(req, id, scope, transferList);
+      done = run.done;
+      let response = await this.bounded(run.task, worker, where);
       if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
       // Only the worker's own reply counts: a timeout's reply comes after its worker was abandoned.
       if (this.worker === worker) this.answered = true;
@@ -220,16 +196,16 @@ export class ModelInstance {
       };
       return { ok: false, error };
     } finally {
-      channel?.endRun(run);
+      done?.();
     }
   }
 
   /**
-   * `task`, or after `executeTimeoutMs` (when set) a MODEL_EXECUTE_TIMEOUT reply, the worker being
+   * `task`, or after `limits.runMs` (when set) a MODEL_EXECUTE_TIMEOUT reply, the worker being
    * terminated and replaced; the task's own rejection, which the termination causes, is dropped.
    */
   private bounded(task: Promise<RunResponse>, worker: Worker, where: string): Promise<RunResponse> {
-    const ms = this.ctx.executeTimeoutMs;
+    const ms = this.ctx.backend.limits?.runMs;
     if (ms === undefined) return task;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<RunResponse>((resolve) => {
@@ -247,12 +223,12 @@ export class ModelInstance {
 
   /**
    * Asks the worker to run the model's finalize() (JavaScript models, before destroy). Bounded by
-   * `executeTimeoutMs`; a failure or a timeout is logged and the instance is destroyed anyway.
+   * `limits.runMs`; a failure or a timeout is logged and the instance is destroyed anyway.
    */
   async finalize(task: string): Promise<void> {
     const { piscina, worker } = this;
     if (worker === undefined || this.state !== 'ready') return;
-    const ms = this.ctx.executeTimeoutMs ?? 0;
+    const ms = this.ctx.backend.limits?.runMs ?? 0;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<string>((resolve) => {
       timer = setTimeout(() => resolve(`finalize() did not settle within ${ms} ms`), ms);
@@ -272,10 +248,8 @@ export class ModelInstance {
   readonly #reclaim = (): void => {
     if (this.busy || this.state !== 'ready' || this.worker === undefined) return;
     this.busy = true;
-    const bell = this.doorbell;
-    const task =
-      bell !== undefined ? bell.client.reclaim() : this.piscina.run(null, { name: RECLAIM_TASK });
-    task
+    this.channel
+      .reclaim()
       .catch(() => undefined) // a lost worker is handled by its own exit listener
       .finally(() => {
         this.busy = false;
@@ -305,23 +279,15 @@ export class ModelInstance {
     clearTimeout(this.startTimer);
     this.state = 'closed';
     this.worker = undefined;
-    this.channel?.close(`instance ${this.name} was unloaded`);
-    this.channel = undefined;
-    const bell = this.doorbell;
-    this.doorbell = undefined;
-    if (bell !== undefined) {
-      // Settled: the worker is parked between runs, so the serve task returns at once.
-      bell.client.stop();
-      await bell.serving.catch(() => undefined);
-      bell.client.close();
-    }
+    // Settled: the worker is parked between runs, so its channel stops at once.
+    await this.channel.stop(`instance ${this.name} was unloaded`);
     await this.retiring;
     await this.piscina.destroy();
   }
 
   private startWorker(): void {
     const piscina = new Piscina({
-      filename: this.ctx.workerFile,
+      filename: this.ctx.backend.workerFile,
       workerData: { ...this.ctx.workerData, instanceName: this.name },
       // No minimum: piscina would otherwise replace a dead worker itself, at once and forever.
       minThreads: 0,
@@ -343,6 +309,7 @@ export class ModelInstance {
     const worker = piscina.threads[0];
     if (worker === undefined) throw new Error('piscina did not start a worker'); // a bug
     this.piscina = piscina;
+    this.channel = this.ctx.backend.openChannel(piscina, this.where);
     this.worker = worker;
     this.session = 'pending';
     this.answered = false;
@@ -354,7 +321,7 @@ export class ModelInstance {
       this.lost(worker, uncaught);
     });
     worker.once('exit', (code: number) => this.lost(worker, uncaught ?? `exit code ${code}`));
-    const limit = this.ctx.initializeTimeoutMs;
+    const limit = this.ctx.backend.limits?.startMs;
     if (limit !== undefined) {
       clearTimeout(this.startTimer);
       this.startTimer = setTimeout(() => this.startTimedOut(worker, limit), limit);
@@ -390,21 +357,12 @@ export class ModelInstance {
   }
 
   private onWorkerEvent(piscina: Piscina, m: unknown): void {
-    if (piscina === this.piscina && isChannelOpened(m) && m.threadId === this.worker?.threadId) {
-      this.channel?.close('the worker was replaced');
-      const js = this.ctx.javascript;
-      this.channel = new InstanceChannel(m.port, {
-        host: js?.bls,
-        defaultTimeoutMs: this.ctx.executeTimeoutMs ?? 30_000,
-        where: `instance ${this.name} of model "${this.ctx.model}" version ${this.ctx.version}`,
-      });
-      return;
-    }
+    if (piscina === this.piscina && this.channel.take(m, this.worker?.threadId ?? -1)) return;
     if (piscina !== this.piscina || !isWorkerEvent(m)) return;
     if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
     clearTimeout(this.startTimer);
     if (m.type === 'infernode:session-ready') {
-      if (this.ctx.doorbell) this.serveDoorbell(piscina);
+      this.channel.sessionReady();
       this.session = 'ready';
       this.state = 'ready';
       this.readyAt = performance.now();
@@ -487,29 +445,9 @@ export class ModelInstance {
     return wasReady && (this.answered || performance.now() - this.readyAt >= RESTART_STABLE_MS);
   }
 
-  /** Gives the ready ORT worker its serve task: from now on its runs go over the doorbell. */
-  private serveDoorbell(piscina: Piscina): void {
-    const client = new DoorbellClient();
-    const init = client.init;
-    const serving = piscina.run(init, {
-      name: SERVE_TASK,
-      transferList: [init.port],
-    }) as Promise<void>;
-    // Its end fails the call outstanding on it (if any); the worker's own listeners see a death.
-    serving.then(
-      () => client.fail(new Error('the worker stopped serving')),
-      (e: unknown) => client.fail(e),
-    );
-    this.doorbell = { client, serving };
-  }
-
   /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
   private retire(): void {
-    this.channel?.close(`instance ${this.name} lost its worker`);
-    this.channel = undefined;
-    // Its serve task has ended with the worker (or with the handler's throw).
-    this.doorbell?.client.close();
-    this.doorbell = undefined;
+    this.channel.close(`instance ${this.name} lost its worker`);
     const old = this.piscina;
     // piscina.destroy does not reject; the catch only keeps one failure from stalling the chain.
     this.retiring = this.retiring.then(() => old.destroy()).catch(() => {});

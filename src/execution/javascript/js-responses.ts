@@ -10,7 +10,7 @@ import { encodeBytesTensor } from '../../tensor/bytes-tensor.js';
 import { datatypeInfo, isDatatype, type Datatype } from '../../tensor/datatypes.js';
 import { elementCount, shapeText } from '../../tensor/shape.js';
 import type { TensorDescriptor } from '../../tensor/tensor.js';
-import type { OutputSpec } from '../messages.js';
+import type { OutputSpec } from './js-worker-init.js';
 
 /** What one response is checked against. */
 export interface ResponseRules {

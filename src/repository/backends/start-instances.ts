@@ -52,7 +52,6 @@ export async function startInstances(
     modelPath: file.path,
     groups,
     sabTensors: deps.sabTensors,
-    doorbell: deps.doorbell,
     warmup,
     ...parts.poolOptions(c, deps),
     logger: {

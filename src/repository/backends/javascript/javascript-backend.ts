@@ -8,7 +8,8 @@
 import { toConfigJson } from '../../../config/config-json.js';
 import { JAVASCRIPT_BACKEND } from '../../../config/javascript-backend.js';
 import type { ModelConfig } from '../../../config/model-config.js';
-import type { JavascriptWorkerInit } from '../../../execution/messages.js';
+import type { JavascriptWorkerInit } from '../../../execution/javascript/js-worker-init.js';
+import { javascriptWorkers } from '../../../execution/javascript/js-workers.js';
 import { fromConfigType } from '../../../tensor/datatypes.js';
 import type { Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
@@ -19,13 +20,13 @@ const PARTS: InstanceBackendParts = {
     // configureModel reads a javascript model's parameters whenever the registry picks this backend.
     if (js === undefined) throw new Error(`model ${c.config.name} has no JavaScript parameters`);
     return {
-      javascript: {
+      backend: javascriptWorkers({
         worker: javascriptWorkerInit(c.config, c.source.dir, js.decoupled),
         executeTimeoutMs: js.executeTimeoutMs,
         initializeTimeoutMs: js.initializeTimeoutMs,
         decoupled: js.decoupled,
         bls: deps.host,
-      },
+      }),
     };
   },
   checkModelIO: () => {},

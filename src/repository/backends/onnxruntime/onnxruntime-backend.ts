@@ -10,8 +10,9 @@ import type { Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
 
 const PARTS: InstanceBackendParts = {
-  // The pool's defaults are this backend's: workers/ort-worker.js, runs over the doorbell.
-  poolOptions: () => ({}),
+  // The pool's default workers are this backend's (execution/onnxruntime/ort-workers.ts):
+  // workers/ort-worker.js, runs over the doorbell unless --disable-doorbell.
+  poolOptions: (_c, deps) => ({ doorbell: deps.doorbell }),
   checkModelIO: checkModelAgainstConfig,
   // Every request to an ONNX model gets exactly one response (config/unsupported.ts).
   decoupled: () => false,
