@@ -18,14 +18,14 @@ import type {
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
-import { serveDoorbell, type DoorbellInit } from '../src/execution/doorbell.js';
-import { pinFloat16ToUint16 } from '../src/execution/float16-compat.js';
-import { sessionOptionsFromPlan } from '../src/execution/session-options.js';
+import { serveDoorbell, type DoorbellInit } from '../src/execution/onnxruntime/doorbell.js';
+import { pinFloat16ToUint16 } from '../src/execution/onnxruntime/float16-compat.js';
+import { sessionOptionsFromPlan } from '../src/execution/onnxruntime/session-options.js';
 import {
   decodeStringElements,
   encodedStringsByteLength,
   encodeStringElements,
-} from '../src/execution/string-tensor.js';
+} from '../src/execution/onnxruntime/string-tensor.js';
 import { toWireError } from '../src/execution/worker-errors.js';
 import { slotOffsets } from '../src/memory/byte-size.js';
 import { collectGarbage } from '../src/memory/collect-garbage.js';

@@ -6,7 +6,7 @@
 
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { datatypeInfo, type Datatype } from '../../src/tensor/datatypes.js';
-import { decodeStringElements } from '../../src/execution/string-tensor.js';
+import { decodeStringElements } from '../../src/execution/onnxruntime/string-tensor.js';
 import { ArrivalSchedule } from '../load/arrival-schedule.js';
 import type { LoadEngine } from '../load/load-engine.js';
 import type { LoadShare } from '../load/messages.js';

@@ -4,7 +4,7 @@
 
 import { readdirSync } from 'node:fs';
 import { EXECUTION_PROVIDER_NAMES, EXECUTION_PROVIDERS } from '../config/accelerators.js';
-import { providerInventory } from './provider-availability.js';
+import { providerInventory } from './onnxruntime/provider-availability.js';
 
 /** The NVIDIA driver lists one directory per GPU here. */
 const NVIDIA_GPUS = '/proc/driver/nvidia/gpus';

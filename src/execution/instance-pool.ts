@@ -22,9 +22,9 @@ import type { RunScope } from './run-scope.js';
 import type { WorkerBackend } from './run-channel.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
 import { ortWorkers } from './onnxruntime/ort-workers.js';
-import { assertProvidersInstalled } from './provider-availability.js';
-import { resolveSabTensors } from './sab-capability.js';
-import type { InstanceGroupPlan } from './session-plan.js';
+import { assertProvidersInstalled } from './onnxruntime/provider-availability.js';
+import { resolveSabTensors } from './onnxruntime/sab-capability.js';
+import type { InstanceGroupPlan } from './onnxruntime/session-plan.js';
 import { scrubMessage } from './worker-errors.js';
 
 /** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */

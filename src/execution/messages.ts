@@ -22,7 +22,7 @@
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
-import type { OrtSessionPlan } from './session-plan.js';
+import type { OrtSessionPlan } from './onnxruntime/session-plan.js';
 
 /**
  * workerData for a model-instance worker: the fields every backend's worker gets. A backend adds its

@@ -4,7 +4,7 @@
 // inside session creation or session.run aborts the process (onnxruntime-node 1.30).
 
 import type { Piscina } from 'piscina';
-import { DoorbellClient, SERVE_TASK } from '../doorbell.js';
+import { DoorbellClient, SERVE_TASK } from './doorbell.js';
 import { RECLAIM_TASK, type RunRequest, type RunResponse } from '../messages.js';
 import type { RunChannel, WorkerBackend } from '../run-channel.js';
 

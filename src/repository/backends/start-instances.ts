@@ -5,8 +5,8 @@
 
 import type { ModelIO } from '../../config/read-model-io.js';
 import type { ModelConfig } from '../../config/model-config.js';
-import { buildInstanceGroupPlans } from '../../execution/build-session-plan.js';
-import { unappliedOptionWarnings } from '../../execution/execution-providers.js';
+import { buildInstanceGroupPlans } from '../../execution/onnxruntime/build-session-plan.js';
+import { unappliedOptionWarnings } from '../../execution/onnxruntime/execution-providers.js';
 import { InstancePool, type InstancePoolInit } from '../../execution/instance-pool.js';
 import type { WarmupRun } from '../../execution/messages.js';
 import type { ThreadBudget } from '../../execution/thread-budget.js';

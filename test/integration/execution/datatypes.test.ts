@@ -10,7 +10,7 @@ import type { Datatype } from '../../../src/tensor/datatypes.js';
 import {
   encodedStringsByteLength,
   encodeStringElements,
-} from '../../../src/execution/string-tensor.js';
+} from '../../../src/execution/onnxruntime/string-tensor.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
 import { byteView } from '../../../src/memory/views.js';
 import { CPU_PLAN, generateModels, inputBlock } from './generated-models.js';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateBundled, generateFixtures } from '../../../scripts/generate-models.js';
 import type { Datatype } from '../../../src/tensor/datatypes.js';
-import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
+import type { OrtSessionPlan } from '../../../src/execution/onnxruntime/session-plan.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
 

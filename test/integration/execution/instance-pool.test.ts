@@ -8,7 +8,7 @@ import { mlpWeights } from '../../../scripts/onnx/mlp-weights.js';
 import { SLOW_WIDTH } from '../../../scripts/onnx/fixture-models.js';
 import type { RunResponse } from '../../../src/execution/messages.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
-import { detectSabTensors } from '../../../src/execution/sab-capability.js';
+import { detectSabTensors } from '../../../src/execution/onnxruntime/sab-capability.js';
 import { typedView } from '../../../src/memory/views.js';
 import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';

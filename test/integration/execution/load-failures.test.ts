@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
-import { buildInstanceGroupPlans } from '../../../src/execution/build-session-plan.js';
+import { buildInstanceGroupPlans } from '../../../src/execution/onnxruntime/build-session-plan.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
-import { providerInventory } from '../../../src/execution/provider-availability.js';
+import { providerInventory } from '../../../src/execution/onnxruntime/provider-availability.js';
 import { planThreadBudget } from '../../../src/execution/thread-budget.js';
 import { modelConfig, ortOf } from '../../unit/execution/model-config-fixture.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';

@@ -2,7 +2,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { detectSabTensors, resolveSabTensors } from '../../../src/execution/sab-capability.js';
+import {
+  detectSabTensors,
+  resolveSabTensors,
+} from '../../../src/execution/onnxruntime/sab-capability.js';
 
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 

@@ -8,7 +8,7 @@ import { InferenceServerError } from '../../../src/errors.js';
 import {
   buildInstanceGroupPlans,
   buildSessionPlan,
-} from '../../../src/execution/build-session-plan.js';
+} from '../../../src/execution/onnxruntime/build-session-plan.js';
 import { planThreadBudget } from '../../../src/execution/thread-budget.js';
 import { modelConfig, ortOf, type ConfigOptions } from './model-config-fixture.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, it } from 'node:test';
 import { Piscina } from 'piscina';
-import { DoorbellClient, SERVE_TASK } from '../../../src/execution/doorbell.js';
+import { DoorbellClient, SERVE_TASK } from '../../../src/execution/onnxruntime/doorbell.js';
 import type { RunResponse } from '../../../src/execution/messages.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/doorbell-worker.js', import.meta.url));

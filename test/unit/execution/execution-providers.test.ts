@@ -8,7 +8,7 @@ import { InferenceServerError } from '../../../src/errors.js';
 import {
   executionProvidersFor,
   unappliedOptionWarnings,
-} from '../../../src/execution/execution-providers.js';
+} from '../../../src/execution/onnxruntime/execution-providers.js';
 import { accel, modelConfig, ortOf } from './model-config-fixture.js';
 
 const invalid = (pattern: RegExp) => (e: unknown) =>

@@ -7,7 +7,7 @@ import {
   identityProbeModel,
   PROBE_INPUT,
   PROBE_OUTPUT,
-} from '../../../src/execution/probe-model.js';
+} from '../../../src/execution/onnxruntime/probe-model.js';
 
 void describe('identityProbeModel', () => {
   void it('is a valid ModelProto: IR 8, opset 13, y = Identity(x) over float32 [N]', () => {

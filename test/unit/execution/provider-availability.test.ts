@@ -10,9 +10,9 @@ import {
   assertProvidersInstalled,
   bindingDirectory,
   providerInventory,
-} from '../../../src/execution/provider-availability.js';
-import type { ProviderInventory } from '../../../src/execution/provider-availability.js';
-import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
+} from '../../../src/execution/onnxruntime/provider-availability.js';
+import type { ProviderInventory } from '../../../src/execution/onnxruntime/provider-availability.js';
+import type { OrtSessionPlan } from '../../../src/execution/onnxruntime/session-plan.js';
 
 const planWith = (...names: ExecutionProviderName[]): OrtSessionPlan => ({
   intraOpNumThreads: 1,

@@ -2,8 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sessionOptionsFromPlan } from '../../../src/execution/session-options.js';
-import type { OrtSessionPlan } from '../../../src/execution/session-plan.js';
+import { sessionOptionsFromPlan } from '../../../src/execution/onnxruntime/session-options.js';
+import type { OrtSessionPlan } from '../../../src/execution/onnxruntime/session-plan.js';
 
 const plan: OrtSessionPlan = {
   intraOpNumThreads: 2,

@@ -8,7 +8,7 @@ import {
   decodeStringElements,
   encodedStringsByteLength,
   encodeStringElements,
-} from '../../../src/execution/string-tensor.js';
+} from '../../../src/execution/onnxruntime/string-tensor.js';
 
 const badData = (e: unknown) => e instanceof InferenceServerError && e.code === 'BAD_TENSOR_DATA';
 

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import onnxProto from 'onnx-proto';
 import ort from 'onnxruntime-node';
 import { DATATYPE_TABLE } from '../../../src/tensor/datatypes.js';
-import { pinFloat16ToUint16 } from '../../../src/execution/float16-compat.js';
+import { pinFloat16ToUint16 } from '../../../src/execution/onnxruntime/float16-compat.js';
 import { generateFixtures } from '../../../scripts/generate-models.js';
 import { simpleModel } from '../../../scripts/onnx/bundled-models.js';
 import {

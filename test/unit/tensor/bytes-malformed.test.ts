@@ -3,7 +3,7 @@
 // (Request-facing messages of bytes-tensor.ts are pinned in bytes-tensor.test.ts.)
 
 import { describe, it } from 'node:test';
-import { decodeStringElements } from '../../../src/execution/string-tensor.js';
+import { decodeStringElements } from '../../../src/execution/onnxruntime/string-tensor.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { splitOutputs } from '../../../src/scheduler/batch-tensors.js';
 import { encodeBytesTensor } from '../../../src/tensor/bytes-tensor.js';

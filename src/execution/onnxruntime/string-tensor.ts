@@ -5,9 +5,9 @@
 // bytes that are not valid UTF-8 do not survive a round trip through a model (each bad sequence
 // becomes U+FFFD). That is a binding limit, documented here because this is where it bites.
 
-import { fail } from '../errors.js';
-import { BYTES_PREFIX, BytesWalker, putBytesLength } from '../tensor/bytes-layout.js';
-import { bytesTensorByteLength } from '../tensor/bytes-tensor.js';
+import { fail } from '../../errors.js';
+import { BYTES_PREFIX, BytesWalker, putBytesLength } from '../../tensor/bytes-layout.js';
+import { bytesTensorByteLength } from '../../tensor/bytes-tensor.js';
 
 const decoder = new TextDecoder('utf-8');
 const encoder = new TextEncoder();

@@ -2,12 +2,12 @@
 // once by the config pipeline) and the thread counts the thread budget gave it. Pure: no ORT, no
 // files, no environment, no raw config parameters.
 
-import type { InstanceKind, ModelConfig } from '../config/model-config.js';
-import type { OrtParameters } from '../config/ort-parameters.js';
+import type { InstanceKind, ModelConfig } from '../../config/model-config.js';
+import type { OrtParameters } from '../../config/ort-parameters.js';
 import { executionProvidersFor } from './execution-providers.js';
 import type { InstanceGroupPlan, OrtSessionPlan } from './session-plan.js';
-import { threadsFor } from './thread-budget.js';
-import type { InstanceThreads, ThreadBudget } from './thread-budget.js';
+import { threadsFor } from '../thread-budget.js';
+import type { InstanceThreads, ThreadBudget } from '../thread-budget.js';
 
 /** The device an instance runs on: its group's kind, and for GPU groups one of its `gpus`. */
 export interface InstanceTarget {

@@ -21,8 +21,8 @@
 // reply with its output buffers transferred, exactly as piscina would have done.
 
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { RunRequest, RunResponse } from './messages.js';
-import { unwrapReply } from './moved-reply.js';
+import type { RunRequest, RunResponse } from '../messages.js';
+import { unwrapReply } from '../moved-reply.js';
 
 /**
  * How long a worker that has just replied keeps polling for the next call before it parks. Short:

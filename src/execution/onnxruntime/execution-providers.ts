@@ -2,8 +2,8 @@
 // OrtParameters: GPU instances get the GPU providers on their device, every instance the CPU ones,
 // CPU last. Which accelerators exist and what their parameters mean is config/accelerators.ts.
 
-import type { InstanceKind } from '../config/model-config.js';
-import type { OrtParameters } from '../config/ort-parameters.js';
+import type { InstanceKind } from '../../config/model-config.js';
+import type { OrtParameters } from '../../config/ort-parameters.js';
 import type { ExecutionProviderPlan } from './session-plan.js';
 
 export function executionProvidersFor(

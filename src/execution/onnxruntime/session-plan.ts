@@ -1,8 +1,8 @@
 // The plain-data plan a worker turns into an ORT InferenceSession: built in the main thread from the
 // model's OrtParameters (see `build-session-plan.ts`), logged at start-up, sent as workerData.
 
-import type { ProviderSettings } from '../config/accelerators.js';
-import type { ExecutionMode, GraphOptimizationLevel } from '../config/ort-parameters.js';
+import type { ProviderSettings } from '../../config/accelerators.js';
+import type { ExecutionMode, GraphOptimizationLevel } from '../../config/ort-parameters.js';
 
 /** One execution provider of one instance: its settings, and its device for GPU providers. */
 export interface ExecutionProviderPlan extends ProviderSettings {
