@@ -18,7 +18,7 @@ import { writeOverrideDirectory, type OverrideDirectory } from './override-direc
 import { OperationChains, type DeferWork } from './operation-chains.js';
 import { RepositoryPoller } from './repository-poller.js';
 import { listVersions, scanRepositories } from './scan-repository.js';
-import { ensembleDependencies } from './backends/ensemble/ensemble-backend.js';
+import { modelDependencies } from './backends/registry.js';
 import { ServerHost } from './server-host.js';
 import type { BlsHost } from '../execution/javascript/instance-channel.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -131,7 +131,7 @@ export class ModelManager {
         await this.poller?.remember(source);
         const plan = await this.steps.plan(entry, source, undefined);
         if (plan !== undefined) plans.push(plan);
-        for (const dep of ensembleDependencies(plan?.configured.config)) {
+        for (const dep of plan === undefined ? [] : dependenciesOf(plan)) {
           if (!names.includes(dep) && sources.has(dep)) names.push(dep);
         }
       } catch (e) {
@@ -151,9 +151,7 @@ export class ModelManager {
     let waiting = plans;
     while (waiting.length > 0) {
       const pending = new Set(waiting.map((p) => p.entry.name));
-      const now = waiting.filter((p) =>
-        ensembleDependencies(p.configured.config).every((d) => !pending.has(d)),
-      );
+      const now = waiting.filter((p) => dependenciesOf(p).every((d) => !pending.has(d)));
       // A cycle between ensembles: commit them anyway; their checks fail with the reason.
       const wave = now.length > 0 ? now : waiting;
       await Promise.all(
@@ -189,7 +187,7 @@ export class ModelManager {
       // serving with a step that cannot run.
       const dependents = this.registry
         .all()
-        .filter((e) => e.versions.size > 0 && ensembleDependencies(e.config).includes(name));
+        .filter((e) => e.versions.size > 0 && modelDependencies(e.config).includes(name));
       await Promise.all(dependents.map((e) => this.unload(e.name, options)));
     }
     // No name check here, as in Triton: the name is only looked up, never made into a path, so
@@ -270,7 +268,7 @@ export class ModelManager {
     }
     if (plan === undefined) return; // nothing changed: Triton's load of a loaded model is a no-op
     // Loading an ensemble loads the models its steps name that do not serve yet, as in Triton.
-    for (const dep of ensembleDependencies(plan.configured.config)) {
+    for (const dep of dependenciesOf(plan)) {
       if (dep === name || (this.registry.entry(dep)?.versions.size ?? 0) > 0) continue;
       try {
         await this.serialize(dep, (d) => this.loadNow(dep, undefined, d));
@@ -370,4 +368,9 @@ function failedToLoad(name: string, e: unknown): InferenceServerError {
   const err = toServerError(e);
   if (err.message.startsWith(`failed to load '${name}'`)) return err;
   return new InferenceServerError(err.code, `failed to load '${name}', ${err.message}`);
+}
+
+/** The models a planned load's backend says must serve first (an ensemble's steps). */
+function dependenciesOf(plan: LoadPlan): readonly string[] {
+  return plan.configured.backend.dependencies(plan.configured.config);
 }

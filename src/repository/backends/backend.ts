@@ -9,6 +9,7 @@
 // model it opened against the config; or, for an ensemble, no instances at all). The worker-side
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
 
+import type { ModelConfig } from '../../config/model-config.js';
 import type { WarmupRun } from '../../execution/messages.js';
 import type { ThreadBudget } from '../../execution/thread-budget.js';
 import type { Logger } from '../../logger.js';
@@ -41,6 +42,12 @@ export interface Backend {
   readonly hasModelFile: boolean;
   /** Its instances hold ONNX Runtime sessions, whose intra- and inter-op threads the budget divides. */
   readonly ortSessions: boolean;
+  /**
+   * The models a version calls as part of serving (an ensemble's steps), once each: they load
+   * with it and must serve before it starts. Not a JavaScript model's BLS calls, which may name
+   * any model at run time.
+   */
+  dependencies(config: ModelConfig): readonly string[];
   /**
    * Starts one version of `configured` (the registry chose this backend for it): its instances and
    * scheduler, serving as soon as the registry holds the result. Fails the load on any error.

@@ -19,6 +19,11 @@ export function registeredBackends(): readonly Backend[] {
   return [...BACKENDS.values()];
 }
 
+/** The models `config`'s backend says must serve before it (none for an absent config). */
+export function modelDependencies(config: ModelConfig | undefined): readonly string[] {
+  return config === undefined ? [] : backendFor(config).dependencies(config);
+}
+
 /**
  * The backend of a config: its `backend`, or its `platform` when it names none (an ensemble). A
  * pair the config pipeline refuses gets the same error here (validateBackend's), so no caller can

@@ -17,6 +17,7 @@ export const ENSEMBLE: Backend = Object.freeze<Backend>({
   name: ENSEMBLE_PLATFORM,
   hasModelFile: false,
   ortSessions: false,
+  dependencies: (config) => ensembleDependencies(config),
   // Synchronous throws become the load's rejection, as for the other backends.
   startVersion: (configured, version, _budget, _warmup, deps) =>
     Promise.resolve().then(() => startEnsembleVersion(configured.config, version, deps)),
@@ -47,6 +48,6 @@ function startEnsembleVersion(
 }
 
 /** The models an ensemble's steps name (its dependencies), once each. */
-export function ensembleDependencies(config: ModelConfig | undefined): string[] {
+function ensembleDependencies(config: ModelConfig | undefined): string[] {
   return [...new Set((config?.ensemble_scheduling?.step ?? []).map((s) => s.model_name))];
 }

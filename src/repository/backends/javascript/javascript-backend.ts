@@ -36,6 +36,7 @@ const PARTS: InstanceBackendParts = {
 export const JAVASCRIPT: Backend = Object.freeze<Backend>({
   name: JAVASCRIPT_BACKEND,
   hasModelFile: true,
+  dependencies: () => [],
   ortSessions: false,
   startVersion: (configured, version, budget, warmup, deps) =>
     startInstances(PARTS, configured, version, budget, warmup, deps),

@@ -21,6 +21,7 @@ const PARTS: InstanceBackendParts = {
 export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   name: ONNXRUNTIME_BACKEND,
   hasModelFile: true,
+  dependencies: () => [],
   ortSessions: true,
   startVersion: (configured, version, budget, warmup, deps) =>
     startInstances(PARTS, configured, version, budget, warmup, deps),

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateBackend } from '../../../../src/config/validate.js';
 import { InferenceServerError } from '../../../../src/errors.js';
-import { backendFor, registeredBackends } from '../../../../src/repository/backends/registry.js';
+import type { ModelConfig } from '../../../../src/config/model-config.js';
+import {
+  backendFor,
+  modelDependencies,
+  registeredBackends,
+} from '../../../../src/repository/backends/registry.js';
 
 /** Every (platform, backend) pair validateBackend accepts, and the backend each must map to. */
 const ACCEPTED = [
@@ -72,5 +77,19 @@ void describe('backend registry', () => {
         ['ensemble', false, false],
       ],
     );
+  });
+
+  void it("names an ensemble's step models as its dependencies, once each; others have none", () => {
+    const step = (model_name: string) => ({ model_name, model_version: -1 });
+    const ensemble = {
+      name: 'e',
+      platform: 'ensemble',
+      backend: '',
+      ensemble_scheduling: { step: [step('a'), step('b'), step('a')] },
+    } as unknown as ModelConfig;
+    assert.deepEqual(modelDependencies(ensemble), ['a', 'b']);
+    const onnx = { name: 'm', platform: 'onnxruntime_onnx', backend: 'onnxruntime' };
+    assert.deepEqual(modelDependencies(onnx as unknown as ModelConfig), []);
+    assert.deepEqual(modelDependencies(undefined), []);
   });
 });
