@@ -7,10 +7,9 @@ import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
-import type { JavascriptParameters } from '../config/javascript-backend.js';
 import type { OrtParameters } from '../config/ort-parameters.js';
 import { fail } from '../errors.js';
-import type { Backend } from './backends/backend.js';
+import type { Backend, VersionStart } from './backends/backend.js';
 import { backendFor } from './backends/registry.js';
 import { selectVersions } from './version-policy.js';
 
@@ -37,8 +36,8 @@ export interface ConfiguredModel {
   /** The backend that runs it (backends/registry.ts), chosen once here from the config. */
   readonly backend: Backend;
   readonly ort: OrtParameters;
-  /** Set for a `javascript` model: its server-side settings. */
-  readonly javascript?: JavascriptParameters;
+  /** Starts one of its versions: its backend's start, bound to the settings the pipeline read. */
+  readonly start: VersionStart;
   /** Things to log at WARN (autofilled values, ignored fields). */
   readonly warnings: readonly string[];
   /** The versions to serve (present and selected by version_policy), ascending. */
@@ -57,12 +56,13 @@ export async function configureModel(
   source: ModelSource,
   options: ConfigureOptions,
 ): Promise<ConfiguredModel> {
-  const { config, ort, javascript, warnings } = await loadModelConfig(source.dir, {
+  const loaded = await loadModelConfig(source.dir, {
     defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
     disableAutoComplete: options.disableAutoComplete,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
     ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });
+  const { config, ort, warnings } = loaded;
   const backend = backendFor(config);
   const files = await versionFiles(source, config, backend);
   if (files.size === 0) {
@@ -76,7 +76,7 @@ export async function configureModel(
     config,
     backend,
     ort,
-    ...(javascript !== undefined && { javascript }),
+    start: backend.bind(loaded),
     warnings,
     files,
   };

@@ -101,7 +101,7 @@ export class LoadSteps {
     this.startOne =
       startOne ??
       ((configured, v, budget, warmup) =>
-        configured.backend.startVersion(configured, v, budget, warmup, {
+        configured.start(configured, v, budget, warmup, {
           ...this.options,
           host: this.host,
         }));

@@ -9,6 +9,7 @@
 // model it opened against the config; or, for an ensemble, no instances at all). The worker-side
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
 
+import type { LoadedModelConfig } from '../../config/load-model-config.js';
 import type { ModelConfig } from '../../config/model-config.js';
 import type { WarmupRun } from '../../execution/messages.js';
 import type { ThreadBudget } from '../../execution/thread-budget.js';
@@ -49,14 +50,21 @@ export interface Backend {
    */
   dependencies(config: ModelConfig): readonly string[];
   /**
-   * Starts one version of `configured` (the registry chose this backend for it): its instances and
-   * scheduler, serving as soon as the registry holds the result. Fails the load on any error.
+   * Binds what the config pipeline read for this backend (a JavaScript model's timeouts) into the
+   * start of the model's versions. Called once, when the model is configured; the result is kept
+   * on the ConfiguredModel, so no backend's settings ride there as optional fields.
    */
-  startVersion(
-    configured: ConfiguredModel,
-    version: number,
-    budget: ThreadBudget,
-    warmup: readonly WarmupRun[],
-    deps: BackendDeps,
-  ): Promise<ModelVersion>;
+  bind(loaded: LoadedModelConfig): VersionStart;
 }
+
+/**
+ * Starts one version of `configured`: its instances and scheduler, serving as soon as the registry
+ * holds the result. Fails the load on any error.
+ */
+export type VersionStart = (
+  configured: ConfiguredModel,
+  version: number,
+  budget: ThreadBudget,
+  warmup: readonly WarmupRun[],
+  deps: BackendDeps,
+) => Promise<ModelVersion>;

@@ -19,7 +19,7 @@ export const ENSEMBLE: Backend = Object.freeze<Backend>({
   ortSessions: false,
   dependencies: (config) => ensembleDependencies(config),
   // Synchronous throws become the load's rejection, as for the other backends.
-  startVersion: (configured, version, _budget, _warmup, deps) =>
+  bind: () => (configured, version, _budget, _warmup, deps) =>
     Promise.resolve().then(() => startEnsembleVersion(configured.config, version, deps)),
 });
 

@@ -6,7 +6,10 @@
 // responses are checked against the config instead.
 
 import { toConfigJson } from '../../../config/config-json.js';
-import { JAVASCRIPT_BACKEND } from '../../../config/javascript-backend.js';
+import {
+  JAVASCRIPT_BACKEND,
+  type JavascriptParameters,
+} from '../../../config/javascript-backend.js';
 import type { ModelConfig } from '../../../config/model-config.js';
 import type { JavascriptWorkerInit } from '../../../execution/javascript/js-worker-init.js';
 import { javascriptWorkers } from '../../../execution/javascript/js-workers.js';
@@ -14,12 +17,10 @@ import { fromConfigType } from '../../../tensor/datatypes.js';
 import type { Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
 
-const PARTS: InstanceBackendParts = {
-  poolOptions: (c, deps) => {
-    const js = c.javascript;
-    // configureModel reads a javascript model's parameters whenever the registry picks this backend.
-    if (js === undefined) throw new Error(`model ${c.config.name} has no JavaScript parameters`);
-    return {
+/** The instance start's parts for a model with these settings. */
+function parts(js: JavascriptParameters): InstanceBackendParts {
+  return {
+    poolOptions: (c, deps) => ({
       backend: javascriptWorkers({
         worker: javascriptWorkerInit(c.config, c.source.dir, js.decoupled),
         executeTimeoutMs: js.executeTimeoutMs,
@@ -27,19 +28,26 @@ const PARTS: InstanceBackendParts = {
         decoupled: js.decoupled,
         bls: deps.host,
       }),
-    };
-  },
-  checkModelIO: () => {},
-  decoupled: (c) => c.javascript?.decoupled === true,
-};
+    }),
+    checkModelIO: () => {},
+    decoupled: () => js.decoupled,
+  };
+}
 
 export const JAVASCRIPT: Backend = Object.freeze<Backend>({
   name: JAVASCRIPT_BACKEND,
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: false,
-  startVersion: (configured, version, budget, warmup, deps) =>
-    startInstances(PARTS, configured, version, budget, warmup, deps),
+  bind: (loaded) => {
+    const js = loaded.javascript;
+    // The config pipeline reads a javascript model's parameters whenever its backend is this one.
+    if (js === undefined)
+      throw new Error(`model ${loaded.config.name} has no JavaScript parameters`);
+    const bound = parts(js);
+    return (configured, version, budget, warmup, deps) =>
+      startInstances(bound, configured, version, budget, warmup, deps);
+  },
 });
 
 /** What a JavaScript model's workers get: its config as Triton's JSON, its directory, its outputs. */

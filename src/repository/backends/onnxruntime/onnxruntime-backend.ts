@@ -23,6 +23,6 @@ export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: true,
-  startVersion: (configured, version, budget, warmup, deps) =>
+  bind: () => (configured, version, budget, warmup, deps) =>
     startInstances(PARTS, configured, version, budget, warmup, deps),
 });
