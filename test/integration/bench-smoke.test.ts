@@ -400,11 +400,13 @@ void describe('bench:compare', () => {
       assert.ok(t.levels[0].summary.server.requests > 0);
       assert.ok(t.levels[0].summary.cpu.server > 0);
     }
-    // The two servers' statistics, summed, count what the generator completed (give or take the
-    // requests in flight at the first and last boundary): none missing, none counted twice.
+    // The two servers' statistics, summed, count what the generator completed, give or take the
+    // requests in flight at the first and last boundary: none missing, none counted twice. Each
+    // server's statistics are read at its own moment, so at each of the two boundaries each of the
+    // two reads can be off by up to the 2 requests in flight: 2 x 2 x 2 (a CI run saw 5).
     const p2 = result.targets[1].levels[0];
     const completed = p2.windows.reduce((n: number, w: any) => n + w.requests, 0);
     const served = p2.windows.reduce((n: number, w: any) => n + w.server.successCount, 0);
-    assert.ok(Math.abs(served - completed) <= 4, `${served} served, ${completed} completed`);
+    assert.ok(Math.abs(served - completed) <= 8, `${served} served, ${completed} completed`);
   });
 });
