@@ -7,8 +7,8 @@
 // to 32 MiB), so every later tensor-sized buffer (request frames, answers, a worker's outputs) is
 // carved from the heap arenas instead, and freeing them leaves the arenas fragmented and resident.
 // Setting the threshold explicitly turns the raising off. With four never-reading WebSockets
-// (bench/hostile-clients.ts), 10 s after they went the server held +86 to +150 MiB over its start
-// instead of +266 to +400 MiB (docs/operations.md, "glibc's malloc").
+// (bench/hostile-clients.ts), 10 s after they went the server held +69 (uWS) to +204 MiB
+// (node:http) over its start instead of +312 to +345 MiB (docs/operations.md, "glibc's malloc").
 //
 // glibc reads it once, before the first allocation, so it has to be in the process's environment
 // when it starts: the server cannot set it for itself.
