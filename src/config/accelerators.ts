@@ -1,13 +1,23 @@
 // The execution providers an ORT session can get, in one table: which list of
 // `optimization.execution_accelerators` names each one, which instances it runs on, the name
-// onnxruntime-node knows it by, the provider libraries it needs beside the binding, and how its
-// accelerator parameters become ORT options (Triton ORT backend README; onnxruntime.cc LoadModel).
+// onnxruntime-node knows it by, the provider libraries it needs beside the binding, how its
+// accelerator parameters become ORT options (Triton ORT backend README; onnxruntime.cc LoadModel),
+// and whether one process may enter it from two threads at once.
 
-import { BOOL, readParameter, type OptionValue } from './parameter-value.js';
+import { fail } from '../errors.js';
+import {
+  BOOL,
+  choice,
+  readParameter,
+  type OptionValue,
+  type ValueReader,
+} from './parameter-value.js';
 import { tensorRtOptions } from './tensorrt-options.js';
 
-/** Every provider, in the order a session registers them: TensorRT, CUDA, OpenVINO, CPU last. */
-export const EXECUTION_PROVIDER_NAMES = ['tensorrt', 'cuda', 'openvino', 'cpu'] as const;
+/**
+ * Every provider, in the order a session registers them: TensorRT, CUDA, WebGPU, OpenVINO, CPU last.
+ */
+export const EXECUTION_PROVIDER_NAMES = ['tensorrt', 'cuda', 'webgpu', 'openvino', 'cpu'] as const;
 export type ExecutionProviderName = (typeof EXECUTION_PROVIDER_NAMES)[number];
 
 /** EP-specific options, already under ORT's keys (e.g. trt_fp16_enable). */
@@ -37,6 +47,22 @@ export interface ExecutionProviderSpec {
   readonly libraries: readonly string[] | null;
   /** Accelerator parameters -> ORT options; CONFIG_INVALID for a bad one. */
   readonly options: (params: Readonly<Record<string, string>>) => ProviderOptions;
+  /**
+   * GPU providers only: whether a GPU instance gets it without naming it (CUDA, as in Triton), and
+   * so whether its being installed makes the driver's GPUs the server's GPUs (KIND_AUTO picks GPU).
+   */
+  readonly implicit: boolean;
+  /**
+   * True when two threads of one process must never create or run sessions of this provider on one
+   * device at once (WebGPU: every onnxruntime-node session in a process shares one WebGPU device and
+   * queue, and concurrent use crashes the process). Such instances hold a per-device lock.
+   */
+  readonly serialized: boolean;
+  /**
+   * Whether the binding can put it on a chosen GPU. WebGPU in onnxruntime-node 1.30 takes no device
+   * id (the binding rejects the option): it runs on the adapter the system's Vulkan offers first.
+   */
+  readonly choosesDevice: boolean;
 }
 
 /** CUDA accelerator keys the backend parses as booleans; every other key passes through as text. */
@@ -59,6 +85,46 @@ function openVinoOptions(params: Readonly<Record<string, string>>): ProviderOpti
   return options;
 }
 
+/**
+ * WebGPU accelerator parameters: the options onnxruntime-node's binding reads for it (it rejects any
+ * other key, so an unknown one is a config error here, not a load failure later).
+ * `forceCpuNodeNames` is a comma-separated list of node names kept on the CPU.
+ */
+export function webGpuOptions(params: Readonly<Record<string, string>>): ProviderOptions {
+  const options: Record<string, OptionValue> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const reader = Object.prototype.hasOwnProperty.call(WEBGPU_KEYS, key)
+      ? WEBGPU_KEYS[key]
+      : undefined;
+    if (reader === undefined) {
+      throw fail(
+        'CONFIG_INVALID',
+        `webgpu accelerator parameter "${key}" is not one onnxruntime-node reads; expected one of ` +
+          `${Object.keys(WEBGPU_KEYS).join(', ')}`,
+      );
+    }
+    setOwn(options, key, readParameter(key, value, reader));
+  }
+  return options;
+}
+
+const oneOf = (...values: string[]) =>
+  choice(
+    Object.fromEntries(values.map((v) => [v, v])),
+    `one of ${values.map((v) => `"${v}"`).join(', ')}`,
+  );
+
+const WEBGPU_KEYS: Readonly<Record<string, ValueReader<OptionValue>>> = Object.freeze({
+  enableRobustness: BOOL,
+  preferredLayout: oneOf('NCHW', 'NHWC'),
+  validationMode: oneOf('disabled', 'wgpuOnly', 'basic', 'full'),
+  storageBufferCacheMode: oneOf('disabled', 'lazyRelease', 'simple', 'bucket'),
+  forceCpuNodeNames: {
+    read: (text: string) => (/^[^,]+(,[^,]+)*$/.test(text) ? text : undefined),
+    expected: 'a comma-separated list of node names',
+  },
+});
+
 export const EXECUTION_PROVIDERS: Readonly<Record<ExecutionProviderName, ExecutionProviderSpec>> =
   Object.freeze({
     tensorrt: {
@@ -67,6 +133,9 @@ export const EXECUTION_PROVIDERS: Readonly<Record<ExecutionProviderName, Executi
       ortName: 'tensorrt',
       libraries: ['providers_shared', 'providers_cuda', 'providers_tensorrt'],
       options: tensorRtOptions,
+      implicit: false,
+      serialized: false,
+      choosesDevice: true,
     },
     cuda: {
       list: 'gpu_execution_accelerator',
@@ -74,6 +143,20 @@ export const EXECUTION_PROVIDERS: Readonly<Record<ExecutionProviderName, Executi
       ortName: 'cuda',
       libraries: ['providers_shared', 'providers_cuda'],
       options: cudaOptions,
+      implicit: true,
+      serialized: false,
+      choosesDevice: true,
+    },
+    webgpu: {
+      list: 'gpu_execution_accelerator',
+      device: 'GPU',
+      ortName: 'webgpu',
+      // Bundled in the npm package's binding (Dawn, over Vulkan on Linux).
+      libraries: [],
+      options: webGpuOptions,
+      implicit: false,
+      serialized: true,
+      choosesDevice: false,
     },
     openvino: {
       list: 'cpu_execution_accelerator',
@@ -81,8 +164,20 @@ export const EXECUTION_PROVIDERS: Readonly<Record<ExecutionProviderName, Executi
       ortName: 'openvino',
       libraries: null,
       options: openVinoOptions,
+      implicit: false,
+      serialized: false,
+      choosesDevice: false,
     },
-    cpu: { list: null, device: 'CPU', ortName: 'cpu', libraries: [], options: () => ({}) },
+    cpu: {
+      list: null,
+      device: 'CPU',
+      ortName: 'cpu',
+      libraries: [],
+      options: () => ({}),
+      implicit: false,
+      serialized: false,
+      choosesDevice: false,
+    },
   });
 
 /** The accelerator names a config list accepts, in registration order. */

@@ -39,8 +39,9 @@ export interface OrtParameters {
   /** Every `session.*` parameter, by key, passed to ORT as a session config entry. */
   readonly configEntries: Readonly<Record<string, string>>;
   /**
-   * What a GPU instance registers first, in order: TensorRT when configured, then CUDA always (the
-   * primary GPU provider, or TensorRT's fallback), with the deprecated top-level CUDA keys applied.
+   * What a GPU instance registers first, in order: TensorRT when configured, then CUDA (the primary
+   * GPU provider, or TensorRT's fallback; with the deprecated top-level CUDA keys applied), then
+   * WebGPU when configured. CUDA comes without being named unless the config names only WebGPU.
    */
   readonly gpuProviders: readonly ProviderSettings[];
   /** What every instance registers after those: the configured CPU accelerators, then CPU. */
@@ -160,6 +161,8 @@ export function readOrtParameters(config: ModelConfig): ReadOrtParameters {
     configEntries[key] = text;
   }
 
+  const gpus = gpuProviders(gpu, values);
+  checkDeviceIds(config, gpus);
   const parameters: OrtParameters = {
     intraOpThreadCount: values.intra_op_thread_count ?? 0,
     interOpThreadCount: values.inter_op_thread_count ?? 0,
@@ -168,7 +171,7 @@ export function readOrtParameters(config: ModelConfig): ReadOrtParameters {
     enableCpuMemArena: values.enable_mem_arena ?? true,
     enableMemPattern: values.enable_mem_pattern ?? true,
     configEntries,
-    gpuProviders: gpuProviders(gpu, values),
+    gpuProviders: gpus,
     cpuProviders: [
       ...cpu.map((a) => ({ name: a.name, options: EXECUTION_PROVIDERS[a.name].options(a.params) })),
       { name: 'cpu', options: {} },
@@ -202,17 +205,43 @@ function gpuProviders(gpu: readonly NamedAccelerator[], values: Values): Provide
   for (const a of gpu) {
     merged.set(a.name, { ...merged.get(a.name), ...EXECUTION_PROVIDERS[a.name].options(a.params) });
   }
-  // The backend applies the deprecated top-level keys after the accelerator's, so they win.
-  const deprecated: Record<string, OptionValue> = {};
-  for (const key of DEPRECATED_CUDA_KEYS) {
-    const value = values[key];
-    if (value !== undefined) deprecated[key] = value;
+  // The implicit provider (CUDA) comes unless the config names GPU providers that need none: it is
+  // TensorRT's fallback, and Triton's GPU provider when nothing is named. WebGPU alone is complete.
+  const needsImplicit = gpu.length === 0 || gpu.some((a) => a.name === 'tensorrt');
+  for (const name of acceleratorsIn('gpu_execution_accelerator')) {
+    if (!EXECUTION_PROVIDERS[name].implicit || (!needsImplicit && !merged.has(name))) continue;
+    // The backend applies the deprecated top-level keys after the accelerator's, so they win.
+    const deprecated: Record<string, OptionValue> = {};
+    for (const key of DEPRECATED_CUDA_KEYS) {
+      const value = values[key];
+      if (value !== undefined) deprecated[key] = value;
+    }
+    merged.set(name, { ...merged.get(name), ...deprecated });
   }
-  merged.set('cuda', { ...merged.get('cuda'), ...deprecated });
   return acceleratorsIn('gpu_execution_accelerator').flatMap((name) => {
     const options = merged.get(name);
     return options === undefined ? [] : [{ name, options }];
   });
+}
+
+/**
+ * A provider that cannot choose its GPU (WebGPU) runs on the adapter the system offers first, so a
+ * GPU group may list only device 0 for it: a config naming another GPU would silently run there.
+ */
+function checkDeviceIds(config: ModelConfig, providers: readonly ProviderSettings[]): void {
+  const fixed = providers.find((p) => !EXECUTION_PROVIDERS[p.name].choosesDevice);
+  if (fixed === undefined) return;
+  for (const group of config.instance_group) {
+    if (group.kind !== 'KIND_GPU') continue;
+    const other = group.gpus.find((id) => id !== 0);
+    if (other !== undefined) {
+      throw invalid(
+        `instance group "${group.name}" of ${config.name} lists gpu ${other}, but execution ` +
+          `accelerator "${fixed.name}" cannot choose a GPU (onnxruntime-node runs it on the first ` +
+          `adapter the system offers): list gpus: [ 0 ], or run one server per GPU`,
+      );
+    }
+  }
 }
 
 /**

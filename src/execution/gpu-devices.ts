@@ -12,8 +12,10 @@ const NVIDIA_GPUS = '/proc/driver/nvidia/gpus';
 /** GPU ids 0..n-1, or undefined when no GPU provider is installed or the driver shows none. */
 export function availableGpuIds(): number[] | undefined {
   const installed = providerInventory().installed;
+  // Only a provider GPU instances get without naming it (CUDA) makes the GPUs count: WebGPU is
+  // bundled everywhere but opt-in, so KIND_AUTO must not pick a GPU just because it is there.
   const gpuProvider = EXECUTION_PROVIDER_NAMES.some(
-    (n) => EXECUTION_PROVIDERS[n].device === 'GPU' && installed.has(EXECUTION_PROVIDERS[n].ortName),
+    (n) => EXECUTION_PROVIDERS[n].implicit && installed.has(EXECUTION_PROVIDERS[n].ortName),
   );
   if (!gpuProvider) return undefined;
   try {

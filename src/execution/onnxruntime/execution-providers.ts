@@ -26,7 +26,8 @@ export function unappliedOptionWarnings(providers: readonly ExecutionProviderPla
   const lines: string[] = [];
   for (const p of providers) {
     const keys = Object.keys(p.options);
-    if (p.name !== 'cpu' && keys.length > 0) {
+    // The binding reads WebGPU's own options (session-options.ts); CPU takes none.
+    if (p.name !== 'cpu' && p.name !== 'webgpu' && keys.length > 0) {
       lines.push(
         `execution provider "${p.name}": onnxruntime-node applies only the device id; ` +
           `options not applied: ${keys.sort().join(', ')}`,

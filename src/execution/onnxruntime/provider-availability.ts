@@ -79,7 +79,10 @@ export function assertProvidersInstalled(
       throw fail(
         'PROVIDER_UNAVAILABLE',
         `execution provider "${ep.name}" is not installed in onnxruntime-node; on a GPU host ` +
-          `install it with ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci`,
+          `either install it (npm pkg set allowScripts.onnxruntime-node=true --json && ` +
+          `ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci), or use the WebGPU provider the npm package ` +
+          `ships: gpu_execution_accelerator [ { name: "webgpu" } ] in the model's ` +
+          `optimization.execution_accelerators (needs the Vulkan loader, libvulkan1)`,
       );
     }
     throw fail(

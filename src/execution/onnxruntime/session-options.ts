@@ -3,19 +3,25 @@
 
 import type { InferenceSession } from 'onnxruntime-node';
 import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
-import type { OrtSessionPlan } from './session-plan.js';
+import type { ExecutionProviderPlan, OrtSessionPlan } from './session-plan.js';
+
+type ProviderEntry = InferenceSession.ExecutionProviderConfig;
+
+export interface SessionOptionsExtras {
+  /**
+   * The test-only GPU stand-in (test-gpu-target.ts): serialized GPU providers are created as ORT's
+   * CPU provider, so their locking can be tested on machines without a GPU.
+   */
+  readonly gpuStandIn?: boolean;
+}
 
 export function sessionOptionsFromPlan(
   plan: OrtSessionPlan,
   logId: string,
+  extras: SessionOptionsExtras = {},
 ): InferenceSession.SessionOptions {
   return {
-    // The binding reads `name` and `deviceId` from each entry and nothing else for CUDA/TensorRT
-    // (see unappliedOptionWarnings), so only those are passed; CPU goes as its bare name.
-    executionProviders: plan.executionProviders.map((ep) => {
-      const name = EXECUTION_PROVIDERS[ep.name].ortName;
-      return ep.deviceId === undefined ? name : { name, deviceId: ep.deviceId };
-    }),
+    executionProviders: plan.executionProviders.map((ep) => providerEntry(ep, extras)),
     intraOpNumThreads: plan.intraOpNumThreads,
     interOpNumThreads: plan.interOpNumThreads,
     executionMode: plan.executionMode,
@@ -26,4 +32,27 @@ export function sessionOptionsFromPlan(
     extra: { ...plan.configEntries },
     logId,
   };
+}
+
+/**
+ * One provider as the binding takes it. The binding reads `name` and `deviceId` and nothing else
+ * for CUDA/TensorRT (see unappliedOptionWarnings), so only those go; CPU goes as its bare name.
+ * WebGPU takes its own options and no device id (the binding rejects one).
+ */
+function providerEntry(ep: ExecutionProviderPlan, extras: SessionOptionsExtras): ProviderEntry {
+  const spec = EXECUTION_PROVIDERS[ep.name];
+  if (spec.serialized && extras.gpuStandIn === true) return EXECUTION_PROVIDERS.cpu.ortName;
+  if (ep.name === 'webgpu') {
+    const { forceCpuNodeNames, ...rest } = ep.options;
+    return {
+      ...rest,
+      name: spec.ortName,
+      ...(typeof forceCpuNodeNames === 'string' && {
+        forceCpuNodeNames: forceCpuNodeNames.split(','),
+      }),
+    } as ProviderEntry;
+  }
+  if (ep.deviceId === undefined || !spec.choosesDevice) return spec.ortName;
+  const onDevice = { name: spec.ortName, deviceId: ep.deviceId };
+  return onDevice;
 }

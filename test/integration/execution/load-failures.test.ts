@@ -89,9 +89,11 @@ void describe('InstancePool.start failures', () => {
       (e: unknown) =>
         e instanceof InferenceServerError &&
         e.code === 'PROVIDER_UNAVAILABLE' &&
-        e.message ===
-          'execution provider "cuda" is not installed in onnxruntime-node; on a GPU host install ' +
-            'it with ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci',
+        e.message.startsWith(
+          'execution provider "cuda" is not installed in onnxruntime-node; on a GPU host either ' +
+            'install it (npm pkg set allowScripts.onnxruntime-node=true --json && ' +
+            'ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci), or use the WebGPU provider',
+        ),
     );
   });
 

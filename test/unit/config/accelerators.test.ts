@@ -7,6 +7,7 @@ import {
   acceleratorNamed,
   acceleratorsIn,
   cudaOptions,
+  webGpuOptions,
   EXECUTION_PROVIDER_NAMES,
   EXECUTION_PROVIDERS,
   providerForOrtName,
@@ -18,11 +19,11 @@ const invalid = (pattern: RegExp) => (e: unknown) =>
 
 void describe('the execution-provider table', () => {
   void it('lists the providers in registration order, CPU last', () => {
-    assert.deepEqual(EXECUTION_PROVIDER_NAMES, ['tensorrt', 'cuda', 'openvino', 'cpu']);
+    assert.deepEqual(EXECUTION_PROVIDER_NAMES, ['tensorrt', 'cuda', 'webgpu', 'openvino', 'cpu']);
   });
 
   void it('each config list takes its own accelerators, and none takes the CPU provider', () => {
-    assert.deepEqual(acceleratorsIn('gpu_execution_accelerator'), ['tensorrt', 'cuda']);
+    assert.deepEqual(acceleratorsIn('gpu_execution_accelerator'), ['tensorrt', 'cuda', 'webgpu']);
     assert.deepEqual(acceleratorsIn('cpu_execution_accelerator'), ['openvino']);
     assert.equal(acceleratorNamed('gpu_execution_accelerator', 'cuda'), 'cuda');
     assert.equal(acceleratorNamed('gpu_execution_accelerator', 'openvino'), undefined);
@@ -41,7 +42,7 @@ void describe('the execution-provider table', () => {
     for (const name of EXECUTION_PROVIDER_NAMES) {
       assert.equal(providerForOrtName(EXECUTION_PROVIDERS[name].ortName), name);
     }
-    assert.equal(providerForOrtName('webgpu'), undefined);
+    assert.equal(providerForOrtName('webnn'), undefined);
   });
 
   void it('TensorRT needs the CUDA libraries too: CUDA is always its fallback', () => {
@@ -51,11 +52,56 @@ void describe('the execution-provider table', () => {
     assert.ok(cuda.every((l) => tensorrt.includes(l)));
   });
 
+  void it('CUDA is the one GPU provider a GPU instance gets unnamed; WebGPU alone is serialized', () => {
+    const implicit = EXECUTION_PROVIDER_NAMES.filter((n) => EXECUTION_PROVIDERS[n].implicit);
+    const serialized = EXECUTION_PROVIDER_NAMES.filter((n) => EXECUTION_PROVIDERS[n].serialized);
+    assert.deepEqual(implicit, ['cuda']);
+    assert.deepEqual(serialized, ['webgpu']);
+    assert.equal(EXECUTION_PROVIDERS.webgpu.choosesDevice, false);
+    assert.deepEqual(EXECUTION_PROVIDERS.webgpu.libraries, []);
+  });
+
   void it('OpenVINO runs on the CPU device, with its parameters passed through', () => {
     assert.deepEqual(EXECUTION_PROVIDERS.openvino.options({ num_of_threads: '4' }), {
       device_type: 'CPU',
       num_of_threads: '4',
     });
+  });
+});
+
+void describe('WebGPU accelerator parameters', () => {
+  void it('takes the options the binding reads, checked', () => {
+    assert.deepEqual(
+      webGpuOptions({
+        preferredLayout: 'NHWC',
+        validationMode: 'disabled',
+        storageBufferCacheMode: 'bucket',
+        enableRobustness: 'true',
+        forceCpuNodeNames: 'a,b',
+      }),
+      {
+        preferredLayout: 'NHWC',
+        validationMode: 'disabled',
+        storageBufferCacheMode: 'bucket',
+        enableRobustness: true,
+        forceCpuNodeNames: 'a,b',
+      },
+    );
+  });
+  void it('rejects a bad value, naming what was expected and what arrived', () => {
+    assert.throws(
+      () => webGpuOptions({ preferredLayout: 'nhwc' }),
+      invalid(/parameter "preferredLayout": expected one of "NCHW", "NHWC", got "nhwc"/),
+    );
+    assert.throws(() => webGpuOptions({ forceCpuNodeNames: 'a,,b' }), invalid(/comma-separated/));
+  });
+  void it('rejects keys the binding would refuse, own keys only', () => {
+    for (const key of ['deviceId', 'toString', '__proto__']) {
+      assert.throws(
+        () => webGpuOptions({ [key]: '0' }),
+        invalid(new RegExp(`"${key}" is not one onnxruntime-node reads; expected one of`)),
+      );
+    }
   });
 });
 

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
+import { InferenceServerError } from '../../../src/errors.js';
 import { check, IO, pipeline, rejects } from './pipeline-helpers.js';
 
 const p = (key: string, value: string): string =>
@@ -261,11 +262,50 @@ void describe('execution accelerators', () => {
     ]);
   });
 
+  void it('WebGPU alone brings no CUDA; WebGPU beside TensorRT keeps CUDA as its fallback', () => {
+    assert.deepEqual(accelerators('{ name: "webgpu" }').gpuProviders, [
+      { name: 'webgpu', options: {} },
+    ]);
+    const withTrt = accelerators(
+      '{ name: "webgpu" parameters { key: "preferredLayout" value: "NHWC" } }, { name: "tensorrt" }',
+    );
+    assert.deepEqual(
+      withTrt.gpuProviders.map((x) => x.name),
+      ['tensorrt', 'cuda', 'webgpu'],
+    );
+    assert.deepEqual(withTrt.gpuProviders[2]?.options, { preferredLayout: 'NHWC' });
+  });
+
+  void it('WebGPU cannot choose its GPU: a GPU group listing another id is refused', () => {
+    const webgpu =
+      'optimization { execution_accelerators { gpu_execution_accelerator [ { name: "webgpu" } ] } }';
+    const gpus = [0, 1];
+    assert.deepEqual(
+      pipeline(`${IO} instance_group [ { kind: KIND_GPU count: 4 gpus: [ 0 ] } ] ${webgpu}`, gpus)
+        .ort.gpuProviders,
+      [{ name: 'webgpu', options: {} }],
+    );
+    assert.throws(
+      () =>
+        pipeline(
+          `${IO} instance_group [ { name: "g" kind: KIND_GPU gpus: [ 0, 1 ] } ] ${webgpu}`,
+          gpus,
+        ),
+      (e: unknown) =>
+        e instanceof InferenceServerError &&
+        e.code === 'CONFIG_INVALID' &&
+        e.message ===
+          'instance group "g" of m lists gpu 1, but execution accelerator "webgpu" cannot choose a ' +
+            'GPU (onnxruntime-node runs it on the first adapter the system offers): list gpus: [ 0 ], ' +
+            'or run one server per GPU',
+    );
+  });
+
   void it('accelerator names must be ones the ORT backend knows, in the right list', () => {
     rejects(
       `${IO} optimization { execution_accelerators { gpu_execution_accelerator [ { name: "openvino" } ] } }`,
       'CONFIG_INVALID',
-      "unknown Execution Accelerator 'openvino' is requested for m; expected one of tensorrt, cuda",
+      "unknown Execution Accelerator 'openvino' is requested for m; expected one of tensorrt, cuda, webgpu",
     );
     rejects(
       `${IO} optimization { execution_accelerators { cpu_execution_accelerator [ { name: "dnnl" } ] } }`,

@@ -211,7 +211,7 @@ void test('accelerators must be ones the ORT backend knows; other graph levels f
   rejects(
     `${IO} optimization { execution_accelerators { gpu_execution_accelerator [ { name: "openvino" } ] } }`,
     'CONFIG_INVALID',
-    "unknown Execution Accelerator 'openvino' is requested for m; expected one of tensorrt, cuda",
+    "unknown Execution Accelerator 'openvino' is requested for m; expected one of tensorrt, cuda, webgpu",
   );
   rejects(
     `${IO} optimization { execution_accelerators { cpu_execution_accelerator [ { name: "dnnl" } ] } }`,

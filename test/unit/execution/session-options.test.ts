@@ -35,3 +35,36 @@ void describe('sessionOptionsFromPlan', () => {
     });
   });
 });
+
+void describe('sessionOptionsFromPlan: WebGPU', () => {
+  const webgpu: OrtSessionPlan = {
+    ...plan,
+    executionProviders: [
+      {
+        name: 'webgpu',
+        deviceId: 0,
+        options: { preferredLayout: 'NHWC', forceCpuNodeNames: 'Resize_1,Shape_2' },
+      },
+      { name: 'cpu', options: {} },
+    ],
+  };
+
+  void it('passes its options, the node list as an array, and no device id (the binding refuses one)', () => {
+    assert.deepEqual(sessionOptionsFromPlan(webgpu, 'm/m_0').executionProviders, [
+      { name: 'webgpu', preferredLayout: 'NHWC', forceCpuNodeNames: ['Resize_1', 'Shape_2'] },
+      'cpu',
+    ]);
+  });
+
+  void it('the test-only stand-in creates the CPU provider in its place', () => {
+    assert.deepEqual(
+      sessionOptionsFromPlan(webgpu, 'm/m_0', { gpuStandIn: true }).executionProviders,
+      ['cpu', 'cpu'],
+    );
+    // Other providers are not stood in for.
+    assert.deepEqual(
+      sessionOptionsFromPlan(plan, 'm/m_0', { gpuStandIn: true }).executionProviders,
+      [{ name: 'tensorrt', deviceId: 1 }, { name: 'cuda', deviceId: 1 }, 'cpu'],
+    );
+  });
+});
