@@ -18,9 +18,12 @@ import type {
   WorkerEvent,
   WorkerInit,
 } from '../src/execution/messages.js';
+import { DeviceLock } from '../src/execution/onnxruntime/device-lock.js';
 import { serveDoorbell, type DoorbellInit } from '../src/execution/onnxruntime/doorbell.js';
 import { pinFloat16ToUint16 } from '../src/execution/onnxruntime/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/onnxruntime/session-options.js';
+import { SectionRecorder } from '../src/execution/onnxruntime/test-gpu-target.js';
+import { explainWebGpuFailure } from '../src/execution/onnxruntime/webgpu-diagnosis.js';
 import {
   decodeStringElements,
   encodedStringsByteLength,
@@ -51,6 +54,19 @@ const scrub = {
 
 type Loaded = { readonly session: InferenceSession } | { readonly error: WireError };
 
+/** A GPU instance's device lock (WebGPU), and the test-only stand-in's recorder when it is on. */
+const lock = init.gpuLock === undefined ? undefined : new DeviceLock(init.gpuLock.buffer);
+const recorder =
+  init.gpuLock?.standInRecord === undefined
+    ? undefined
+    : new SectionRecorder(init.gpuLock.standInRecord, threadId, init.gpuLock.deviceId);
+
+/** Runs `section` (session creation, a run, the release) holding the device's lock, if any. */
+function onDevice<T>(what: string, section: () => Promise<T>): Promise<T> {
+  if (lock === undefined) return section();
+  return lock.hold(() => (recorder === undefined ? section() : recorder.record(what, section)));
+}
+
 function report(event: WorkerEvent): void {
   port.postMessage(event);
 }
@@ -65,10 +81,15 @@ async function load(): Promise<Loaded> {
   const start = process.hrtime.bigint();
   let session: InferenceSession;
   try {
-    const options = sessionOptionsFromPlan(init.plan, `${init.model}/${init.instance}`);
-    session = await InferenceSession.create(init.modelPath, options);
+    const options = sessionOptionsFromPlan(init.plan, `${init.model}/${init.instance}`, {
+      gpuStandIn: recorder !== undefined,
+    });
+    session = await onDevice('create', () => InferenceSession.create(init.modelPath, options));
   } catch (e) {
-    return failed(toWireError(e, 'MODEL_LOAD_FAILED', scrub));
+    const error = toWireError(e, 'MODEL_LOAD_FAILED', scrub);
+    // WebGPU's own message ("No supported adapters") does not say what is missing: find out.
+    const explained = lock === undefined ? undefined : explainWebGpuFailure(error.message);
+    return failed(explained === undefined ? error : { ...error, message: explained });
   }
   const warmupStart = process.hrtime.bigint();
   let warmupRuns = 0;
@@ -253,7 +274,7 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
   const fetches = req.outputs.length > 0 ? req.outputs : session.outputNames;
   let results: InferenceSession.ReturnType;
   try {
-    results = await session.run(feeds, fetches);
+    results = await onDevice('run', () => session.run(feeds, fetches));
   } catch (e) {
     return failedRun(toWireError(e, 'INFER_FAILED', scrub));
   }
@@ -301,6 +322,11 @@ export function started(): boolean {
 export function reclaim(): void {
   if (scratch.byteLength > SCRATCH_INITIAL_BYTES) scratch = new ArrayBuffer(SCRATCH_INITIAL_BYTES);
   collectGarbage();
+}
+
+/** RELEASE_TASK (messages.ts): frees the session before the pool is destroyed. */
+export async function release(): Promise<void> {
+  if ('session' in loaded) await onDevice('release', () => loaded.session.release());
 }
 
 /** The piscina task handler; moved outputs travel in the reply's transfer list. */

@@ -49,6 +49,18 @@ export interface WorkerInit {
   readonly warmup?: readonly WarmupRun[];
   /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
   readonly instanceName?: string;
+  /**
+   * For an instance of a serialized GPU provider (WebGPU): its device's lock (device-lock.ts), held
+   * across session creation, each run and the session's release. Absent for every other instance.
+   */
+  readonly gpuLock?: GpuLockInit;
+}
+
+export interface GpuLockInit {
+  readonly deviceId: number;
+  readonly buffer: SharedArrayBuffer;
+  /** The test-only stand-in (test-gpu-target.ts): its record file, when it is on. */
+  readonly standInRecord?: string;
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */
@@ -60,6 +72,13 @@ export interface WarmupRun {
 
 /** The worker module's named export that the pool runs first, to make piscina start the thread. */
 export const STARTED_TASK = 'started';
+
+/**
+ * The ORT worker's export that releases its session (inside the device lock, for GPU instances that
+ * hold one) before its pool is destroyed, so no session is freed by a thread's teardown while
+ * another thread runs on the same device.
+ */
+export const RELEASE_TASK = 'release';
 
 /** The JavaScript worker's export that calls the model's finalize() before its pool is destroyed. */
 export const FINALIZE_TASK = 'finalize';

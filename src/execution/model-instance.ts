@@ -320,7 +320,12 @@ export class ModelInstance {
       uncaught = `uncaught ${describeError(e)}`;
       this.lost(worker, uncaught);
     });
-    worker.once('exit', (code: number) => this.lost(worker, uncaught ?? `exit code ${code}`));
+    // Read now: a Worker's threadId is -1 once its thread has stopped.
+    const tid = worker.threadId;
+    worker.once('exit', (code: number) => {
+      this.ctx.backend.threadEnded?.(tid);
+      this.lost(worker, uncaught ?? `exit code ${code}`);
+    });
     const limit = this.ctx.backend.limits?.startMs;
     if (limit !== undefined) {
       clearTimeout(this.startTimer);

@@ -29,6 +29,8 @@ export interface WorkerBackend {
   readonly inputsFreeAfterRun: boolean;
   /** The run channel of a worker just started in `piscina` (its only thread). */
   openChannel(piscina: Piscina, where: string): RunChannel;
+  /** A worker's thread (`threadId` while it ran) has ended: free what it may have held. */
+  threadEnded?(threadId: number): void;
 }
 
 /** A worker's bounds, in milliseconds (the config parameters name them in messages). */

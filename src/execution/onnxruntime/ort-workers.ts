@@ -4,8 +4,17 @@
 // inside session creation or session.run aborts the process (onnxruntime-node 1.30).
 
 import type { Piscina } from 'piscina';
+import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
 import { DoorbellClient, SERVE_TASK } from './doorbell.js';
-import { RECLAIM_TASK, type RunRequest, type RunResponse } from '../messages.js';
+import { deviceLockBuffer, releaseLocksHeldBy } from './device-lock.js';
+import { testGpuRecordFile } from './test-gpu-target.js';
+import {
+  RECLAIM_TASK,
+  RELEASE_TASK,
+  type RunRequest,
+  type RunResponse,
+  type WorkerInit,
+} from '../messages.js';
 import type { RunChannel, WorkerBackend } from '../run-channel.js';
 
 export interface OrtWorkerOptions {
@@ -18,12 +27,32 @@ export interface OrtWorkerOptions {
 export function ortWorkers(options: OrtWorkerOptions): WorkerBackend {
   return {
     workerFile: options.workerFile,
-    workerData: (common) => common,
+    workerData: withGpuLock,
     limits: undefined,
     finalizes: false,
     // Outputs are copied out of ORT before the reply: the inputs are free once it arrives.
     inputsFreeAfterRun: true,
     openChannel: (piscina) => new OrtRunChannel(piscina, options.doorbell),
+    // A worker that died inside its device's critical section must not stop that device for good.
+    threadEnded: releaseLocksHeldBy,
+  };
+}
+
+/** The test-only GPU stand-in's record file, read once per process. */
+const standInRecord = testGpuRecordFile();
+
+/** Gives an instance of a serialized GPU provider (WebGPU) its device's lock. */
+function withGpuLock(common: WorkerInit): WorkerInit {
+  const ep = common.plan.executionProviders.find((p) => EXECUTION_PROVIDERS[p.name].serialized);
+  if (ep === undefined) return common;
+  const deviceId = ep.deviceId ?? 0;
+  return {
+    ...common,
+    gpuLock: {
+      deviceId,
+      buffer: deviceLockBuffer(deviceId),
+      ...(standInRecord !== undefined && { standInRecord }),
+    },
   };
 }
 
@@ -31,6 +60,8 @@ export function ortWorkers(options: OrtWorkerOptions): WorkerBackend {
 class OrtRunChannel implements RunChannel {
   /** The doorbell and its serve task, once the session is ready (doorbell on). */
   private bell: { readonly client: DoorbellClient; readonly serving: Promise<void> } | undefined;
+  /** The worker has its session and its thread lives: it has a session to release at the end. */
+  private ready = false;
 
   constructor(
     private readonly piscina: Piscina,
@@ -43,6 +74,7 @@ class OrtRunChannel implements RunChannel {
 
   /** Gives the ready worker its serve task: from now on its runs go over the doorbell. */
   sessionReady(): void {
+    this.ready = true;
     if (!this.useDoorbell) return;
     const client = new DoorbellClient();
     const init = client.init;
@@ -84,17 +116,23 @@ class OrtRunChannel implements RunChannel {
 
   /** Its serve task has ended with the worker (or with the handler's throw). */
   close(): void {
+    this.ready = false;
     this.bell?.client.close();
     this.bell = undefined;
   }
 
+  /** Ends the serve task, then has the worker release its session (RELEASE_TASK). */
   async stop(): Promise<void> {
     const bell = this.bell;
     this.bell = undefined;
-    if (bell === undefined) return;
-    // Settled: the worker is parked between runs, so the serve task returns at once.
-    bell.client.stop();
-    await bell.serving.catch(() => undefined);
-    bell.client.close();
+    if (bell !== undefined) {
+      // Settled: the worker is parked between runs, so the serve task returns at once.
+      bell.client.stop();
+      await bell.serving.catch(() => undefined);
+      bell.client.close();
+    }
+    if (!this.ready) return; // no live worker with a session: a task would start a new thread
+    this.ready = false;
+    await this.piscina.run(null, { name: RELEASE_TASK }).catch(() => undefined);
   }
 }
