@@ -24,6 +24,10 @@ export interface ServerOptions {
   readonly httpAddress: string;
   readonly httpPort: number;
   readonly allowMetrics: boolean;
+  /** Export nv_gpu_* and nv_energy_consumption, read from nvidia-smi (with --allow-metrics only). */
+  readonly allowGpuMetrics: boolean;
+  /** Milliseconds between GPU readings: nvidia-smi's -lms (Triton's --metrics-interval-ms). */
+  readonly metricsIntervalMs: number;
   readonly metricsAddress: string;
   readonly metricsPort: number;
   /** Raw `--backend-config` values, in order; parsed by the config pipeline. */
@@ -97,6 +101,8 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   httpAddress: '0.0.0.0',
   httpPort: 8000,
   allowMetrics: true,
+  allowGpuMetrics: true,
+  metricsIntervalMs: 2000,
   metricsAddress: '',
   metricsPort: 8002,
   backendConfig: [],
@@ -153,6 +159,14 @@ export const FLAGS = {
   'http-address': { kind: 'string', help: 'Address HTTP and WebSocket listen on (0.0.0.0)' },
   'http-port': { kind: 'port', help: 'HTTP and WebSocket port (8000)' },
   'allow-metrics': { kind: 'bool', help: 'Serve Prometheus metrics (true)' },
+  'allow-gpu-metrics': {
+    kind: 'bool',
+    help: 'Export GPU metrics (nv_gpu_*, nv_energy_consumption) read from nvidia-smi, where it exists (true)',
+  },
+  'metrics-interval-ms': {
+    kind: 'uint',
+    help: 'Milliseconds between GPU metric readings (nvidia-smi -lms) (2000)',
+  },
   'metrics-address': { kind: 'string', help: 'Metrics address (defaults to --http-address)' },
   'metrics-port': { kind: 'port', help: 'Prometheus metrics port (8002)' },
   'backend-config': {
@@ -390,6 +404,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       `--load-model is ignored with --model-control-mode=${mode}: every model loads at start`,
     );
   }
+  const allowMetrics = bool('allow-metrics', true);
+  for (const n of ['allow-gpu-metrics', 'metrics-interval-ms'] as const) {
+    if (values.has(n) && !allowMetrics) {
+      warnings.push(`--${n} is ignored with --allow-metrics=false`);
+    }
+  }
   if (values.has('repository-poll-secs') && mode !== 'poll') {
     warnings.push(`--repository-poll-secs is ignored with --model-control-mode=${mode}`);
   }
@@ -413,7 +433,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     ),
     httpAddress,
     httpPort: uint('http-port', DEFAULT_OPTIONS.httpPort, 65535),
-    allowMetrics: bool('allow-metrics', true),
+    allowMetrics,
+    allowGpuMetrics: bool('allow-gpu-metrics', DEFAULT_OPTIONS.allowGpuMetrics),
+    // A day at most: a slip of the keyboard should not stop the readings for good.
+    metricsIntervalMs: positive(
+      'metrics-interval-ms',
+      uint('metrics-interval-ms', DEFAULT_OPTIONS.metricsIntervalMs, 86_400_000),
+    ),
     metricsAddress: last('metrics-address') ?? httpAddress,
     metricsPort: uint('metrics-port', DEFAULT_OPTIONS.metricsPort, 65535),
     backendConfig: Object.freeze([...(values.get('backend-config') ?? [])]),
