@@ -15,6 +15,7 @@ import { kserveRoutes } from './http/kserve-routes.js';
 import { StageRecorder } from './trace/stage-recorder.js';
 import { RestrictedApis } from './http/restricted-apis.js';
 import type { Logger } from './logger.js';
+import { GpuMonitor } from './metrics/gpu-metrics.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { ModelManager } from './repository/model-manager.js';
@@ -221,6 +222,20 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       options.metricsAddress,
       options.metricsPort,
     );
+    if (options.allowGpuMetrics) {
+      // Started once the endpoint listens, so a start-up that fails leaves no process behind.
+      const gpus = new GpuMonitor({ intervalMs: options.metricsIntervalMs, logger });
+      metrics.watchGpus(() => gpus.readings());
+      gpus.start();
+      // The shutdown closes the endpoint and stops nvidia-smi together: nothing reads it after.
+      const endpoint = metricsServer;
+      metricsServer = {
+        port: endpoint.port,
+        close: async () => {
+          await Promise.all([endpoint.close(), gpus.stop()]);
+        },
+      };
+    }
   }
   logger.info(
     { frontEnd: frontEnd.kind, httpPort, grpcPort: grpc?.port, metricsPort: metricsServer?.port },
