@@ -156,3 +156,9 @@ export function servedThreadsOf(server: ServerProcess): number | null {
   }
   return null;
 }
+
+/** The port infernode's metrics endpoint listens on; null when it serves none. */
+export function metricsPortOf(server: ServerProcess): number | null {
+  const port = startupField(server, 'metricsPort');
+  return typeof port === 'number' ? port : null;
+}
