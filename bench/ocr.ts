@@ -2,66 +2,48 @@
 // The OCR bench: images read per second, and the latency of one image, through the bundled `ocr`
 // pipeline (a JavaScript model calling the PP-OCRv4 detector and recogniser by BLS) on a fresh
 // infernode, at each client concurrency. The images are rendered here with known text (as the
-// tests render them) and every answer is checked against it. Publishes bench/results/ocr.json and
-// its section of bench/RESULTS.md.
+// tests render them) and every answer is checked against it. Each server set-up gets its own
+// fresh server: the bundled configs (config.pbtxt, KIND_CPU), a `--model-config-name` (`--config-name
+// webgpu`: configs/webgpu.pbtxt, the steps on the GPU), or both in turn (`--compare-gpu`). A set-up
+// other than the bundled one that cannot start (no GPU, no Vulkan) is recorded as unavailable with
+// the server's errors. Writes ocr.json to --out-dir (else a new folder under bench/out/), and
+// publishes it as bench/results/ocr.json with its section of bench/RESULTS.md.
 //
-//   npm run bench:ocr -- [--concurrency 1,4] [--duration-secs 20] [--warmup 4] [--no-publish]
+//   npm run bench:ocr -- [--concurrency 1,4] [--duration-secs 20] [--warmup 4]
+//     [--compare-gpu | --config-name <name>] [--out-dir <folder>] [--no-publish]
 
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { nvidiaGpuModels } from './measure/gpu-models.js';
 import { machineInfo } from './measure/machine-info.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';
 import { OCR_CASES } from './model/ocr-images.js';
 import { renderTextPng, textFontMissing } from './model/text-image.js';
-import { OCR_SCHEMA, type OcrLevel, type OcrResult, type StepStats } from './ocr/ocr-result.js';
-import { UsageError } from './options/usage-error.js';
-import { DEFAULT_MODEL_REPOSITORY } from './paths.js';
+import { parseOcrOptions, type OcrOptions } from './ocr/ocr-options.js';
+import {
+  OCR_SCHEMA,
+  type OcrLevel,
+  type OcrResult,
+  type OcrSetup,
+  type StepStats,
+} from './ocr/ocr-result.js';
+import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
+import { speedUp } from './report/ocr-report.js';
 import { publishOcr } from './report/publish.js';
-import { startInfernode, type ServerProcess } from './targets/server-process.js';
+import {
+  ServerStartError,
+  serverErrors,
+  startInfernode,
+  type ServerProcess,
+} from './targets/server-process.js';
 
 const STEP_MODELS = ['ocr_detector', 'ocr_recognizer'] as const;
 
-interface OcrOptions {
-  readonly concurrency: readonly number[];
-  readonly durationMs: number;
-  readonly warmup: number;
-  readonly publish: boolean;
-}
-
-function parseOptions(argv: readonly string[]): OcrOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        concurrency: { type: 'string', default: '1,4' },
-        'duration-secs': { type: 'string', default: '20' },
-        warmup: { type: 'string', default: '4' },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
-  const concurrency = values.concurrency.split(',').map((t) => {
-    const n = Number(t);
-    if (!Number.isInteger(n) || n < 1 || n > 64)
-      throw new UsageError(`--concurrency: expected integers 1..64, got "${t}"`);
-    return n;
-  });
-  const seconds = Number(values['duration-secs']);
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(
-      `--duration-secs: expected a positive number, got "${values['duration-secs']}"`,
-    );
-  const warmup = Number(values.warmup);
-  if (!Number.isInteger(warmup) || warmup < 0)
-    throw new UsageError(`--warmup: expected an integer >= 0, got "${values.warmup}"`);
-  return { concurrency, durationMs: seconds * 1000, warmup, publish: !values['no-publish'] };
-}
+/** A failed set-up's reason keeps the server's last few errors (a GPU driver can be talkative). */
+const MAX_REASONS = 8;
 
 /** One image as a binary-extension request body: the JSON header, then one BYTES element. */
 interface Payload {
@@ -92,16 +74,29 @@ function payloadOf(png: Buffer, lines: readonly string[]): Payload {
 
 type Outcome = 'ok' | 'misread' | 'error';
 
-async function readOne(base: string, p: Payload): Promise<Outcome> {
-  const r = await fetch(`${base}/v2/models/ocr/infer`, {
-    method: 'POST',
-    headers: { 'Inference-Header-Content-Length': String(p.headerLength) },
-    body: p.body,
-  });
-  const json = (await r.json()) as { outputs?: { name: string; data: unknown[] }[] };
-  if (r.status !== 200) return 'error';
-  const text = json.outputs?.find((o) => o.name === 'TEXT')?.data;
-  return JSON.stringify(text) === JSON.stringify(p.lines) ? 'ok' : 'misread';
+interface Answer {
+  readonly outcome: Outcome;
+  /** For an error: the server's `error` field, or why no answer came. */
+  readonly error?: string;
+}
+
+async function readOne(base: string, p: Payload): Promise<Answer> {
+  try {
+    const r = await fetch(`${base}/v2/models/ocr/infer`, {
+      method: 'POST',
+      headers: { 'Inference-Header-Content-Length': String(p.headerLength) },
+      body: p.body,
+    });
+    const json = (await r.json()) as {
+      outputs?: { name: string; data: unknown[] }[];
+      error?: unknown;
+    };
+    if (r.status !== 200) return { outcome: 'error', error: `${r.status}: ${String(json.error)}` };
+    const text = json.outputs?.find((o) => o.name === 'TEXT')?.data;
+    return { outcome: JSON.stringify(text) === JSON.stringify(p.lines) ? 'ok' : 'misread' };
+  } catch (e) {
+    return { outcome: 'error', error: e instanceof Error ? e.message : String(e) };
+  }
 }
 
 interface Counters {
@@ -149,7 +144,7 @@ async function runLevel(
     while (performance.now() < deadline) {
       const p = payloads[next++ % payloads.length] as Payload;
       const sent = performance.now();
-      const outcome = await readOne(server.base, p).catch((): Outcome => 'error');
+      const { outcome } = await readOne(server.base, p);
       recordUs(histogram, (performance.now() - sent) * 1000);
       images++;
       if (outcome === 'misread') misread++;
@@ -183,8 +178,71 @@ async function runLevel(
   };
 }
 
+/** Starts a server for one set-up; the reason it is unavailable when it could not start. */
+async function startSetup(configName: string | null): Promise<ServerProcess | string> {
+  try {
+    return await startInfernode(DEFAULT_MODEL_REPOSITORY, [
+      '--model-control-mode=explicit',
+      ...STEP_MODELS.map((m) => `--load-model=${m}`),
+      '--load-model=ocr',
+      '--log-verbose=0',
+      ...(configName === null ? [] : [`--model-config-name=${configName}`]),
+    ]);
+  } catch (e) {
+    // The bundled set-up is the baseline: if it cannot start, the bench itself is broken.
+    if (configName === null || !(e instanceof ServerStartError)) throw e;
+    const errors = serverErrors(e.lines).slice(-MAX_REASONS);
+    return `server ${e.outcome}${errors.length === 0 ? '' : `: ${errors.join('; ')}`}`;
+  }
+}
+
+/** One set-up on a fresh server: warm-up images, then each concurrency in turn. */
+async function measureSetup(
+  configName: string | null,
+  payloads: readonly Payload[],
+  options: OcrOptions,
+): Promise<OcrSetup> {
+  const name = configName ?? 'cpu';
+  const unavailable = (reason: string): OcrSetup => {
+    process.stdout.write(`ocr (${name}): unavailable: ${reason}\n`);
+    return { name, configName, unavailable: reason, levels: [] };
+  };
+  const server = await startSetup(configName);
+  if (typeof server === 'string') return unavailable(server);
+  const forget = onInterrupt(() => server.stop());
+  const levels: OcrLevel[] = [];
+  try {
+    for (let i = 0; i < options.warmup; i++) {
+      const answer = await readOne(server.base, payloads[i % payloads.length] as Payload);
+      if (answer.outcome === 'ok') continue;
+      if (configName === null) throw new Error(`warm-up image ${i}: ${answer.outcome}`);
+      // A model that loads on the GPU may still fail to run there (an operator the provider
+      // lacks, a lost device); a misread is measured and counted like any other.
+      if (answer.outcome === 'error') {
+        const logged = serverErrors(server.lines).slice(-MAX_REASONS);
+        return unavailable(
+          [`warm-up image ${i}: ${answer.error ?? 'error'}`, ...logged].join('; '),
+        );
+      }
+    }
+    for (const c of options.concurrency) {
+      const level = await runLevel(server, payloads, c, options.durationMs);
+      process.stdout.write(
+        `ocr (${name}): ${c} client(s): ${level.imagesPerSecond.toFixed(2)} images/s, p50 ` +
+          `${(level.latency.p50Us / 1000).toFixed(0)} ms, p99 ${(level.latency.p99Us / 1000).toFixed(0)} ms, ` +
+          `${level.misread} misread, ${level.errors} errors\n`,
+      );
+      levels.push(level);
+    }
+  } finally {
+    await server.stop();
+    forget();
+  }
+  return { name, configName, unavailable: null, levels };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
-  const options = parseOptions(argv);
+  const options = parseOcrOptions(argv);
   const fontMissing = textFontMissing();
   if (fontMissing !== undefined) throw new Error(fontMissing);
   const pngs = OCR_CASES.map((c) => renderTextPng(c.image));
@@ -203,45 +261,43 @@ async function main(argv: readonly string[]): Promise<number> {
   );
   const machine = machineInfo();
   const startedAt = new Date().toISOString();
-  const server = await startInfernode(DEFAULT_MODEL_REPOSITORY, [
-    '--model-control-mode=explicit',
-    '--load-model=ocr_detector',
-    '--load-model=ocr_recognizer',
-    '--load-model=ocr',
-    '--log-verbose=0',
-  ]);
-  const forget = onInterrupt(() => server.stop());
-  const levels: OcrLevel[] = [];
-  try {
-    for (let i = 0; i < options.warmup; i++) {
-      const outcome = await readOne(server.base, payloads[i % payloads.length] as Payload);
-      if (outcome !== 'ok') throw new Error(`warm-up image ${i}: ${outcome}`);
-    }
-    for (const c of options.concurrency) {
-      const level = await runLevel(server, payloads, c, options.durationMs);
-      process.stdout.write(
-        `ocr: ${c} client(s): ${level.imagesPerSecond.toFixed(2)} images/s, p50 ` +
-          `${(level.latency.p50Us / 1000).toFixed(0)} ms, p99 ${(level.latency.p99Us / 1000).toFixed(0)} ms, ` +
-          `${level.misread} misread, ${level.errors} errors\n`,
-      );
-      levels.push(level);
-    }
-  } finally {
-    await server.stop();
-    forget();
+  const setups: OcrSetup[] = [];
+  for (const configName of options.configNames) {
+    setups.push(await measureSetup(configName, payloads, options));
   }
   const result: OcrResult = {
     schema: OCR_SCHEMA,
     command: commandLine('bench:ocr', argv),
     startedAt,
     machine,
+    gpus: nvidiaGpuModels(),
     images: imageInfo,
-    levels,
+    setups,
   };
-  if (options.publish) {
+  for (const s of setups.slice(1)) {
+    for (const l of s.levels) {
+      const x = speedUp(result, s, l);
+      if (x === null) continue;
+      process.stdout.write(
+        `ocr (${s.name}): ${l.concurrency} client(s): ${x.toFixed(2)}× ${setups[0]?.name} images/s\n`,
+      );
+    }
+  }
+  const outDir =
+    options.outDir ??
+    path.join(BENCH_OUT, `${startedAt.replace(/[:]/g, '').replace(/\.\d+Z$/, 'Z')}-ocr`);
+  await mkdir(outDir, { recursive: true });
+  const json = path.join(outDir, 'ocr.json');
+  await writeFile(json, `${JSON.stringify(result, null, 2)}\n`);
+  const shown = path.relative(process.cwd(), json);
+  process.stdout.write(`wrote ${shown.startsWith('..') ? json : shown}\n`);
+  const measured = setups.some((s) => s.levels.length > 0);
+  // Nothing measured (only a set-up that could not start): the published result stays as it was.
+  if (options.publish && measured) {
     for (const f of await publishOcr(result)) process.stdout.write(`wrote ${f}\n`);
   }
-  return levels.some((l) => l.misread > 0 || l.errors > 0) ? 1 : 0;
+  const levels = setups.flatMap((s) => s.levels);
+  return !measured || levels.some((l) => l.misread > 0 || l.errors > 0) ? 1 : 0;
 }
 
 runEntry('ocr', main);

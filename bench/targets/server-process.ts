@@ -20,6 +20,46 @@ export interface ServerProcess {
 
 const MAX_LINES = 500;
 
+/** A server that exited, or printed no port in time, before it served; with what it logged. */
+export class ServerStartError extends Error {
+  constructor(
+    readonly serverName: string,
+    /** `exited with <code or signal>`, or `no port within <n> ms`. */
+    readonly outcome: string,
+    readonly lines: readonly string[],
+  ) {
+    super(`${serverName} did not start (${outcome}):\n${lines.slice(-20).join('\n')}`);
+    this.name = 'ServerStartError';
+  }
+}
+
+/**
+ * What went wrong, from a server's log: infernode's JSON lines at level error (50) and above, as
+ * `<model>: <msg>: <reason or err>`, and any line that is not JSON (a usage error, a crash's stack).
+ * Empty when there is neither.
+ */
+export function serverErrors(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      out.push(line.trim());
+      continue;
+    }
+    if (typeof entry !== 'object' || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    if (typeof e.level !== 'number' || e.level < 50) continue;
+    const detail = [e.reason, e.err]
+      .map((d) => (typeof d === 'string' ? d : (d as { message?: unknown } | undefined)?.message))
+      .find((d): d is string => typeof d === 'string');
+    const parts = [e.model, e.msg, detail].filter((p): p is string => typeof p === 'string');
+    out.push(parts.join(': '));
+  }
+  return out.filter((l) => l !== '');
+}
+
 export async function startServer(
   name: string,
   argv: readonly string[],
@@ -68,7 +108,7 @@ export async function startServer(
   clearTimeout(timer);
   if (outcome !== 'ready') {
     child.kill('SIGKILL');
-    throw new Error(`${name} did not start (${outcome}):\n${lines.slice(-20).join('\n')}`);
+    throw new ServerStartError(name, outcome, [...lines]);
   }
 
   const host = '127.0.0.1';
