@@ -202,6 +202,17 @@ void describe('deploy/kubernetes', () => {
     assert.ok(c.env.some((e: any) => e.name === 'CUDA_CACHE_PATH' && e.value.startsWith('/tmp/')));
   });
 
+  void it("the GPU overlay keeps the base's env", () => {
+    const env = new Map<string, string>(
+      one(gpu, 'Deployment').spec.template.spec.containers[0].env.map((e: any) => [
+        e.name,
+        e.value,
+      ]),
+    );
+    assert.ok((container.env ?? []).length > 0);
+    for (const e of container.env ?? []) assert.equal(env.get(e.name), e.value, e.name);
+  });
+
   void describe('against a server started with the Deployment flags', () => {
     let repo: string;
     let server: SpawnedServer;
