@@ -2,8 +2,9 @@
 # infernode's container image: built in one stage, run from another that holds Node, the compiled
 # server and its production dependencies, and nothing else (no compiler, no TypeScript, no npm).
 #   docker build -t infernode:0.1.0 .
-# The GPU variant (deploy/kubernetes/overlays/gpu) needs ONNX Runtime's CUDA binaries and a base
-# with CUDA 12 and cuDNN 9; docs/deploy-kubernetes.md ("Container image") has the command.
+# The CUDA variant (deploy/kubernetes/overlays/gpu) needs ONNX Runtime's CUDA binaries and a base
+# with CUDA 12 and cuDNN 9; docs/deploy-kubernetes.md ("Container image") has the command. WebGPU
+# needs neither: this image runs it on an NVIDIA GPU as it is (see the final stage).
 
 # --- build: install everything, compile TypeScript into dist/ --------------------------------------
 FROM node:24-slim AS build
@@ -29,6 +30,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # --- the image that runs -----------------------------------------------------------------------------
 FROM node:24-slim
+# The Vulkan loader (Debian's libvulkan1, about 0.5 MB with its dependencies), which ONNX Runtime's
+# WebGPU provider, bundled in onnxruntime-node, runs on. The NVIDIA container toolkit mounts the
+# driver's Vulkan ICD and libraries when the container asks for the `graphics` capability
+# (NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics, as the GPU overlay sets it).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libvulkan1 \
+    && rm -rf /var/lib/apt/lists/*
 # npm and corepack are not needed to run the server; fewer programs in the image, less to patch.
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
     /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack

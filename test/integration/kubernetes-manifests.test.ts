@@ -213,6 +213,26 @@ void describe('deploy/kubernetes', () => {
     for (const e of container.env ?? []) assert.equal(env.get(e.name), e.value, e.name);
   });
 
+  void it("the GPU overlay adds WebGPU's driver capability and its shader cache on /tmp", () => {
+    const env = new Map<string, string>(
+      one(gpu, 'Deployment').spec.template.spec.containers[0].env.map((e: any) => [
+        e.name,
+        e.value,
+      ]),
+    );
+    assert.deepEqual(env.get('NVIDIA_DRIVER_CAPABILITIES')?.split(',').sort(), [
+      'compute',
+      'graphics',
+      'utility',
+    ]);
+    // The driver caches only into a directory that exists: the /tmp volume itself.
+    assert.equal(env.get('__GL_SHADER_DISK_CACHE_PATH'), '/tmp');
+    assert.ok(
+      container.volumeMounts?.some((m) => m.mountPath === '/tmp'),
+      'the base mounts a volume at /tmp',
+    );
+  });
+
   void describe('against a server started with the Deployment flags', () => {
     let repo: string;
     let server: SpawnedServer;
@@ -299,6 +319,11 @@ void describe('Dockerfile', () => {
     assert.match(text, /npm ci --omit=dev/);
     assert.doesNotMatch(final, /^RUN .*npm (ci|install)/m);
     assert.match(final, /^RUN rm -rf .*\/usr\/local\/bin\/npm/m);
+  });
+
+  void it("has the Vulkan loader WebGPU runs on, without apt's lists", () => {
+    assert.match(final, /^RUN apt-get update +&& apt-get install .*\blibvulkan1\b/m);
+    assert.match(final, /rm -rf \/var\/lib\/apt\/lists\/\*/);
   });
 
   void it('runs as the non-root user the Deployment names, stops on SIGTERM, exposes the ports', () => {
