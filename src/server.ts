@@ -70,6 +70,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     pollSecs: options.repositoryPollSecs,
     backend,
     disableAutoComplete: options.disableAutoCompleteConfig,
+    modelConfigName: options.modelConfigName,
     sabTensors: options.disableSabTensors ? false : 'auto',
     doorbell: !options.disableDoorbell,
     maxInputBytes: options.httpMaxInputSize,

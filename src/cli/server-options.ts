@@ -51,6 +51,8 @@ export interface ServerOptions {
   /** Open HTTP connections at most (WebSockets included); 0: no cap. */
   readonly httpMaxConnections: number;
   readonly disableAutoCompleteConfig: boolean;
+  /** `--model-config-name`: models with `configs/<name>.pbtxt` use it instead of config.pbtxt. */
+  readonly modelConfigName: string;
   readonly httpFrontEnd: FrontEndChoice;
   /**
    * Threads accepting HTTP and WebSocket connections on the HTTP port, the main thread included
@@ -121,6 +123,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   httpIdleTimeoutSecs: 10,
   httpMaxConnections: 0,
   disableAutoCompleteConfig: false,
+  modelConfigName: '',
   httpFrontEnd: 'auto',
   httpThreadCount: defaultHttpThreadCount(availableParallelism()),
   reuseHttpPort: false,
@@ -215,6 +218,10 @@ export const FLAGS = {
   'disable-auto-complete-config': {
     kind: 'flag',
     help: 'Do not complete configs from the ONNX model',
+  },
+  'model-config-name': {
+    kind: 'string',
+    help: 'Use configs/<name>.pbtxt instead of config.pbtxt in models that have it',
   },
   'strict-model-config': {
     kind: 'bool',
@@ -464,6 +471,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     ),
     httpMaxConnections: uint('http-max-connections', DEFAULT_OPTIONS.httpMaxConnections),
     disableAutoCompleteConfig: disableAutoComplete,
+    modelConfigName: modelConfigName(last('model-config-name') ?? ''),
     httpFrontEnd: frontEnd,
     httpThreadCount: positive(
       'http-thread-count',
@@ -545,4 +553,18 @@ function isBool(v: string | undefined): v is string {
 export function helpText(): string {
   const rows = Object.entries(FLAGS).map(([n, f]) => `  --${n.padEnd(30)} ${f.help}`);
   return `Usage: infernode --model-repository=<path> [flags]\n\nFlags:\n${rows.join('\n')}\n`;
+}
+
+/** `--model-config-name`: a plain file name (no path), the stem of `configs/<name>.pbtxt`. */
+function modelConfigName(v: string): string {
+  if (v !== '' && !/^[A-Za-z0-9._-]{1,128}$/.test(v)) {
+    throw fail(
+      'BAD_REQUEST',
+      `--model-config-name: expected a plain file name (letters, digits, '.', '_' or '-'), got '${v.slice(0, 128)}'`,
+    );
+  }
+  if (v === '.' || v === '..') {
+    throw fail('BAD_REQUEST', `--model-config-name: expected a plain file name, got '${v}'`);
+  }
+  return v;
 }

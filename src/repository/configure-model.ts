@@ -47,6 +47,8 @@ export interface ConfiguredModel {
 export interface ConfigureOptions {
   readonly backend: BackendConfig;
   readonly disableAutoComplete: boolean;
+  /** `--model-config-name` ('' or absent: config.pbtxt). */
+  readonly configName?: string;
   readonly availableGpus: readonly number[] | undefined;
   /** A load call's `config` parameter: ModelConfig JSON used instead of config.pbtxt. */
   readonly configJson?: string;
@@ -59,6 +61,7 @@ export async function configureModel(
   const loaded = await loadModelConfig(source.dir, {
     defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
     disableAutoComplete: options.disableAutoComplete,
+    ...(options.configName !== undefined ? { configName: options.configName } : {}),
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
     ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });

@@ -37,6 +37,8 @@ import type { ServerHost } from './server-host.js';
 export interface LoadStepsOptions {
   readonly backend: BackendConfig;
   readonly disableAutoComplete: boolean;
+  /** `--model-config-name`: read `configs/<name>.pbtxt` where a model has it; '' for none. */
+  readonly modelConfigName: string;
   /** 'auto' probes ORT; false forces the worker copy path. */
   readonly sabTensors: boolean | 'auto';
   /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
@@ -122,6 +124,7 @@ export class LoadSteps {
       configured = await configureModel(source, {
         backend: this.options.backend,
         disableAutoComplete: this.options.disableAutoComplete,
+        configName: this.options.modelConfigName,
         availableGpus: this.gpus,
         ...(configJson !== undefined ? { configJson } : {}),
       });

@@ -169,3 +169,49 @@ void describe('WebGPU where this host cannot run it', () => {
     await inferSimple(server.base);
   });
 });
+
+void describe('--model-config-name=webgpu picks the bundled GPU configs (test-only stand-in)', () => {
+  let repo: string;
+  let record: string;
+  let server: SpawnedServer;
+  before(async () => {
+    repo = await tempRepository();
+    record = path.join(os.tmpdir(), `infernode-gpu-record-cfg-${process.pid}.txt`);
+    await rm(record, { force: true });
+    await copyModel(repo, 'ocr_detector');
+    await copyModel(repo, 'simple');
+    server = await spawnServer(
+      ['--model-repository', repo, '--model-config-name=webgpu'],
+      60_000,
+      serverEnv({ [TEST_GPU_RECORD_ENV]: record }),
+    );
+  });
+  after(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    await rm(repo, { recursive: true, force: true });
+    await rm(record, { force: true });
+  });
+
+  void it('the model with configs/webgpu.pbtxt gets it; the one without keeps config.pbtxt', async () => {
+    type Config = {
+      instance_group: Array<{ kind: string; gpus: number[] }>;
+      optimization?: {
+        execution_accelerators?: { gpu_execution_accelerator?: Array<{ name: string }> };
+      };
+    };
+    const config = async (m: string): Promise<Config> =>
+      (await (await fetch(`${server.base}/v2/models/${m}/config`)).json()) as Config;
+    const detector = await config('ocr_detector');
+    assert.equal(detector.instance_group[0]?.kind, 'KIND_GPU');
+    assert.deepEqual(detector.instance_group[0]?.gpus, [0]);
+    assert.deepEqual(
+      detector.optimization?.execution_accelerators?.gpu_execution_accelerator?.map((a) => a.name),
+      ['webgpu'],
+    );
+    assert.equal((await config('simple')).instance_group[0]?.kind, 'KIND_CPU');
+    const sections = parseSections(await readFile(record, 'utf8'));
+    assert.equal(sections.filter((s) => s.what === 'create').length, 1);
+    await inferSimple(server.base);
+  });
+});

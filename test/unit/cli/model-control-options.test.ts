@@ -83,3 +83,22 @@ void describe('--model-control-mode and friends', () => {
     );
   });
 });
+
+void describe('--model-config-name', () => {
+  void it('defaults to none, and takes a plain file name', () => {
+    assert.equal(parseArgs([REPO]).options.modelConfigName, '');
+    assert.equal(parseArgs([REPO, '--model-config-name=webgpu']).options.modelConfigName, 'webgpu');
+  });
+
+  void it('refuses a path, naming what it expects and what arrived', () => {
+    for (const bad of ['../webgpu', 'a/b', '..', 'with space']) {
+      assert.throws(
+        () => parseArgs([REPO, `--model-config-name=${bad}`]),
+        (e: unknown) =>
+          e instanceof Error &&
+          e.message.startsWith('--model-config-name: expected a plain file name') &&
+          e.message.includes(`got '${bad}'`),
+      );
+    }
+  });
+});

@@ -87,6 +87,7 @@ async function harness() {
     {
       backend: parseBackendConfig([]),
       disableAutoComplete: true,
+      modelConfigName: '',
       sabTensors: false,
       doorbell: false,
       maxInputBytes: 1 << 20,
