@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Raw ONNX Runtime timings, one session per provider in this process, no server: the bundled mlp
+// at several batch sizes and the PP-OCRv4 detector on one 640x640 image, on the CPU provider with
+// every core and on WebGPU. Shows where the GPU wins (convolutions, big batches) and where its
+// per-run floor loses (tiny models). Each case: mean and p50 of --runs timed runs after 3 warm-up
+// runs, and the largest difference between the two providers' outputs. Writes
+// <out>/gpu-ort-timing.json.
+//
+//   node dist/bench/gpu-ort-timing.js [--runs 20] [--out bench/out]
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { runEntry } from './entry.js';
+import { machineInfo } from './measure/machine-info.js';
+import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
+
+interface Case {
+  readonly name: string;
+  readonly model: string;
+  readonly input: string;
+  readonly shape: readonly number[];
+}
+
+const CASES: readonly Case[] = [
+  ...[1, 64, 1024, 8192].map((b) => ({
+    name: `mlp batch ${b}`,
+    model: 'mlp',
+    input: 'INPUT0',
+    shape: [b, 784],
+  })),
+  { name: 'ocr_detector 640x640', model: 'ocr_detector', input: 'x', shape: [1, 3, 640, 640] },
+];
+
+function filled(shape: readonly number[]): Float32Array {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = ((i * 2654435761) % 1000) / 1000 - 0.5;
+  return data;
+}
+
+async function time(
+  session: InferenceSession,
+  c: Case,
+  runs: number,
+): Promise<{ meanMs: number; p50Ms: number; output: ArrayLike<number> }> {
+  const feeds = { [c.input]: new Tensor('float32', filled(c.shape), [...c.shape]) };
+  let output: ArrayLike<number> = [];
+  for (let i = 0; i < 3; i++) await session.run(feeds);
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = await session.run(feeds);
+    ms.push(performance.now() - t0);
+    output = r[session.outputNames[0] ?? '']?.data as Float32Array;
+  }
+  ms.sort((a, b) => a - b);
+  return {
+    meanMs: ms.reduce((a, b) => a + b, 0) / ms.length,
+    p50Ms: ms[Math.floor(ms.length / 2)] ?? 0,
+    output,
+  };
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      runs: { type: 'string', default: '20' },
+      out: { type: 'string', default: BENCH_OUT },
+    },
+  });
+  const runs = Number(values.runs);
+  const rows: Array<Record<string, unknown>> = [];
+  for (const c of CASES) {
+    const file = path.join(DEFAULT_MODEL_REPOSITORY, c.model, '1', 'model.onnx');
+    const cpu = await InferenceSession.create(file, {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: os.availableParallelism(),
+    });
+    const a = await time(cpu, c, runs);
+    await cpu.release();
+    let row: Record<string, unknown> = { case: c.name, cpuMeanMs: a.meanMs, cpuP50Ms: a.p50Ms };
+    try {
+      const gpu = await InferenceSession.create(file, { executionProviders: ['webgpu'] });
+      const b = await time(gpu, c, runs);
+      await gpu.release();
+      let diff = 0;
+      for (let i = 0; i < a.output.length; i++)
+        diff = Math.max(diff, Math.abs((a.output[i] ?? 0) - (b.output[i] ?? 0)));
+      row = {
+        ...row,
+        webgpuMeanMs: b.meanMs,
+        webgpuP50Ms: b.p50Ms,
+        speedup: a.meanMs / b.meanMs,
+        maxAbsDiff: diff,
+      };
+    } catch (e) {
+      row = { ...row, webgpuError: e instanceof Error ? e.message.slice(0, 300) : String(e) };
+    }
+    rows.push(row);
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+  }
+  const out = path.resolve(values.out);
+  await mkdir(out, { recursive: true });
+  await writeFile(
+    path.join(out, 'gpu-ort-timing.json'),
+    `${JSON.stringify({ bench: 'gpu-ort-timing', machine: machineInfo(), runs, rows }, null, 2)}\n`,
+  );
+  return 0;
+}
+
+runEntry('gpu-ort-timing', main);
