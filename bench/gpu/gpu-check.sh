@@ -51,9 +51,9 @@ max_batch_size: 8
 instance_group [ { kind: KIND_GPU count: 1 gpus: [ 0 ] } ]
 optimization { execution_accelerators { gpu_execution_accelerator [ { name: "webgpu" } ] } }
 PBTXT
-  timeout 15 node dist/src/cli/main.js --model-repository="$REPO" --exit-on-error=false \
+  timeout 10 node dist/src/cli/main.js --model-repository="$REPO" --exit-on-error=false \
     --http-address=127.0.0.1 --http-port=0 --metrics-port=0 --allow-grpc=false 2>&1 |
-    grep -E 'failed to load|Vulkan' | head -3
+    grep -E 'failed to load|Vulkan|rror' | cut -c1-600 | head -4
 
   step "install the Vulkan loader"
   vulkan

@@ -30,7 +30,7 @@ mkdir -p "$WORK/ocr/node_modules/@resvg"
 cp -r node_modules/@resvg/resvg-js node_modules/@resvg/resvg-js-linux-x64-gnu "$WORK/ocr/node_modules/@resvg/"
 
 mkdir -p "$WORK/app/dist" "$WORK/app/model_repository"
-cp -r dist/src dist/workers dist/bench "$WORK/app/dist/"
+cp -r dist/src dist/workers dist/bench dist/schemas "$WORK/app/dist/"
 for m in mlp simple ocr ocr_detector ocr_recognizer; do
   cp -r "model_repository/$m" "$WORK/app/model_repository/"
 done
