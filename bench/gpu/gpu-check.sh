@@ -61,6 +61,7 @@ PBTXT
   echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
 
   step "2. the GPU metrics query"
+  nvidia-smi --help-query-gpu | grep -i -B1 -A2 energy
   nvidia-smi --query-gpu=uuid,utilization.gpu,memory.total,memory.used,power.draw,power.limit,total_energy_consumption \
     --format=csv,noheader,nounits
 
@@ -76,8 +77,10 @@ else
   step unpack
   node -v || { echo "no Node here: run the base part on this machine first"; exit 1; }
   tar -xJf "$KIT/ocr/ocr.tar.xz"
-  mkdir -p /usr/share/fonts/truetype/dejavu
-  xz -dc "$KIT/ocr/DejaVuSans.ttf.xz" >/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+  # Every folder resvg's font database may scan (it follows fontconfig's list when there is one).
+  for d in /usr/share/fonts/truetype/dejavu /usr/local/share/fonts "$HOME/.fonts" "$HOME/.local/share/fonts"; do
+    mkdir -p "$d" && xz -dc "$KIT/ocr/DejaVuSans.ttf.xz" >"$d/DejaVuSans.ttf"
+  done
   vulkan
 
   step "5. ocr, CPU against WebGPU"
