@@ -1,7 +1,8 @@
 // Why a WebGPU session could not be created, in words an operator can act on. ORT's own message
 // ("Failed to get a WebGPU adapter: No supported adapters") is the same whether the Vulkan loader,
-// the GPU driver's Vulkan part, or the device itself is missing; this looks at the host, in that
-// order (the order Dawn needs them), and names the first thing missing and how to install it.
+// the GPU driver's Vulkan part (its manifest, its library and what that needs), or the device
+// itself is missing; this looks at the host, in that order (the order Dawn needs them), and names
+// the first thing missing and how to install it.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -71,7 +72,60 @@ function driverManifests(probe: HostProbe): string[] {
     ...data.map((d) => path.join(d, 'vulkan/icd.d')),
     path.join(home, '.local/share/vulkan/icd.d'),
   ];
-  return dirs.flatMap((d) => probe.list(d).filter((f) => f.endsWith('.json')));
+  return dirs.flatMap((d) =>
+    probe
+      .list(d)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => path.join(d, f)),
+  );
+}
+
+/** The driver library a manifest names (`ICD.library_path`), or undefined when unreadable. */
+function driverLibrary(probe: HostProbe, manifest: string): string | undefined {
+  try {
+    const json = JSON.parse(probe.read(manifest) ?? '') as { ICD?: { library_path?: unknown } };
+    const lib = json.ICD?.library_path;
+    return typeof lib === 'string' && lib !== '' ? lib : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the dynamic linker would find `lib` (a bare name in its folders, or a path). */
+function libraryFound(probe: HostProbe, lib: string): boolean {
+  if (lib.includes('/')) return probe.exists(lib);
+  return libraryDirs(probe).some((d) => probe.exists(path.join(d, lib)));
+}
+
+/**
+ * What the drivers' libraries lack, or undefined when one driver has what it needs. NVIDIA's
+ * Vulkan driver lives in its GL library (libGLX_nvidia.so.0), which loads only beside libglvnd's
+ * dispatch library: a host with the driver and the Vulkan loader but no libglvnd finds no adapter.
+ */
+function driverLibraryProblem(probe: HostProbe, manifests: readonly string[]): string | undefined {
+  const problems: string[] = [];
+  for (const manifest of manifests) {
+    const lib = driverLibrary(probe, manifest);
+    if (lib === undefined) return undefined; // cannot tell: let the last step speak
+    if (!libraryFound(probe, lib)) {
+      problems.push(
+        `the Vulkan driver library ${lib} (named by ${path.basename(manifest)}) is not installed`,
+      );
+    } else if (/^lib(GLX|EGL)_nvidia\.so/.test(path.basename(lib))) {
+      if (!libraryFound(probe, 'libGLdispatch.so.0')) {
+        problems.push(
+          `NVIDIA's Vulkan driver (${path.basename(lib)}) needs libglvnd, which is not installed: ` +
+            `install it (Debian/Ubuntu: apt-get install libglvnd0 libglx0 libegl1; Fedora/RHEL: ` +
+            `dnf install libglvnd-glx libglvnd-egl)`,
+        );
+      } else {
+        return undefined;
+      }
+    } else {
+      return undefined;
+    }
+  }
+  return problems[0];
 }
 
 /** GPU device nodes this process can see: NVIDIA's, or any DRM render node. */
@@ -90,7 +144,8 @@ export function diagnoseWebGpu(probe: HostProbe = HOST): string {
       `when infernode runs in a container`
     );
   }
-  if (driverManifests(probe).length === 0) {
+  const manifests = driverManifests(probe);
+  if (manifests.length === 0) {
     return (
       `no Vulkan driver is installed (no ICD manifest in /usr/share/vulkan/icd.d, /etc/vulkan/icd.d ` +
       `or VK_DRIVER_FILES): NVIDIA's comes with the driver (nvidia_icd.json); in a container the ` +
@@ -98,6 +153,8 @@ export function diagnoseWebGpu(probe: HostProbe = HOST): string {
       `(compute,utility,graphics)`
     );
   }
+  const library = driverLibraryProblem(probe, manifests);
+  if (library !== undefined) return library;
   if (gpuDeviceNodes(probe).length === 0) {
     return (
       `no GPU device is visible to this process (no /dev/nvidia<N> or /dev/dri/renderD*): under ` +

@@ -9,7 +9,11 @@ import {
 } from '../../../src/execution/onnxruntime/webgpu-diagnosis.js';
 
 /** A host made of the given files (directories are implied by them). */
-function host(files: readonly string[], env: Record<string, string> = {}): HostProbe {
+function host(
+  files: readonly string[],
+  env: Record<string, string> = {},
+  texts: Record<string, string> = {},
+): HostProbe {
   return {
     env: { HOME: '/home/u', ...env },
     exists: (f) => files.includes(f),
@@ -17,7 +21,7 @@ function host(files: readonly string[], env: Record<string, string> = {}): HostP
       files
         .filter((f) => f.startsWith(`${dir}/`) && !f.slice(dir.length + 1).includes('/'))
         .map((f) => f.slice(dir.length + 1)),
-    read: () => undefined,
+    read: (f) => texts[f],
   };
 }
 
@@ -66,6 +70,23 @@ void describe('WebGPU diagnosis', () => {
       /no GPU device is visible.*infernode-gpu\.conf.*nvidia\.com\/gpu/,
     );
     assert.match(diagnoseWebGpu(host([LOADER, ICD, '/dev/dri/renderD128'])), /vulkaninfo/);
+  });
+
+  void it("NVIDIA's driver library without libglvnd: names libglvnd0 (seen on an H200 host)", () => {
+    const icd = {
+      [ICD]: '{"file_format_version":"1.0.1","ICD":{"library_path":"libGLX_nvidia.so.0"}}',
+    };
+    const lib = '/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0';
+    const dispatch = '/usr/lib/x86_64-linux-gnu/libGLdispatch.so.0';
+    assert.match(
+      diagnoseWebGpu(host([LOADER, ICD, DEVICE, lib], {}, icd)),
+      /NVIDIA's Vulkan driver \(libGLX_nvidia\.so\.0\) needs libglvnd.*apt-get install libglvnd0/,
+    );
+    assert.match(
+      diagnoseWebGpu(host([LOADER, ICD, DEVICE], {}, icd)),
+      /the Vulkan driver library libGLX_nvidia\.so\.0 \(named by nvidia_icd\.json\) is not installed/,
+    );
+    assert.match(diagnoseWebGpu(host([LOADER, ICD, DEVICE, lib, dispatch], {}, icd)), /vulkaninfo/);
   });
 
   void it('explains adapter failures only', () => {
