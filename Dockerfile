@@ -30,12 +30,14 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # --- the image that runs -----------------------------------------------------------------------------
 FROM node:24-slim
-# The Vulkan loader (Debian's libvulkan1, about 0.5 MB with its dependencies), which ONNX Runtime's
-# WebGPU provider, bundled in onnxruntime-node, runs on. The NVIDIA container toolkit mounts the
-# driver's Vulkan ICD and libraries when the container asks for the `graphics` capability
+# The Vulkan loader (Debian's libvulkan1), which ONNX Runtime's WebGPU provider, bundled in
+# onnxruntime-node, runs on, and libglvnd (libglvnd0, libglx0, libegl1): NVIDIA's Vulkan driver
+# lives in its GL library (libGLX_nvidia.so.0), which does not load without it (seen on an H200
+# host: the loader alone found no adapter). About 1 MB together. The NVIDIA container toolkit mounts
+# the driver's Vulkan ICD and libraries when the container asks for the `graphics` capability
 # (NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics, as the GPU overlay sets it).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libvulkan1 \
+    && apt-get install -y --no-install-recommends libvulkan1 libglvnd0 libglx0 libegl1 \
     && rm -rf /var/lib/apt/lists/*
 # npm and corepack are not needed to run the server; fewer programs in the image, less to patch.
 RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
