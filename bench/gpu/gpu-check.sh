@@ -3,8 +3,9 @@
 # with the kit of pack-kit.sh, in two parts (each part's kit must travel with it; `ocr` runs after
 # `base` on the same machine, which keeps Node and the unpacked app):
 #   base <out> [kit] [debs]: 1. what a WebGPU model says where the Vulkan loader is missing (before
-#     the loader in <debs> — Debian's libvulkan1 .deb — is unpacked); 2. nvidia-smi's answer to the
-#     query infernode's GPU metrics run; 3. raw ORT timings, CPU against WebGPU
+#     the .debs in <debs> are unpacked: Debian's libvulkan1, and libglvnd0, libglx0, libegl1,
+#     libgl1, libopengl0, libgles2, which NVIDIA's Vulkan driver library needs); 2. nvidia-smi's
+#     answer to the query infernode's GPU metrics run; 3. raw ORT timings, CPU against WebGPU
 #     (bench/gpu-ort-timing); 4. bench:gpu-soak: 4 WebGPU instances under 16 clients for
 #     SOAK_SECS (120), a second WebGPU model loaded and unloaded every 20 s, GPU metrics scraped.
 #   ocr <out> [kit]: 5. bench:ocr --compare-gpu: the OCR pipeline on all CPU cores, then with both
@@ -77,10 +78,9 @@ else
   step unpack
   node -v || { echo "no Node here: run the base part on this machine first"; exit 1; }
   tar -xJf "$KIT/ocr/ocr.tar.xz"
-  # Every folder resvg's font database may scan (it follows fontconfig's list when there is one).
-  for d in /usr/share/fonts/truetype/dejavu /usr/local/share/fonts "$HOME/.fonts" "$HOME/.local/share/fonts"; do
-    mkdir -p "$d" && xz -dc "$KIT/ocr/DejaVuSans.ttf.xz" >"$d/DejaVuSans.ttf"
-  done
+  # Where the bench looks for it by name (bench/model/text-image.ts).
+  mkdir -p /usr/share/fonts/truetype/dejavu
+  xz -dc "$KIT/ocr/DejaVuSans.ttf.xz" >/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
   vulkan
 
   step "5. ocr, CPU against WebGPU"

@@ -2,6 +2,7 @@
 // text lines rasterized by resvg in DejaVu Sans from the machine's fonts (Debian's
 // fonts-dejavu-core; nothing is downloaded or bundled), as PNG.
 
+import { existsSync } from 'node:fs';
 import { Resvg, type ResvgRenderOptions } from '@resvg/resvg-js';
 
 export const TEXT_FONT_FAMILY = 'DejaVu Sans';
@@ -23,9 +24,21 @@ export interface TextImage {
   readonly background?: string;
 }
 
+/**
+ * Where the font file sits on common distributions. resvg's own search of the system's fonts finds
+ * nothing on a host without fontconfig's configuration (seen on a GPU host with the file in
+ * /usr/share/fonts), so the file is also named outright when it is in one of these places.
+ */
+const FONT_FILES = [
+  '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
+  '/usr/share/fonts/dejavu/DejaVuSans.ttf',
+  '/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf',
+].filter((f) => existsSync(f));
+
 const RENDER_OPTIONS: ResvgRenderOptions = {
   font: {
     loadSystemFonts: true,
+    fontFiles: FONT_FILES,
     defaultFontFamily: TEXT_FONT_FAMILY,
     sansSerifFamily: TEXT_FONT_FAMILY,
   },
