@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Raw ONNX Runtime timings, one session per provider in this process, no server: the bundled mlp
-// at several batch sizes and the PP-OCRv4 detector on one 640x640 image, on the CPU provider with
-// every core and on WebGPU. Shows where the GPU wins (convolutions, big batches) and where its
-// per-run floor loses (tiny models). Each case: mean and p50 of --runs timed runs after 3 warm-up
-// runs, and the largest difference between the two providers' outputs. Writes
+// at several batch sizes, the PP-OCRv4 detector on one 640x640 image and its recogniser, on the CPU
+// provider with every core and on WebGPU. Shows where the GPU wins (convolutions, big batches) and where its
+// per-run floor loses (tiny models), and what a new input shape on every run costs (the OCR
+// recogniser as the pipeline calls it). Each case: mean and p50 of --runs timed runs after 3
+// warm-up runs, and the largest difference between the two providers' last outputs. Writes
 // <out>/gpu-ort-timing.json.
 //
 //   node dist/bench/gpu-ort-timing.js [--runs 20] [--out bench/out]
@@ -22,17 +23,38 @@ interface Case {
   readonly name: string;
   readonly model: string;
   readonly input: string;
-  readonly shape: readonly number[];
+  /** The input's shape on each run, warm-up runs first, cycling when there are fewer. */
+  readonly shapes: ReadonlyArray<readonly number[]>;
 }
+
+const WARMUP = 3;
 
 const CASES: readonly Case[] = [
   ...[1, 64, 1024, 8192].map((b) => ({
     name: `mlp batch ${b}`,
     model: 'mlp',
     input: 'INPUT0',
-    shape: [b, 784],
+    shapes: [[b, 784]],
   })),
-  { name: 'ocr_detector 640x640', model: 'ocr_detector', input: 'x', shape: [1, 3, 640, 640] },
+  {
+    name: 'ocr_detector 640x640',
+    model: 'ocr_detector',
+    input: 'x',
+    shapes: [[1, 3, 640, 640]],
+  },
+  {
+    name: 'ocr_recognizer 8 lines x 320 px, one shape',
+    model: 'ocr_recognizer',
+    input: 'x',
+    shapes: [[8, 3, 48, 320]],
+  },
+  {
+    // As the OCR pipeline calls it: the line count and the widest line change with every image.
+    name: 'ocr_recognizer, a new shape every run',
+    model: 'ocr_recognizer',
+    input: 'x',
+    shapes: Array.from({ length: 64 }, (_, k) => [1 + (k % 8), 3, 48, 160 + 8 * k]),
+  },
 ];
 
 function filled(shape: readonly number[]): Float32Array {
@@ -47,11 +69,15 @@ async function time(
   c: Case,
   runs: number,
 ): Promise<{ meanMs: number; p50Ms: number; output: ArrayLike<number> }> {
-  const feeds = { [c.input]: new Tensor('float32', filled(c.shape), [...c.shape]) };
+  const feedsAt = (k: number) => {
+    const shape = c.shapes[k % c.shapes.length] ?? [];
+    return { [c.input]: new Tensor('float32', filled(shape), [...shape]) };
+  };
   let output: ArrayLike<number> = [];
-  for (let i = 0; i < 3; i++) await session.run(feeds);
+  for (let i = 0; i < WARMUP; i++) await session.run(feedsAt(i));
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const feeds = feedsAt(WARMUP + i);
     const t0 = performance.now();
     const r = await session.run(feeds);
     ms.push(performance.now() - t0);

@@ -4,12 +4,14 @@
 # `base` on the same machine, which keeps Node and the unpacked app):
 #   base <out> [kit] [debs]: 1. what a WebGPU model says where the Vulkan loader is missing (before
 #     the .debs in <debs> are unpacked: Debian's libvulkan1, and libglvnd0, libglx0, libegl1,
-#     libgl1, libopengl0, libgles2, which NVIDIA's Vulkan driver library needs); 2. nvidia-smi's
-#     answer to the query infernode's GPU metrics run; 3. raw ORT timings, CPU against WebGPU
-#     (bench/gpu-ort-timing); 4. bench:gpu-soak: 4 WebGPU instances under 16 clients for
-#     SOAK_SECS (120), a second WebGPU model loaded and unloaded every 20 s, GPU metrics scraped.
-#   ocr <out> [kit]: 5. bench:ocr --compare-gpu: the OCR pipeline on all CPU cores, then with both
-#     steps on WebGPU, OCR_SECS (10) per concurrency.
+#     libgl1, libopengl0, libgles2, which NVIDIA's Vulkan driver library needs), then with the
+#     loader alone; 2. nvidia-smi's answer to the query infernode's GPU metrics run;
+#     3. bench:gpu-soak: 4 WebGPU instances under 16 clients for SOAK_SECS (120), a second WebGPU
+#     model loaded and unloaded every 20 s, GPU metrics scraped.
+#   ocr <out> [kit]: 4. raw ORT timings, CPU against WebGPU (bench/gpu-ort-timing); 5. bench:ocr
+#     --compare-gpu: the OCR pipeline on all CPU cores, then with both steps on WebGPU (the bundled
+#     `webgpu` configs), OCR_SECS (10) per concurrency; 6. the same with the detector alone on
+#     WebGPU.
 # Results (JSON and the log) go to <out>.
 #
 #   bash bench/gpu/gpu-check.sh base|ocr <out dir> [kit dir, default .devkit] [deb dir, default .gl]
@@ -52,9 +54,17 @@ max_batch_size: 8
 instance_group [ { kind: KIND_GPU count: 1 gpus: [ 0 ] } ]
 optimization { execution_accelerators { gpu_execution_accelerator [ { name: "webgpu" } ] } }
 PBTXT
-  timeout 10 node dist/src/cli/main.js --model-repository="$REPO" --exit-on-error=false \
-    --http-address=127.0.0.1 --http-port=0 --metrics-port=0 --allow-grpc=false 2>&1 |
-    grep -E 'failed to load|Vulkan|rror' | cut -c1-600 | head -4
+  failure() {
+    timeout 10 node dist/src/cli/main.js --model-repository="$REPO" --exit-on-error=false \
+      --http-address=127.0.0.1 --http-port=0 --metrics-port=0 --allow-grpc=false 2>&1 |
+      grep -E 'MODEL_LOAD_FAILED|model version ready' | cut -c1-700 | head -2
+  }
+  failure
+
+  step "1b. the Vulkan loader alone, without libglvnd"
+  for f in "$DEBS"/libvulkan1_*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json failure
 
   step "install the Vulkan loader"
   vulkan
@@ -66,10 +76,7 @@ PBTXT
   nvidia-smi --query-gpu=uuid,utilization.gpu,memory.total,memory.used,power.draw,power.limit,total_energy_consumption \
     --format=csv,noheader,nounits
 
-  step "3. raw ORT timings"
-  node dist/bench/gpu-ort-timing.js --runs 20 --out "$OUT"
-
-  step "4. gpu-soak"
+  step "3. gpu-soak"
   node dist/bench/gpu-soak.js --instances 4 --concurrency 16 --duration-secs "${SOAK_SECS:-120}" \
     --cycle-secs 20 --out "$OUT"
   echo "gpu-soak exit $?"
@@ -83,9 +90,18 @@ else
   xz -dc "$KIT/ocr/DejaVuSans.ttf.xz" >/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
   vulkan
 
+  step "4. raw ORT timings"
+  node dist/bench/gpu-ort-timing.js --runs 20 --out "$OUT"
+
   step "5. ocr, CPU against WebGPU"
   node dist/bench/ocr.js --compare-gpu --concurrency 1,4 --duration-secs "${OCR_SECS:-10}" \
     --warmup 6 --no-publish --out-dir "$OUT"
   echo "ocr exit $?"
+
+  step "6. ocr, CPU against the detector alone on WebGPU (config name webgpu_det, made here)"
+  cp model_repository/ocr_detector/configs/webgpu.pbtxt model_repository/ocr_detector/configs/webgpu_det.pbtxt
+  node dist/bench/ocr.js --compare-gpu --config-name webgpu_det --concurrency 1,4 \
+    --duration-secs "${OCR_SECS:-10}" --warmup 6 --no-publish --out-dir "$OUT/det"
+  rm model_repository/ocr_detector/configs/webgpu_det.pbtxt
 fi
 step done
