@@ -4,7 +4,8 @@
 // infernode, at each client concurrency. The images are rendered here with known text (as the
 // tests render them) and every answer is checked against it. Each server set-up gets its own
 // fresh server: the bundled configs (config.pbtxt, KIND_CPU), a `--model-config-name` (`--config-name
-// webgpu`: configs/webgpu.pbtxt, the steps on the GPU), or both in turn (`--compare-gpu`). A set-up
+// webgpu`: configs/webgpu.pbtxt, the detector on the GPU; `webgpu_all`: both steps), or the bundled
+// one and then that one in turn (`--compare-gpu`). A set-up
 // other than the bundled one that cannot start (no GPU, no Vulkan) is recorded as unavailable with
 // the server's errors. Writes ocr.json to --out-dir (else a new folder under bench/out/), and
 // publishes it as bench/results/ocr.json with its section of bench/RESULTS.md.
