@@ -7,7 +7,6 @@
 
 import assert from 'node:assert/strict';
 import { readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEPLOYED_MALLOC_ENV } from '../../../src/memory/malloc-environment.js';
@@ -15,6 +14,7 @@ import {
   overlappingSections,
   parseSections,
   TEST_GPU_RECORD_ENV,
+  type RecordedSection,
 } from '../../../src/execution/onnxruntime/test-gpu-target.js';
 import { mlpReference } from '../../helpers/mlp-reference.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
@@ -75,39 +75,62 @@ const serverEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
   ...extra,
 });
 
+/** A real server on a fresh repository, with the test-only GPU stand-in when `standIn` is set. */
+interface Running {
+  readonly server: SpawnedServer;
+  /** The stand-in's locked sections so far. */
+  sections(): Promise<RecordedSection[]>;
+  close(): Promise<void>;
+}
+
+async function startOn(
+  fill: (repo: string) => Promise<void>,
+  args: readonly string[],
+  standIn: boolean,
+): Promise<Running> {
+  const repo = await tempRepository();
+  const record = path.join(repo, 'stand-in-record.txt');
+  await fill(repo);
+  const server = await spawnServer(
+    ['--model-repository', repo, ...args],
+    60_000,
+    serverEnv(standIn ? { [TEST_GPU_RECORD_ENV]: record } : {}),
+  );
+  return {
+    server,
+    sections: async () => parseSections(await readFile(record, 'utf8')),
+    close: async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      await rm(repo, { recursive: true, force: true });
+    },
+  };
+}
+
 void describe('WebGPU instances: one device lock per process (test-only stand-in)', () => {
-  let repo: string;
-  let record: string;
-  let server: SpawnedServer;
+  let t: Running;
   before(async () => {
-    repo = await tempRepository();
-    record = path.join(os.tmpdir(), `infernode-gpu-record-${process.pid}.txt`);
-    await rm(record, { force: true });
-    await writeModel(repo, 'mlp_gpu', gpuModel('mlp_gpu', 4), 'mlp');
-    await writeModel(repo, 'mlp_gpu_b', gpuModel('mlp_gpu_b', 2), 'mlp');
-    await copyModel(repo, 'simple');
-    server = await spawnServer(
-      ['--model-repository', repo, '--model-control-mode=explicit', '--load-model=*'],
-      60_000,
-      serverEnv({ [TEST_GPU_RECORD_ENV]: record }),
+    t = await startOn(
+      async (repo) => {
+        await writeModel(repo, 'mlp_gpu', gpuModel('mlp_gpu', 4), 'mlp');
+        await writeModel(repo, 'mlp_gpu_b', gpuModel('mlp_gpu_b', 2), 'mlp');
+        await copyModel(repo, 'simple');
+      },
+      ['--model-control-mode=explicit', '--load-model=*'],
+      true,
     );
   });
-  after(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await rm(repo, { recursive: true, force: true });
-    await rm(record, { force: true });
-  });
+  after(() => t?.close());
 
   void it('four instances and a second model serve concurrent load, never two at once', async () => {
     const work: Array<Promise<void>> = [];
     for (let k = 0; k < 96; k++) {
       const model = k % 3 === 2 ? 'mlp_gpu_b' : 'mlp_gpu';
-      work.push(inferMlp(server.base, model, k).then((got) => assertMlpRow(got, k)));
-      if (k % 8 === 0) work.push(inferSimple(server.base));
+      work.push(inferMlp(t.server.base, model, k).then((got) => assertMlpRow(got, k)));
+      if (k % 8 === 0) work.push(inferSimple(t.server.base));
     }
     await Promise.all(work);
-    const sections = parseSections(await readFile(record, 'utf8'));
+    const sections = await t.sections();
     assert.equal(sections.filter((s) => s.what === 'create').length, 6);
     const runs = sections.filter((s) => s.what === 'run');
     // Dynamic batching may merge requests: at least one run per batch of 8, at most one each.
@@ -118,46 +141,41 @@ void describe('WebGPU instances: one device lock per process (test-only stand-in
 
   void it('an unload releases every session inside the lock, while the other model runs', async () => {
     const load = Array.from({ length: 24 }, (_, k) =>
-      inferMlp(server.base, 'mlp_gpu_b', k).then((got) => assertMlpRow(got, k)),
+      inferMlp(t.server.base, 'mlp_gpu_b', k).then((got) => assertMlpRow(got, k)),
     );
-    const res = await fetch(`${server.base}/v2/repository/models/mlp_gpu/unload`, {
+    const res = await fetch(`${t.server.base}/v2/repository/models/mlp_gpu/unload`, {
       method: 'POST',
     });
     assert.equal(res.status, 200);
     await Promise.all(load);
-    const sections = parseSections(await readFile(record, 'utf8'));
+    const sections = await t.sections();
     assert.equal(sections.filter((s) => s.what === 'release').length, 4);
     assert.deepEqual(overlappingSections(sections), []);
-    await inferSimple(server.base);
+    await inferSimple(t.server.base);
   });
 });
 
 void describe('WebGPU where this host cannot run it', () => {
-  let repo: string;
-  let server: SpawnedServer;
+  let t: Running;
   before(async () => {
-    repo = await tempRepository();
-    await writeModel(repo, 'mlp_gpu', gpuModel('mlp_gpu', 2), 'mlp');
-    await copyModel(repo, 'simple');
-    server = await spawnServer(
-      ['--model-repository', repo, '--exit-on-error=false'],
-      60_000,
-      serverEnv({}),
+    t = await startOn(
+      async (repo) => {
+        await writeModel(repo, 'mlp_gpu', gpuModel('mlp_gpu', 2), 'mlp');
+        await copyModel(repo, 'simple');
+      },
+      ['--exit-on-error=false'],
+      false,
     );
   });
-  after(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await rm(repo, { recursive: true, force: true });
-  });
+  after(() => t?.close());
 
   void it('the GPU model fails to load naming what is missing; the CPU model serves', async () => {
-    const res = await fetch(`${server.base}/v2/repository/index`, { method: 'POST' });
+    const res = await fetch(`${t.server.base}/v2/repository/index`, { method: 'POST' });
     const index = (await res.json()) as Array<{ name: string; state: string; reason: string }>;
     const gpu = index.find((m) => m.name === 'mlp_gpu');
     if (gpu?.state === 'READY') {
       // A host with a working Vulkan adapter (a GPU, or a software driver): then it must serve.
-      assertMlpRow(await inferMlp(server.base, 'mlp_gpu', 1), 1);
+      assertMlpRow(await inferMlp(t.server.base, 'mlp_gpu', 1), 1);
     } else {
       assert.equal(gpu?.state, 'UNAVAILABLE');
       assert.match(
@@ -166,32 +184,23 @@ void describe('WebGPU where this host cannot run it', () => {
       );
       assert.doesNotMatch(gpu?.reason ?? '', /onnxruntime_src|\/tmp\//);
     }
-    await inferSimple(server.base);
+    await inferSimple(t.server.base);
   });
 });
 
 void describe('--model-config-name=webgpu picks the bundled GPU configs (test-only stand-in)', () => {
-  let repo: string;
-  let record: string;
-  let server: SpawnedServer;
+  let t: Running;
   before(async () => {
-    repo = await tempRepository();
-    record = path.join(os.tmpdir(), `infernode-gpu-record-cfg-${process.pid}.txt`);
-    await rm(record, { force: true });
-    await copyModel(repo, 'ocr_detector');
-    await copyModel(repo, 'simple');
-    server = await spawnServer(
-      ['--model-repository', repo, '--model-config-name=webgpu'],
-      60_000,
-      serverEnv({ [TEST_GPU_RECORD_ENV]: record }),
+    t = await startOn(
+      async (repo) => {
+        await copyModel(repo, 'ocr_detector');
+        await copyModel(repo, 'simple');
+      },
+      ['--model-config-name=webgpu'],
+      true,
     );
   });
-  after(async () => {
-    server?.child.kill('SIGTERM');
-    await server?.exited;
-    await rm(repo, { recursive: true, force: true });
-    await rm(record, { force: true });
-  });
+  after(() => t?.close());
 
   void it('the model with configs/webgpu.pbtxt gets it; the one without keeps config.pbtxt', async () => {
     type Config = {
@@ -201,7 +210,7 @@ void describe('--model-config-name=webgpu picks the bundled GPU configs (test-on
       };
     };
     const config = async (m: string): Promise<Config> =>
-      (await (await fetch(`${server.base}/v2/models/${m}/config`)).json()) as Config;
+      (await (await fetch(`${t.server.base}/v2/models/${m}/config`)).json()) as Config;
     const detector = await config('ocr_detector');
     assert.equal(detector.instance_group[0]?.kind, 'KIND_GPU');
     assert.deepEqual(detector.instance_group[0]?.gpus, [0]);
@@ -210,8 +219,8 @@ void describe('--model-config-name=webgpu picks the bundled GPU configs (test-on
       ['webgpu'],
     );
     assert.equal((await config('simple')).instance_group[0]?.kind, 'KIND_CPU');
-    const sections = parseSections(await readFile(record, 'utf8'));
+    const sections = await t.sections();
     assert.equal(sections.filter((s) => s.what === 'create').length, 1);
-    await inferSimple(server.base);
+    await inferSimple(t.server.base);
   });
 });
