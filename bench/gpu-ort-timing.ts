@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { runEntry } from './entry.js';
+import type { GpuOrtTiming, GpuTimingRow } from './gpu/gpu-result.js';
 import { machineInfo } from './measure/machine-info.js';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
 
@@ -100,7 +101,7 @@ async function main(argv: readonly string[]): Promise<number> {
     },
   });
   const runs = Number(values.runs);
-  const rows: Array<Record<string, unknown>> = [];
+  const rows: GpuTimingRow[] = [];
   for (const c of CASES) {
     const file = path.join(DEFAULT_MODEL_REPOSITORY, c.model, '1', 'model.onnx');
     const cpu = await InferenceSession.create(file, {
@@ -109,7 +110,7 @@ async function main(argv: readonly string[]): Promise<number> {
     });
     const a = await time(cpu, c, runs);
     await cpu.release();
-    let row: Record<string, unknown> = { case: c.name, cpuMeanMs: a.meanMs, cpuP50Ms: a.p50Ms };
+    let row: GpuTimingRow = { case: c.name, cpuMeanMs: a.meanMs, cpuP50Ms: a.p50Ms };
     try {
       const gpu = await InferenceSession.create(file, { executionProviders: ['webgpu'] });
       const b = await time(gpu, c, runs);
@@ -134,7 +135,7 @@ async function main(argv: readonly string[]): Promise<number> {
   await mkdir(out, { recursive: true });
   await writeFile(
     path.join(out, 'gpu-ort-timing.json'),
-    `${JSON.stringify({ bench: 'gpu-ort-timing', machine: machineInfo(), runs, rows }, null, 2)}\n`,
+    `${JSON.stringify({ bench: 'gpu-ort-timing', machine: machineInfo(), runs, rows } satisfies GpuOrtTiming, null, 2)}\n`,
   );
   return 0;
 }

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { TEST_GPU_RECORD_ENV } from '../src/execution/onnxruntime/test-gpu-target.js';
 import { DEPLOYED_MALLOC_ENV } from '../src/memory/malloc-environment.js';
 import { commandLine, onInterrupt, runEntry } from './entry.js';
+import type { GpuMetricsSample, GpuSoakResult } from './gpu/gpu-result.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';
 import { machineInfo } from './measure/machine-info.js';
 import { UsageError } from './options/usage-error.js';
@@ -250,7 +251,7 @@ async function main(argv: readonly string[]): Promise<number> {
       }
     }
   };
-  const samples: Array<{ readonly atS: number; readonly values: Record<string, number> }> = [];
+  const samples: GpuMetricsSample[] = [];
   const scraper = async (): Promise<void> => {
     const t0 = performance.now();
     while (performance.now() < deadline) {
@@ -288,7 +289,14 @@ async function main(argv: readonly string[]): Promise<number> {
     bench: 'gpu-soak',
     command: commandLine('bench:gpu-soak', argv),
     machine: machineInfo(),
-    options: { ...o, out: undefined },
+    options: {
+      instances: o.instances,
+      concurrency: o.concurrency,
+      durationMs: o.durationMs,
+      cycleMs: o.cycleMs,
+      batch: o.batch,
+      standIn: o.standIn,
+    },
     standIn: o.standIn,
     loadSeconds: loadMs / 1000,
     seconds,
@@ -301,7 +309,7 @@ async function main(argv: readonly string[]): Promise<number> {
     errors,
     gpuMetrics: samples,
     serverLogTail: s.lines.slice(-30),
-  };
+  } satisfies GpuSoakResult;
   await mkdir(o.out, { recursive: true });
   const file = path.join(o.out, 'gpu-soak.json');
   await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);

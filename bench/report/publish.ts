@@ -2,9 +2,10 @@
 // comparison of infernode's transports, to bench/results/protocols-<model>.json, and for a thread
 // sweep to threads-<model>.json — regenerates bench/RESULTS.md from latest.json plus every
 // protocols-*.json, overhead-*.json, threads-*.json and the model-management results
-// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json) and the
-// sequence streams bench (sequence-streams.json), and refreshes the README's block between its
-// `<!-- bench-results:start/end -->` markers when the README has them. Generated Markdown, JSON
+// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json), the
+// sequence streams bench (sequence-streams.json) and the GPU hosts' folders (gpu-<host>/), and
+// refreshes the README's block between its `<!-- bench-results:start/end -->` markers when the
+// README has them. Generated Markdown, JSON
 // and HTML are run through the repository's prettier so `prettier --check .` stays clean.
 
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -35,6 +36,7 @@ import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
 import { ENSEMBLE_JSON, renderEnsembleOverhead } from '../pipelines/ensemble-files.js';
+import { renderGpuResults } from './gpu-results-files.js';
 import type { EnsembleResult } from '../pipelines/ensemble-result.js';
 import type { StreamsResult } from '../streams/streams-result.js';
 import { mainTarget } from './write-outputs.js';
@@ -118,10 +120,16 @@ export async function renderAllPublished(): Promise<Published> {
   ];
   const management = await renderModelManagement();
   const streams = await renderSequenceStreams();
-  // The streams bench's section follows the model-management ones, in the same list.
+  // The streams bench's section follows the model-management ones, in the same list; the GPU
+  // hosts' sections come last.
   const managed: ModelManagementRendering = {
     files: [...management.files, ...streams.files],
-    sections: [...management.sections, ...streams.sections, ...(await renderEnsembleOverhead())],
+    sections: [
+      ...management.sections,
+      ...streams.sections,
+      ...(await renderEnsembleOverhead()),
+      ...(await renderGpuResults()),
+    ],
   };
   if (
     main === null &&
