@@ -3,6 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { textFontMissing } from '../../bench/model/text-image.js';
@@ -10,6 +12,7 @@ import { DIST } from '../helpers/paths.js';
 
 void describe('npm run bench:ocr', { skip: textFontMissing() }, () => {
   void it('reads the rendered images through the server and reports images/s', async () => {
+    const outDir = await mkdtemp(path.join(os.tmpdir(), 'infernode-ocr-smoke-'));
     const child = spawn(
       process.execPath,
       [
@@ -18,6 +21,7 @@ void describe('npm run bench:ocr', { skip: textFontMissing() }, () => {
         '--duration-secs=1',
         '--warmup=1',
         '--no-publish',
+        `--out-dir=${outDir}`,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -28,9 +32,15 @@ void describe('npm run bench:ocr', { skip: textFontMissing() }, () => {
     assert.equal(code, 0, out);
     assert.match(
       out,
-      /^ocr: 1 client\(s\): \d+\.\d\d images\/s, p50 \d+ ms, p99 \d+ ms, 0 misread, 0 errors$/m,
+      /^ocr \(cpu\): 1 client\(s\): \d+\.\d\d images\/s, p50 \d+ ms, p99 \d+ ms, 0 misread, 0 errors$/m,
     );
-    assert.doesNotMatch(out, /^wrote /m);
+    // --no-publish: the result goes to --out-dir only, never to bench/results.
+    const written = JSON.parse(await readFile(path.join(outDir, 'ocr.json'), 'utf8')) as {
+      schema: string;
+    };
+    assert.equal(written.schema, 'infernode-bench-ocr/2');
+    assert.doesNotMatch(out, /^wrote .*bench\/results/m);
+    await rm(outDir, { recursive: true, force: true });
   });
 
   void it('refuses a bad command line with exit code 2', async () => {
