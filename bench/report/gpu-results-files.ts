@@ -14,22 +14,30 @@ import { gpuSection, type GpuOcrRun, type GpuResults } from './gpu-report.js';
  * Any other ocr-*.json in the folder follows, named by its file.
  */
 const DETECTOR_ONLY =
-  '`webgpu_det` was a `configs/webgpu_det.pbtxt` that only `ocr_detector` had, written by hand ' +
-  'for these runs (it is not in the repository); `ocr_recognizer` kept its CPU `config.pbtxt`.';
+  "Ran as `webgpu_det`, a copy of `ocr_detector`'s `configs/webgpu.pbtxt` written on the host " +
+  '(the bundled `webgpu` set-up is the same today); `ocr_recognizer` kept its CPU `config.pbtxt`.';
 
 const OCR_RUNS: readonly { file: string; label: string; note: string | null }[] = [
   {
     file: 'ocr-webgpu.json',
-    label: 'both steps on WebGPU',
-    note: "Both step models' bundled `configs/webgpu.pbtxt`.",
+    label: 'both steps on WebGPU (run 1)',
+    note: "Ran as `webgpu`, when both step models carried it; today's `webgpu_all` is the same set-up.",
   },
-  { file: 'ocr-webgpu-det.json', label: 'detector on WebGPU', note: DETECTOR_ONLY },
+  { file: 'ocr-webgpu-det.json', label: 'detector on WebGPU (run 1)', note: DETECTOR_ONLY },
   {
     file: 'ocr-webgpu-det-8.json',
-    label: 'detector on WebGPU, 8 `ocr` instances',
+    label: 'detector on WebGPU, 8 `ocr` instances (run 1)',
     note:
       `${DETECTOR_ONLY} For this run the \`ocr\` model's instance count was also raised by hand ` +
       'from the bundled 2 to 8, with 8 clients; the result file does not record it.',
+  },
+  { file: 'ocr-webgpu-det-2.json', label: 'detector on WebGPU (run 2)', note: DETECTOR_ONLY },
+  {
+    file: 'ocr-webgpu-all-buckets-tried.json',
+    label: 'both steps on WebGPU, recogniser batches padded to few shapes (run 2, not kept)',
+    note:
+      "Both steps on WebGPU, with the `ocr` model padding the recogniser's batches to widths in " +
+      'steps of 320 pixels and power-of-two line counts: a change tried for this run and not kept.',
   },
 ];
 
