@@ -266,7 +266,7 @@ void describe('the GPU hosts’ folders', () => {
       assert.equal(read.soak, null);
       assert.deepEqual(
         read.ocr.map((r) => r.label),
-        ['detector on WebGPU, 8 `ocr` instances', 'ocr-extra'],
+        ['detector on WebGPU, 8 `ocr` instances (run 1)', 'ocr-extra'],
       );
       assert.match(read.ocr[0]?.note ?? '', /instance count was also raised by hand/);
       const text = (await renderGpuResults(dir)).join('\n');
