@@ -10,6 +10,12 @@
 // last user wrote: the taker must write every byte it will read. Buffers smaller than MIN_BYTES or
 // larger than MAX_BYTES are neither pooled nor kept; at most FREE_PER_CLASS idle buffers per class
 // stay, so the pool holds at most about 2 x FREE_PER_CLASS x the largest batch it has served.
+// When the process reclaims memory after large garbage (reclaim-after-large.ts: large requests, or
+// clients that went), every pool drops its idle buffers too: a burst of big batches leaves up to
+// ~30 MiB idle in one model's pool (identity_fp32, 512 KiB rows, batches of 8), and a server whose
+// load went away should give that back with the rest.
+
+import { reclaimAfterLarge } from './reclaim-after-large.js';
 
 /** Below this the allocation is cheap enough, and classes would be many and small. */
 const MIN_BYTES = 4 * 1024;
@@ -21,6 +27,10 @@ const FREE_PER_CLASS = 4;
 export class BlockPool {
   /** By log2 of the class size. */
   readonly #free = new Map<number, SharedArrayBuffer[]>();
+
+  constructor() {
+    reclaimAfterLarge.dropsIdle(this);
+  }
 
   /** A buffer of at least `bytes` bytes (exactly `bytes` when it is outside the pooled range). */
   acquire(bytes: number): SharedArrayBuffer {
@@ -40,6 +50,11 @@ export class BlockPool {
       this.#free.set(log2, list);
     }
     if (list.length < FREE_PER_CLASS && !list.includes(buffer)) list.push(buffer);
+  }
+
+  /** Drops every idle buffer (buffers taken and not yet released are not the pool's). */
+  dropIdle(): void {
+    this.#free.clear();
   }
 
   /** Idle buffers held, for tests. */

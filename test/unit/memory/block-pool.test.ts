@@ -33,4 +33,16 @@ void describe('BlockPool', () => {
     pool.release(new SharedArrayBuffer(5000));
     assert.equal(pool.idle, 0);
   });
+
+  void it('drops its idle buffers on request, and serves new ones after', () => {
+    const pool = new BlockPool();
+    const a = pool.acquire(8 * 1024);
+    const b = pool.acquire(64 * 1024);
+    pool.release(a);
+    pool.release(b);
+    assert.equal(pool.idle, 2);
+    pool.dropIdle();
+    assert.equal(pool.idle, 0);
+    assert.notEqual(pool.acquire(8 * 1024), a, 'a fresh buffer: the dropped one is garbage');
+  });
 });

@@ -43,17 +43,28 @@ class ManualClock implements ReclaimClock {
   }
 }
 
-function setup(): { clock: ManualClock; reclaimer: LargeGarbageReclaimer; collections: number[] } {
+interface Setup {
+  clock: ManualClock;
+  reclaimer: LargeGarbageReclaimer;
+  collections: number[];
+  trims: number[];
+}
+
+function setup(followUpMs = 0): Setup {
   const clock = new ManualClock();
   const collections: number[] = [];
+  const trims: number[] = [];
   const reclaimer = new LargeGarbageReclaimer({
     clock,
     quietMs: 1000,
     maxDelayMs: 5000,
     thresholdBytes: 16 * MIB,
     collect: () => collections.push(clock.now()),
+    trim: () => trims.push(clock.now()),
+    trimDelayMs: 1000,
+    followUpMs,
   });
-  return { clock, reclaimer, collections };
+  return { clock, reclaimer, collections, trims };
 }
 
 void describe('LargeGarbageReclaimer', () => {
@@ -108,5 +119,66 @@ void describe('LargeGarbageReclaimer', () => {
     clock.advance(1000);
     assert.deepEqual(asked, ['a', 'b'], 'a round without instances asks none');
     assert.deepEqual(collections, [1000, 2000]);
+  });
+
+  void it('trims the native heap once, the trim delay after each round of collections', () => {
+    const { clock, reclaimer, collections, trims } = setup();
+    reclaimer.note(64 * MIB);
+    clock.advance(1000);
+    assert.deepEqual(collections, [1000]);
+    assert.deepEqual(trims, [], 'not in the same turn as the GC: the sweeper has not freed yet');
+    clock.advance(1000);
+    assert.deepEqual(trims, [2000]);
+    // Rounds in a row: each round's trim the delay after its own collection.
+    reclaimer.note(64 * MIB);
+    clock.advance(1000);
+    assert.deepEqual(collections, [1000, 3000]);
+    reclaimer.note(64 * MIB);
+    clock.advance(900);
+    reclaimer.note(64 * MIB);
+    clock.advance(5000);
+    assert.deepEqual(collections, [1000, 3000, 4900]);
+    assert.deepEqual(trims, [2000, 4000, 5900]);
+  });
+
+  void it('has every live idle holder drop its idle buffers when a round fires', () => {
+    const { clock, reclaimer, collections } = setup();
+    const drops: number[] = [];
+    const holder = { dropIdle: () => drops.push(clock.now()) };
+    reclaimer.dropsIdle(holder);
+    reclaimer.note(64 * MIB);
+    assert.deepEqual(drops, [], 'nothing before the round');
+    clock.advance(1000);
+    assert.deepEqual(drops, [1000]);
+    assert.deepEqual(collections, [1000], 'dropped before the collection, which frees them');
+  });
+
+  void it('runs one follow-up round after a round, unless a new round starts first', () => {
+    const { clock, reclaimer, collections, trims } = setup(3000);
+    const asked: number[] = [];
+    reclaimer.note(64 * MIB, () => asked.push(clock.now()));
+    clock.advance(10_000);
+    assert.deepEqual(collections, [1000, 4000], 'the round, then its follow-up');
+    assert.deepEqual(asked, [1000, 4000], 'the worker is asked again');
+    assert.deepEqual(trims, [2000, 5000]);
+    // A notice while a follow-up is pending replaces it with a new round, which has its own.
+    reclaimer.note(64 * MIB, () => asked.push(clock.now()));
+    clock.advance(2000);
+    reclaimer.note(64 * MIB);
+    clock.advance(10_000);
+    assert.deepEqual(collections, [1000, 4000, 11_000, 13_000, 16_000]);
+  });
+
+  void it('runs each after-trim callback once, after the trim of the round it joined', () => {
+    const { clock, reclaimer, trims } = setup();
+    const released: string[] = [];
+    reclaimer.note(1, undefined, () => released.push('small'));
+    assert.deepEqual(released, ['small'], 'below the threshold: at once, nothing scheduled');
+    reclaimer.note(64 * MIB, undefined, () => released.push(`a@${clock.now()}`));
+    clock.advance(1500);
+    reclaimer.note(64 * MIB, undefined, () => released.push(`b@${clock.now()}`));
+    clock.advance(10_000);
+    assert.deepEqual(trims, [2000, 3500]);
+    assert.deepEqual(released, ['small', 'a@2000', 'b@3500']);
   });
 });
