@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { serializeInferRequest } from '../model/grpc-service.js';
 import { framedMessage } from '../load/grpc-frames.js';
 
-const STREAM_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
+export const STREAM_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
 
 /** How a stalled stream or socket ended (null fields: not ended, or not by that means). */
 export interface HostileEnd {
@@ -30,7 +30,7 @@ export interface HostileGroup {
 }
 
 /** One FP32 request of `elements` values to `model` (identity_fp32 in the bench and test). */
-function grpcRequest(model: string, elements: number, id: number): Buffer {
+export function grpcRequest(model: string, elements: number, id: number): Buffer {
   return framedMessage(
     serializeInferRequest({
       model_name: model,

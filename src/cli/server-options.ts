@@ -285,7 +285,7 @@ export const FLAGS = {
   },
   'client-memory-budget': {
     kind: 'uint',
-    help: 'Bytes held for clients (unread answers, stream windows) over all gRPC streams and WebSockets; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013; 0: no limit (268435456)',
+    help: 'Bytes held for clients (unread answers, queued requests, windows of paused streams) over all gRPC streams and WebSockets; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013; 0: no limit (167772160)',
   },
   'allow-grpc': {
     kind: 'bool',

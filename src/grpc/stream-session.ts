@@ -20,7 +20,7 @@
 import { setMaxListeners } from 'node:events';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import { BudgetAccount, noteLeftBehind, type MemoryBudget } from '../memory/client-budget.js';
+import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import {
   decodeInferRequest,
@@ -112,7 +112,12 @@ export class StreamSession {
   private closed = false;
   /** How the call ends once every answer is out: with OK, unless `endWith` said otherwise. */
   private end: () => void = () => this.transport.finish();
-  /** This stream's share of the client-memory budget: its window, and its unsent answers. */
+  /**
+   * This stream's share of the client-memory budget: its requests running and its unsent answers,
+   * and its receive window while it is paused (then the client may push a window's worth that the
+   * server holds unread; a stream being read turns what arrives into requests at once). An idle
+   * stream holds nothing, so the budget does not cap how many streams may stay open.
+   */
   private readonly account: BudgetAccount;
   private readonly onDrainSignal = (): void => this.halfClose();
 
@@ -125,7 +130,9 @@ export class StreamSession {
     // listeners as requests, which is no leak.
     setMaxListeners(0, this.controller.signal);
     this.account = new BudgetAccount(options.budget);
-    if (!this.account.hold(options.windowBytes)) {
+    // A budget without room for one stream's window is full: no new streams until it frees.
+    if (options.budget.tryReserve(options.windowBytes)) options.budget.release(options.windowBytes);
+    else {
       this.closed = true;
       transport.exhaust(budgetExhausted(options.budget, 'no room for another stream'));
       return;
@@ -138,9 +145,11 @@ export class StreamSession {
   /** One request read from the stream. */
   receive(msg: ModelInferRequest): void {
     if (this.closed) return;
-    // The request's tensors stand for its answer's bytes until the answer is made: reserved now,
-    // a stream over the budget is cut before it runs more work whose answer it cannot hold.
-    const bytes = requestBytes(msg);
+    // A request running holds its tensors twice: in the message read off the stream and in the
+    // batch block the scheduler copies them into; and they stand for its answer's bytes until the
+    // answer is made. Reserved now: a stream over the budget is cut before it runs more work whose
+    // answer it cannot hold.
+    const bytes = RUNNING_COPIES * requestBytes(msg);
     if (!this.reserve(this.runningBytes + bytes, this.unsentBytes)) return;
     this.runningBytes += bytes;
     const arrivalNs = Number(process.hrtime.bigint());
@@ -178,8 +187,9 @@ export class StreamSession {
    * leave their scheduler queues without running; running ones finish and their results are dropped.
    */
   cancel(): void {
-    // Its unsent answers (beyond the window, which is no memory of its own) are garbage now.
-    noteLeftBehind(this.account.close() - this.options.windowBytes);
+    // What it held for its client is garbage now, the window included: a paused stream's client
+    // has usually filled it, and node:http2 holds those bytes until the stream is collected.
+    closeLeavingGarbage(this.account);
     if (this.closed) return;
     this.closed = true;
     this.options.draining?.removeEventListener('abort', this.onDrainSignal);
@@ -196,21 +206,41 @@ export class StreamSession {
       this.unsentBytes >= this.options.maxUnsentBytes ||
       this.transport.needsDrain();
     if (full === this.paused) return;
-    this.paused = full;
-    if (full) this.transport.pause();
-    else this.transport.resume();
+    if (full) {
+      const held = this.options.windowBytes + this.runningBytes + this.unsentBytes;
+      if (!this.account.hold(held)) {
+        this.exhaust();
+        return;
+      }
+      this.paused = true;
+      this.transport.pause();
+    } else {
+      this.paused = false;
+      this.account.hold(this.holding(this.runningBytes, this.unsentBytes));
+      this.transport.resume();
+    }
+  }
+
+  /** What the stream holds with `running` and `unsent` bytes: see `account`. */
+  private holding(running: number, unsent: number): number {
+    return (this.paused ? this.options.windowBytes : 0) + running + unsent;
   }
 
   /**
-   * Holds the window, `running` bytes of requests and `unsent` bytes of answers. When that does not
+   * Holds the window (while paused), `running` bytes of requests and `unsent` bytes of answers. When that does not
    * fit the budget the stream is ended with RESOURCE_EXHAUSTED (its unsent answers dropped), and
    * this returns false.
    */
   private reserve(running: number, unsent: number): boolean {
-    if (this.account.hold(this.options.windowBytes + running + unsent)) return true;
+    if (this.account.hold(this.holding(running, unsent))) return true;
+    this.exhaust();
+    return false;
+  }
+
+  /** Ends the stream for the budget: RESOURCE_EXHAUSTED, its unsent answers dropped. */
+  private exhaust(): void {
     this.cancel();
     this.transport.exhaust(budgetExhausted(this.options.budget, 'this stream was ended'));
-    return false;
   }
 
   private finishIfDone(): void {
@@ -230,7 +260,7 @@ export class StreamSession {
     this.transport.send(message, () => {
       this.unsentBytes -= bytes;
       this.held -= 1;
-      this.account.hold(this.options.windowBytes + this.runningBytes + this.unsentBytes);
+      this.account.hold(this.holding(this.runningBytes, this.unsentBytes));
       this.flow();
     });
   }
@@ -295,6 +325,9 @@ function requestFields(msg: ModelInferRequest): Partial<ModelInferResponse> {
 }
 
 /** What a request holds in memory: its tensors' bytes. */
+/** Copies of a request's tensors alive while it runs (see `receive`). */
+const RUNNING_COPIES = 2;
+
 function requestBytes(msg: ModelInferRequest): number {
   let n = 0;
   for (const b of msg.raw_input_contents) n += b.byteLength;

@@ -76,6 +76,7 @@ export function sharedMemoryBudget(limitBytes: number, counter: SharedArrayBuffe
 export class BudgetAccount {
   readonly #budget: MemoryBudget;
   #held = 0;
+  #peak = 0;
   #closed = false;
 
   constructor(budget: MemoryBudget) {
@@ -85,6 +86,16 @@ export class BudgetAccount {
   /** Bytes this holder has reserved now. */
   get held(): number {
     return this.#held;
+  }
+
+  /** Whether close() has run. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The most this holder has kept at once. */
+  get peak(): number {
+    return this.#peak;
   }
 
   /**
@@ -97,36 +108,79 @@ export class BudgetAccount {
     if (delta > 0 && !this.#budget.tryReserve(delta)) return false;
     if (delta < 0) this.#budget.release(-delta);
     this.#held = total;
+    if (total > this.#peak) this.#peak = total;
     return true;
   }
 
   /** Gives back everything held and returns how much that was; later calls return 0. */
   close(): number {
-    if (this.#closed) return 0;
+    return this.closeKeeping(0).closed;
+  }
+
+  /**
+   * Closes the account but keeps `keep` of its bytes (at most what it holds) reserved until the
+   * returned `release` runs (once; later calls do nothing): memory that is garbage now and still
+   * resident until a GC frees it. `closed` is what close() would have returned.
+   */
+  closeKeeping(keep: number): { readonly closed: number; readonly release: () => void } {
+    if (this.#closed) return { closed: 0, release: () => undefined };
     this.#closed = true;
-    const released = this.#held;
-    this.#budget.release(released);
+    const closed = this.#held;
+    const kept = Math.min(Math.max(0, keep), closed);
+    this.#budget.release(closed - kept);
     this.#held = 0;
-    return released;
+    let released = kept === 0;
+    return {
+      closed,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#budget.release(kept);
+      },
+    };
   }
 }
 
-/** Bytes of answers dropped with their clients since the last reclaim notice. */
+/** Bytes held for clients that went, since the last reclaim notice. */
 let leftBehind = 0;
+/** Their garbage's reservations, given back once the reclaim that frees it has run. */
+let pendingReleases: (() => void)[] = [];
 
 /**
- * A holder ended with `bytes` of answers its client never took: they are garbage now, external
- * memory V8 frees only at a major GC, which an idle process may not run for minutes. Summed over
- * holders, since each stream's share is small, and handed to the large-garbage reclaimer once it
- * is worth a full GC; so the memory of clients that went comes back within seconds.
+ * Ends a holder whose client went (or that the server ended): what it holds is garbage now, external
+ * memory V8 frees only at a major GC, which an idle process may not run for minutes. So:
+ * - that garbage stays counted in the budget until the reclaim round that frees it has run (its
+ *   trim: reclaim-after-large.ts), instead of being handed to the next client while it is still
+ *   resident (measured with 100 stalled gRPC streams: RSS peaked 130 MiB over the budget when a
+ *   stream's bytes were released at its end);
+ * - the holder's peak (not what it held at the end: a holder the server already emptied leaves its
+ *   buffers to the same GC) counts towards a reclaim round. Summed over holders, since each
+ *   stream's share is small; below the reclaimer's threshold nothing is scheduled and the
+ *   reservations go back at once. So the memory of clients that went comes back within seconds.
  */
-export function noteLeftBehind(bytes: number): void {
-  if (bytes <= 0) return;
-  leftBehind += bytes;
-  if (leftBehind < reclaimAfterLarge.thresholdBytes) return;
-  reclaimAfterLarge.note(leftBehind);
+export function closeLeavingGarbage(account: BudgetAccount): void {
+  if (account.closed) return;
+  const { release } = account.closeKeeping(account.held);
+  leftBehind += account.peak;
+  pendingReleases.push(release);
+  const releases = pendingReleases;
+  if (leftBehind < reclaimAfterLarge.thresholdBytes) {
+    pendingReleases = [];
+    for (const r of releases) r();
+    return;
+  }
+  reclaimAfterLarge.note(leftBehind, undefined, () => {
+    for (const r of releases) r();
+  });
   leftBehind = 0;
+  pendingReleases = [];
 }
 
-/** The default: what 100 stalled gRPC streams or 4 stalled WebSockets may hold together. */
-export const DEFAULT_CLIENT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
+/**
+ * The default: what 100 stalled gRPC streams or 4 stalled WebSockets may hold together, sized so
+ * that they raise the server's RSS by at most 256 MiB. The process holds more than the budget
+ * counts (V8 collects dead external buffers only once they have grown by about 64 MiB per thread
+ * since its last collection, and the sockets' own buffers): bench/hostile-clients.ts measured peaks
+ * of 220-251 MiB over the start with 160 MiB, 240-290 MiB with 192 MiB (docs/operations.md).
+ */
+export const DEFAULT_CLIENT_MEMORY_BUDGET_BYTES = 160 * 1024 * 1024;

@@ -15,7 +15,7 @@
 
 import type { InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
-import { BudgetAccount, noteLeftBehind, type MemoryBudget } from '../memory/client-budget.js';
+import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
 import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
 import type { ApiAccess } from '../http/restricted-apis.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
@@ -208,7 +208,7 @@ export class WsSession implements WebSocketPeer {
     this.#head = 0;
     this.#queuedBytes = 0;
     this.#requestBytes = 0;
-    noteLeftBehind(this.#account.close());
+    closeLeavingGarbage(this.#account);
     this.#deps.counters.socketClosed();
   }
 

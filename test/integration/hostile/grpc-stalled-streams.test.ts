@@ -1,6 +1,6 @@
 // Issue 33, defect 1: one HTTP/2 connection opening 100 ModelStreamInfer streams of [1,65536] FP32
 // requests with a 1 KiB receive window, never reading. The server's memory for them must stay
-// within its client-memory budget (default 256 MiB), the budget's gauge must never pass it, and the
+// within its client-memory budget (default 160 MiB), the budget's gauge must never pass it, and the
 // memory must come back within 10 s of the client going.
 
 import { after, before, describe, it } from 'node:test';

@@ -12,14 +12,14 @@ import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
 
 /** The default budget for memory held for clients (docs/operations.md, "Hostile clients"). */
-export const DEFAULT_BUDGET_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_BUDGET_BYTES = 160 * 1024 * 1024;
 /**
- * Room for what the budget does not count: V8 objects, garbage of the streams and sockets the
- * server ended and has not collected yet, allocator slack, measurement noise. Growth seen with the
- * budget working: +350 to +420 MiB with glibc's mmap threshold fixed (as deployed, below), up to
- * +518 MiB without it (CI, Node 24, machine loaded). The defects this guards against held +760 to
- * +1,045 MiB (WebSocket: 4 x 256 MiB queued), which budget + 384 MiB still catches. The budget's own
- * gauge is held to the budget exactly.
+ * Room for what the budget does not count: V8 objects, garbage not collected yet, allocator slack,
+ * measurement noise. Growth seen with the budget working (160 MiB): +173 to +220 MiB on this 2-core
+ * machine (bench/hostile-clients.ts), and +443 MiB on CI with two front-end threads (Node 24, at
+ * the 256 MiB budget before the garbage stayed counted). The defects this guards against held +760
+ * to +1,045 MiB (WebSocket: 4 x 256 MiB queued), which budget + 384 MiB still catches. The budget's
+ * own gauge is held to the budget exactly.
  */
 export const RSS_MARGIN_BYTES = 384 * 1024 * 1024;
 /**
@@ -60,7 +60,8 @@ export async function startHostileServer(args: readonly string[]): Promise<Hosti
 /**
  * The checks both hostile-client tests make of a measurement: the budget's gauge exists and never
  * passed the budget, RSS stayed within the budget plus the margin, and what was not given back
- * AFTER_MS after the clients went is reported (not asserted: not achieved yet, see issue 33).
+ * AFTER_MS after the clients went is reported (not asserted: a memory target, which bench/
+ * hostile-clients.ts measures and docs/operations.md publishes; RSS on a loaded CI machine is noisy).
  */
 export function assertWithinBudget(m: HostileMeasurement, t: TestContext): void {
   const report =

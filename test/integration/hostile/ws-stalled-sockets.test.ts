@@ -1,6 +1,6 @@
 // Issue 33, defect 5: four WebSockets that send [1,131072] FP32 requests and never read. Unread
 // answers used to be bounded per socket only (256 MiB each); together they must stay within the
-// server's client-memory budget (default 256 MiB) and be given back within 10 s of the clients
+// server's client-memory budget (default 160 MiB) and be given back within 10 s of the clients
 // going. Run on both HTTP front ends.
 
 import { after, before, describe, it } from 'node:test';

@@ -1,14 +1,19 @@
 // The client-memory budget: all or nothing per reservation, released exactly once per holder, and,
-// shared through a SharedArrayBuffer, one figure for every thread that serves clients.
+// shared through a SharedArrayBuffer, one figure for every thread that serves clients; a gone
+// client's garbage counted until the reclaim that frees it.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
   BudgetAccount,
+  closeLeavingGarbage,
   memoryBudget,
   sharedMemoryBudget,
 } from '../../../src/memory/client-budget.js';
+
+const MIB = 1024 * 1024;
 
 void describe('client-memory budget', () => {
   for (const [name, make] of [
@@ -25,10 +30,21 @@ void describe('client-memory budget', () => {
       assert.equal(b.hold(40), true);
       assert.equal(a.hold(10), true, 'a decrease always succeeds');
       assert.equal(budget.reservedBytes, 50);
+      assert.equal(a.peak, 60, 'the most it kept at once');
+      assert.equal(a.closed, false);
       assert.equal(a.close(), 10);
+      assert.equal(a.closed, true);
       assert.equal(a.close(), 0, 'once');
       assert.equal(a.hold(99), true, 'a closed account changes nothing');
       assert.equal(budget.reservedBytes, 40);
+      const c = new BudgetAccount(budget);
+      assert.equal(c.hold(30), true);
+      const { closed, release } = c.closeKeeping(20);
+      assert.equal(closed, 30);
+      assert.equal(budget.reservedBytes, 60, 'the kept 20 stay reserved after the close');
+      release();
+      release();
+      assert.equal(budget.reservedBytes, 40, 'given back once');
       const unlimited = make(0);
       assert.equal(unlimited.tryReserve(2 ** 40), true);
       assert.equal(unlimited.reservedBytes, 2 ** 40);
@@ -65,5 +81,25 @@ void describe('client-memory budget', () => {
     const total = mine + theirs.reduce((a, b) => a + b, 0);
     assert.equal(total, 30000, `${mine} + ${theirs.join(' + ')}`);
     assert.equal(budget.reservedBytes, 30000);
+  });
+
+  void it("keeps a gone client's garbage reserved until the reclaim round has trimmed", async () => {
+    const budget = memoryBudget(256 * MIB);
+    const small = new BudgetAccount(budget);
+    small.hold(MIB);
+    closeLeavingGarbage(small);
+    assert.equal(budget.reservedBytes, 0, 'below the reclaim threshold: given back at once');
+    const big = new BudgetAccount(budget);
+    big.hold(40 * MIB);
+    big.hold(30 * MIB);
+    closeLeavingGarbage(big);
+    assert.equal(big.closed, true);
+    assert.equal(budget.reservedBytes, 30 * MIB, 'what it held stays counted');
+    closeLeavingGarbage(big);
+    assert.equal(budget.reservedBytes, 30 * MIB, 'a second close changes nothing');
+    // The process's reclaimer: a quiet second, the round, then its trim a second later.
+    const deadline = Date.now() + 10_000;
+    while (budget.reservedBytes !== 0 && Date.now() < deadline) await sleep(100);
+    assert.equal(budget.reservedBytes, 0, 'given back after the trim');
   });
 });
