@@ -28,15 +28,21 @@ export interface ModelSignature {
   /** The model has `sequence_batching`: every request belongs to a sequence. */
   readonly sequence: boolean;
   /**
-   * BYTES elements may hold NUL bytes: true for JavaScript models (they get the bytes as sent) and
-   * ensembles (each step's model checks for itself); ONNX Runtime truncates them, so ONNX models
-   * refuse them.
+   * BYTES elements may hold NUL bytes, as the model's backend says: true for JavaScript models
+   * (they get the bytes as sent) and ensembles (each step's model checks for itself); ONNX Runtime
+   * truncates them, so ONNX models refuse them.
    */
   readonly bytesMayHoldNul: boolean;
   /**
    * A decoupled JavaScript model (`model_transaction_policy { decoupled: true }`): its responses
    * need a streaming transport (InferContext.responses). Set by backends/start-instances.ts.
    */
+  readonly decoupled?: boolean;
+}
+
+/** What the model's backend adds to the signature its config gives. */
+export interface BackendTraits {
+  readonly bytesMayHoldNul: boolean;
   readonly decoupled?: boolean;
 }
 
@@ -53,7 +59,11 @@ function tensor(t: ModelTensorConfig): TensorSignature {
   });
 }
 
-export function modelSignature(config: ModelConfig, version: number): ModelSignature {
+export function modelSignature(
+  config: ModelConfig,
+  version: number,
+  traits: BackendTraits = { bytesMayHoldNul: false },
+): ModelSignature {
   const inputs = new Map(config.input.map((t) => [t.name, tensor(t)]));
   const outputs = new Map(config.output.map((t) => [t.name, tensor(t)]));
   return Object.freeze({
@@ -66,7 +76,8 @@ export function modelSignature(config: ModelConfig, version: number): ModelSigna
     outputOrder: config.output.map((t) => t.name),
     requiredInputs: config.input.filter((t) => t.optional !== true).map((t) => t.name),
     sequence: config.sequence_batching !== undefined,
-    bytesMayHoldNul: config.backend === 'javascript' || config.platform === 'ensemble',
+    bytesMayHoldNul: traits.bytesMayHoldNul,
+    ...(traits.decoupled === true ? { decoupled: true } : {}),
   });
 }
 

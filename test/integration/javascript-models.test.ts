@@ -221,6 +221,18 @@ void describe('JavaScript models', () => {
     });
   });
 
+  void it('takes BYTES elements holding NUL bytes as sent (ONNX models refuse them)', async () => {
+    const inputs = echoInputs(3).map((i) =>
+      i.name === 'TEXT' ? { ...i, data: ['nul\u0000inside'] } : i,
+    );
+    const res = await postJson(`${t.base}/v2/models/js_echo/infer`, {
+      inputs,
+      outputs: [{ name: 'UPPER' }],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    assert.deepEqual(output(res.json, 'UPPER').data, ['NUL\u0000INSIDE']);
+  });
+
   void it('hands execute() one request per client when the batcher merges them', async () => {
     const answers = await Promise.all(
       [0, 1, 2, 3].map((k) =>

@@ -43,6 +43,8 @@ export interface Backend {
   readonly hasModelFile: boolean;
   /** Its instances hold ONNX Runtime sessions, whose intra- and inter-op threads the budget divides. */
   readonly ortSessions: boolean;
+  /** Its models take BYTES elements holding NUL bytes as sent (ModelSignature.bytesMayHoldNul). */
+  readonly bytesMayHoldNul: boolean;
   /**
    * The models a version calls as part of serving (an ensemble's steps), once each: they load
    * with it and must serve before it starts. Not a JavaScript model's BLS calls, which may name

@@ -28,6 +28,8 @@ export interface InstanceBackendParts {
   checkModelIO(config: ModelConfig, io: ModelIO): void;
   /** Each request may be answered 0..n times (the signature says so to the transports). */
   decoupled(configured: ConfiguredModel): boolean;
+  /** Its models take BYTES elements holding NUL bytes as sent (ModelSignature.bytesMayHoldNul). */
+  readonly bytesMayHoldNul: boolean;
 }
 
 export async function startInstances(
@@ -82,9 +84,10 @@ export async function startInstances(
     name: config.name,
     version,
     config,
-    signature: parts.decoupled(c)
-      ? Object.freeze({ ...modelSignature(config, version), decoupled: true })
-      : modelSignature(config, version),
+    signature: modelSignature(config, version, {
+      bytesMayHoldNul: parts.bytesMayHoldNul,
+      decoupled: parts.decoupled(c),
+    }),
     reporter,
     scheduler,
     ready: () => pool.ready,

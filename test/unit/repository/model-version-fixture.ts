@@ -12,6 +12,7 @@ import { checkSupported } from '../../../src/config/unsupported.js';
 import { validateModelConfig } from '../../../src/config/validate.js';
 import { MetricsCatalog } from '../../../src/metrics/metrics-catalog.js';
 import { ModelReporter } from '../../../src/metrics/model-reporter.js';
+import { backendFor } from '../../../src/repository/backends/registry.js';
 import { modelSignature, type ModelSignature } from '../../../src/repository/model-signature.js';
 import type { ModelEntry, ModelVersion } from '../../../src/repository/model-version.js';
 import { createScheduler } from '../../../src/scheduler/create-scheduler.js';
@@ -32,7 +33,10 @@ export function configFromText(text: string, name = 'm'): ModelConfig {
 
 /** The signature validation receives for `text` at `version`. */
 export function signatureFromText(text: string, name = 'm', version = 1): ModelSignature {
-  return modelSignature(configFromText(text, name), version);
+  const config = configFromText(text, name);
+  return modelSignature(config, version, {
+    bytesMayHoldNul: backendFor(config).bytesMayHoldNul,
+  });
 }
 
 /** FP32 IN [-1, 2] -> FP32 OUT [-1, 2], batching up to 8: the shape ManualTarget computes. */

@@ -17,6 +17,8 @@ export const ENSEMBLE: Backend = Object.freeze<Backend>({
   name: ENSEMBLE_PLATFORM,
   hasModelFile: false,
   ortSessions: false,
+  // Each step's model checks its own inputs for NUL bytes.
+  bytesMayHoldNul: true,
   dependencies: (config) => ensembleDependencies(config),
   // Synchronous throws become the load's rejection, as for the other backends.
   bind: () => (configured, version, _budget, _warmup, deps) =>
@@ -39,7 +41,7 @@ function startEnsembleVersion(
     name: config.name,
     version,
     config,
-    signature: modelSignature(config, version),
+    signature: modelSignature(config, version, { bytesMayHoldNul: ENSEMBLE.bytesMayHoldNul }),
     reporter,
     scheduler,
     ready: () => steps.every((s) => deps.host.ready(s.model_name, stepVersion(s.model_version))),

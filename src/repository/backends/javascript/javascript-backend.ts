@@ -31,6 +31,7 @@ function parts(js: JavascriptParameters): InstanceBackendParts {
     }),
     checkModelIO: () => {},
     decoupled: () => js.decoupled,
+    bytesMayHoldNul: JAVASCRIPT.bytesMayHoldNul,
   };
 }
 
@@ -39,6 +40,8 @@ export const JAVASCRIPT: Backend = Object.freeze<Backend>({
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: false,
+  // The model gets each element's bytes as sent.
+  bytesMayHoldNul: true,
   bind: (loaded) => {
     const js = loaded.javascript;
     // The config pipeline reads a javascript model's parameters whenever its backend is this one.

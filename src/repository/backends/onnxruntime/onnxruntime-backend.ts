@@ -16,6 +16,8 @@ const PARTS: InstanceBackendParts = {
   checkModelIO: checkModelAgainstConfig,
   // Every request to an ONNX model gets exactly one response (config/unsupported.ts).
   decoupled: () => false,
+  // ONNX Runtime reads a BYTES element as a C string: a NUL would cut it short.
+  bytesMayHoldNul: false,
 };
 
 export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
@@ -23,6 +25,7 @@ export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: true,
+  bytesMayHoldNul: PARTS.bytesMayHoldNul,
   bind: () => (configured, version, budget, warmup, deps) =>
     startInstances(PARTS, configured, version, budget, warmup, deps),
 });
