@@ -12,7 +12,6 @@
 // every worker has reported.
 
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ModelIO } from '../config/read-model-io.js';
 import { fail } from '../errors.js';
 import type { WireError } from '../errors.js';
@@ -21,25 +20,10 @@ import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.
 import type { RunScope } from './run-scope.js';
 import type { WorkerBackend } from './run-channel.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
-import { ortWorkers } from './onnxruntime/ort-workers.js';
 import { assertProvidersInstalled } from './onnxruntime/provider-availability.js';
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
 import type { InstanceGroupPlan } from './onnxruntime/session-plan.js';
 import { scrubMessage } from './worker-errors.js';
-
-/** Compiled worker entry: dist/src/execution/ -> dist/workers/ort-worker.js. */
-const WORKER_FILE = fileURLToPath(new URL('../../workers/ort-worker.js', import.meta.url));
-
-let defaultWorkerFile = WORKER_FILE;
-
-/**
- * Tests only: pools started from now on in this process run `file` instead of workers/ort-worker.js
- * unless their init names one (`undefined` restores the real worker). For tests that start a whole
- * server in-process, whose model manager cannot pass `workerFile`. Production code never calls it.
- */
-export function useWorkerFileForTests(file: string | undefined): void {
-  defaultWorkerFile = file ?? WORKER_FILE;
-}
 
 /** The subset of a pino logger the pool uses. */
 export interface PoolLogger {
@@ -60,26 +44,16 @@ export interface InstancePoolInit {
    */
   readonly sabTensors?: boolean | 'auto';
   /**
-   * The backend's workers and their run hand-off (run-channel.ts). Absent: ONNX Runtime's
-   * (onnxruntime/ort-workers.ts), shaped by `doorbell` and `workerFile`.
+   * The backend's workers and their run hand-off (run-channel.ts): ONNX Runtime's
+   * (onnxruntime/ort-workers.ts) or JavaScript's (javascript/js-workers.ts).
    */
-  readonly backend?: WorkerBackend;
-  /**
-   * ORT instances take their runs over the doorbell (doorbell.ts; the default), or, when false,
-   * each run as a piscina task. For tests and comparisons.
-   */
-  readonly doorbell?: boolean;
+  readonly backend: WorkerBackend;
   /**
    * `model_warmup` runs every worker performs before it reports ready (inputs in shared memory the
    * caller keeps alive until start() settles). A failing warmup fails the load, as in Triton.
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
-  /**
-   * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
-   * real handler to fail on cue). Production code never sets it.
-   */
-  readonly workerFile?: string;
 }
 
 /** The instances of one group plan. */
@@ -108,12 +82,7 @@ export class InstancePool {
     private readonly init: InstancePoolInit,
     sabTensors: boolean,
   ) {
-    this.backend =
-      init.backend ??
-      ortWorkers({
-        workerFile: init.workerFile ?? defaultWorkerFile,
-        doorbell: init.doorbell !== false,
-      });
+    this.backend = init.backend;
     const shown = `${init.model}/${init.version}/${path.basename(init.modelPath)}`;
     this.groups = init.groups.map((spec) => {
       const workerData: WorkerInit = {

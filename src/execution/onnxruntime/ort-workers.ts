@@ -3,6 +3,7 @@
 // off, each run as a piscina task. An ORT worker is never bounded by a timeout: terminating it
 // inside session creation or session.run aborts the process (onnxruntime-node 1.30).
 
+import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
 import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
 import { DoorbellClient, SERVE_TASK } from './doorbell.js';
@@ -17,22 +18,41 @@ import {
 } from '../messages.js';
 import type { RunChannel, WorkerBackend } from '../run-channel.js';
 
-export interface OrtWorkerOptions {
-  /** The worker entry: workers/ort-worker.js, or a test's fixture that wraps its handler. */
-  readonly workerFile: string;
-  /** Runs go over the doorbell once the session is ready (the default), else as piscina tasks. */
-  readonly doorbell: boolean;
+/** Compiled worker entry: dist/src/execution/onnxruntime/ -> dist/workers/ort-worker.js. */
+const WORKER_FILE = fileURLToPath(new URL('../../../workers/ort-worker.js', import.meta.url));
+
+let defaultWorkerFile = WORKER_FILE;
+
+/**
+ * Tests only: ORT workers made from now on in this process run `file` instead of
+ * workers/ort-worker.js unless their options name one (`undefined` restores the real worker). For
+ * tests that start a whole server in-process, whose model manager cannot pass `workerFile`.
+ * Production code never calls it.
+ */
+export function useWorkerFileForTests(file: string | undefined): void {
+  defaultWorkerFile = file ?? WORKER_FILE;
 }
 
-export function ortWorkers(options: OrtWorkerOptions): WorkerBackend {
+export interface OrtWorkerOptions {
+  /**
+   * Tests only: a worker module to run instead of workers/ort-worker.js (a fixture that wraps the
+   * real handler to fail on cue). Production code never sets it.
+   */
+  readonly workerFile?: string;
+  /** Runs go over the doorbell once the session is ready (the default), else as piscina tasks. */
+  readonly doorbell?: boolean;
+}
+
+export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend {
+  const doorbell = options.doorbell !== false;
   return {
-    workerFile: options.workerFile,
+    workerFile: options.workerFile ?? defaultWorkerFile,
     workerData: withGpuLock,
     limits: undefined,
     finalizes: false,
     // Outputs are copied out of ORT before the reply: the inputs are free once it arrives.
     inputsFreeAfterRun: true,
-    openChannel: (piscina) => new OrtRunChannel(piscina, options.doorbell),
+    openChannel: (piscina) => new OrtRunChannel(piscina, doorbell),
     // A worker that died inside its device's critical section must not stop that device for good.
     threadEnded: releaseLocksHeldBy,
   };

@@ -19,8 +19,8 @@ import type { BackendDeps } from './backend.js';
 
 /** What an instance backend adds to the common start. */
 export interface InstanceBackendParts {
-  /** The pool's backend-specific settings (a JavaScript model's worker and timeouts). */
-  poolOptions(configured: ConfiguredModel, deps: BackendDeps): Partial<InstancePoolInit>;
+  /** The pool's workers and run hand-off (an ORT worker and its doorbell; a JavaScript model's worker and timeouts). */
+  poolOptions(configured: ConfiguredModel, deps: BackendDeps): Pick<InstancePoolInit, 'backend'>;
   /**
    * Checks the config against the model the instances opened; throws to fail the load. A backend
    * whose model has no signature of its own checks its responses against the config instead.

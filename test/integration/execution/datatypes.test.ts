@@ -12,6 +12,7 @@ import {
   encodeStringElements,
 } from '../../../src/execution/onnxruntime/string-tensor.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
+import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { byteView } from '../../../src/memory/views.js';
 import { CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
@@ -57,6 +58,7 @@ void describe('datatypes through a worker (Identity models)', () => {
     void it(`${d} round-trips bit-for-bit`, async () => {
       const name = identityFixtureName(d);
       const pool = await InstancePool.start({
+        backend: ortWorkers(),
         model: name,
         version: 1,
         modelPath: repos.fixture(name),

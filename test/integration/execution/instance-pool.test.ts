@@ -8,6 +8,7 @@ import { mlpWeights } from '../../../scripts/onnx/mlp-weights.js';
 import { SLOW_WIDTH } from '../../../scripts/onnx/fixture-models.js';
 import type { RunResponse } from '../../../src/execution/messages.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
+import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { detectSabTensors } from '../../../src/execution/onnxruntime/sab-capability.js';
 import { typedView } from '../../../src/memory/views.js';
 import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
@@ -40,6 +41,7 @@ function simpleRequest(k: number) {
 
 async function stressSimple(sabTensors: boolean): Promise<void> {
   const pool = await InstancePool.start({
+    backend: ortWorkers(),
     model: 'simple',
     version: 1,
     modelPath: repos.bundled('simple'),
@@ -99,6 +101,7 @@ void describe('InstancePool on simple (2 instances, 200 concurrent requests)', (
       return;
     }
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'simple',
       version: 1,
       modelPath: repos.bundled('simple'),
@@ -148,6 +151,7 @@ function mlpReference(x: Float32Array, batch: number): Float64Array {
 void describe('InstancePool on mlp', () => {
   void it('matches a plain-JS forward pass over the same weights', async () => {
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'mlp',
       version: 1,
       modelPath: repos.bundled('mlp'),
@@ -183,6 +187,7 @@ void describe('InstancePool on mlp', () => {
 void describe('InstancePool request errors', () => {
   void it('reports ORT failures as INFER_FAILED without file paths, and keeps serving', async () => {
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'simple',
       version: 1,
       modelPath: repos.bundled('simple'),
@@ -243,6 +248,7 @@ void describe('InstancePool request errors', () => {
 void describe('InstancePool.close', () => {
   void it('lets in-flight runs finish before the workers go, then refuses new runs', async () => {
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'slow_fp32',
       version: 1,
       modelPath: repos.fixture('slow_fp32'),

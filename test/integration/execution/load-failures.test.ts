@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
 import { buildInstanceGroupPlans } from '../../../src/execution/onnxruntime/build-session-plan.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
+import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { providerInventory } from '../../../src/execution/onnxruntime/provider-availability.js';
 import { planThreadBudget } from '../../../src/execution/thread-budget.js';
 import { modelConfig, ortOf } from '../../unit/execution/model-config-fixture.js';
@@ -35,6 +36,7 @@ void describe('InstancePool.start failures', () => {
   void it('a truncated model file fails the load with ORT’s reason and no absolute path', async () => {
     await assert.rejects(
       InstancePool.start({
+        backend: ortWorkers(),
         model: 'bad_truncated',
         version: 1,
         modelPath: repos.fixture('bad_truncated'),
@@ -50,6 +52,7 @@ void describe('InstancePool.start failures', () => {
   void it('a missing model file fails the load', async () => {
     await assert.rejects(
       InstancePool.start({
+        backend: ortWorkers(),
         model: 'simple',
         version: 1,
         modelPath: repos.bundled('simple').replace('model.onnx', 'absent.onnx'),
@@ -81,6 +84,7 @@ void describe('InstancePool.start failures', () => {
     );
     await assert.rejects(
       InstancePool.start({
+        backend: ortWorkers(),
         model: 'simple',
         version: 1,
         modelPath: repos.bundled('simple'),
@@ -99,6 +103,7 @@ void describe('InstancePool.start failures', () => {
 
   void it('after failed loads, a good model still loads and serves', async () => {
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'simple',
       version: 1,
       modelPath: repos.bundled('simple'),

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InferenceServerError } from '../../../src/errors.js';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
+import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import type { RunRequest } from '../../../src/execution/messages.js';
 import { typedView } from '../../../src/memory/views.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
@@ -31,6 +32,7 @@ void describe('warmup', () => {
       outputs: ['OUTPUT0'],
     };
     const pool = await InstancePool.start({
+      backend: ortWorkers(),
       model: 'simple',
       version: 1,
       modelPath: repos.bundled('simple'),
@@ -62,6 +64,7 @@ void describe('warmup', () => {
     };
     await assert.rejects(
       InstancePool.start({
+        backend: ortWorkers(),
         model: 'simple',
         version: 1,
         modelPath: repos.bundled('simple'),

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
+import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { typedView } from '../../../src/memory/views.js';
 import { bytesOf, CPU_PLAN, generateModels, inputBlock } from './generated-models.js';
 import type { GeneratedRepos } from './generated-models.js';
@@ -35,7 +36,7 @@ void describe('worker exit', () => {
       modelPath: repos.bundled('simple'),
       groups: [{ instance: 'simple_0', count: 1, plan: CPU_PLAN }],
       sabTensors: false,
-      workerFile: FAULTY_WORKER,
+      backend: ortWorkers({ workerFile: FAULTY_WORKER }),
       logger: {
         info: (m) => messages.push(m),
         warn: (m) => messages.push(m),

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import { useWorkerFileForTests } from '../../../src/execution/instance-pool.js';
+import { useWorkerFileForTests } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { metric } from '../../helpers/wait-for.js';
 import { copyModel } from '../../helpers/temp-repository.js';
 import type { TestServer } from '../../helpers/test-server.js';

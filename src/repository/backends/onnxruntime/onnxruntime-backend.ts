@@ -6,13 +6,14 @@
 
 import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
 import { checkModelAgainstConfig } from '../../../config/check-model-io.js';
+import { ortWorkers } from '../../../execution/onnxruntime/ort-workers.js';
 import type { Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
 
 const PARTS: InstanceBackendParts = {
-  // The pool's default workers are this backend's (execution/onnxruntime/ort-workers.ts):
-  // workers/ort-worker.js, runs over the doorbell unless --disable-doorbell.
-  poolOptions: (_c, deps) => ({ doorbell: deps.doorbell }),
+  // workers/ort-worker.js (execution/onnxruntime/ort-workers.ts), runs over the doorbell unless
+  // --disable-doorbell.
+  poolOptions: (_c, deps) => ({ backend: ortWorkers({ doorbell: deps.doorbell }) }),
   checkModelIO: checkModelAgainstConfig,
   // Every request to an ONNX model gets exactly one response (config/unsupported.ts).
   decoupled: () => false,
