@@ -24,20 +24,23 @@ export const CHUNKED_DEFECTS: readonly (readonly [string, string])[] = [
  * A last chunk without its CRLF: alone it is only unfinished (the body timeout closes it), but the
  * next request's line then reads as a trailer field without a colon.
  */
-const NO_FINAL_CRLF: readonly [string, string] = [
+export const NO_FINAL_CRLF: readonly [string, string] = [
   'no CRLF after the last chunk',
   '2\r\n{}\r\n0\r\n',
 ];
 
-/** How long a connection may stay silent before the case calls it hung (no reply, no close). */
-const HANG_MS = 3000;
+/** A chunked body with trailer fields: legal, so it is answered (or, by uWS, refused with 400). */
+export const TRAILER_BODY = '5\r\nhello\r\n0\r\nX-Checksum: 1\r\nX-More: 2\r\n\r\n';
 
-function chunkedRequest(path: string, body: string): Buffer {
+/** How long a connection may stay silent before the case calls it hung (no reply, no close). */
+export const HANG_MS = 3000;
+
+export function chunkedRequest(path: string, body: string): Buffer {
   return rawRequest('POST', path, [['Transfer-Encoding', 'chunked']], body);
 }
 
 /** The next outcome on `conn`, or 'hung' when the server neither answers nor closes in time. */
-async function nextOrHung(conn: RawConnection): Promise<RawOutcome | 'hung'> {
+export async function nextOrHung(conn: RawConnection): Promise<RawOutcome | 'hung'> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
@@ -113,7 +116,7 @@ export const CHUNKED_DEFECT_CASES: readonly ConformanceCase[] = [
       const conn = await RawConnection.open(ctx.port);
       await conn.send(
         Buffer.concat([
-          chunkedRequest('/trailer', '5\r\nhello\r\n0\r\nX-Checksum: 1\r\nX-More: 2\r\n\r\n'),
+          chunkedRequest('/trailer', TRAILER_BODY),
           rawRequest('GET', '/after-trailer'),
         ]),
       );

@@ -16,12 +16,12 @@ const FAST = { headersTimeoutMs: 1000, bodyTimeoutMs: 1000, keepAliveTimeoutMs: 
 /** How long past its timeout a socket may stay open (the issue's target). */
 const RELEASE_SLACK_MS = 2000;
 
-/** Socket file descriptors this process holds now. */
-export function openSockets(): number {
+/** Socket file descriptors this process (or process `pid`) holds now. */
+export function openSockets(pid: number | 'self' = 'self'): number {
   let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:')) n += 1;
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n += 1;
     } catch {
       // closed between the listing and the read
     }
@@ -33,7 +33,7 @@ export function openSockets(): number {
  * A client that never reads and never closes its side: the server's answer and its FIN stay unread
  * in this socket's buffer, so only the server closing its own end releases the server's fd.
  */
-async function deafClient(port: number, send: string): Promise<net.Socket> {
+export async function deafClient(port: number, send: string): Promise<net.Socket> {
   const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
   socket.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
