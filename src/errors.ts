@@ -62,6 +62,10 @@ export const ERROR_CATALOG = Object.freeze({
   SHUTTING_DOWN: entry('UNAVAILABLE', 'the server is shutting down'),
   QUEUE_FULL: entry('UNAVAILABLE', 'Exceeds maximum queue size'),
   QUEUE_TIMEOUT: entry('UNAVAILABLE', 'Request timeout expired'),
+  CLIENT_MEMORY_FULL: entry(
+    'UNAVAILABLE',
+    'the memory held for clients (--client-memory-budget) is full: retry later',
+  ),
   CANCELLED: entry('CANCELLED', 'the request was cancelled'),
   SEQUENCE_ID_REQUIRED: entry('INVALID_ARG', 'a sequence model needs a correlation id'),
   SEQUENCE_NOT_STARTED: entry('INVALID_ARG', 'the sequence was not started, or has ended'),

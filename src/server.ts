@@ -97,8 +97,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     dataPlane.infer(model, version, request, ctx),
   );
   const restricted = new RestrictedApis(options.httpRestrictedApis);
-  // One budget for what every gRPC stream and WebSocket holds for its client (docs/operations.md).
-  // Counted in shared memory: the front-end threads' WebSockets draw on the same figure.
+  // One budget for what every gRPC stream, WebSocket and HTTP request body holds for its client
+  // (docs/operations.md). Counted in shared memory: the front-end threads draw on the same figure.
   const budgetCounter = new SharedArrayBuffer(8);
   const clientBudget = sharedMemoryBudget(options.clientMemoryBudget, budgetCounter);
   metrics.watchClientMemory(() => clientBudget.reservedBytes);
@@ -135,6 +135,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     host: options.httpAddress,
     port,
     maxBodyBytes: options.httpMaxInputSize,
+    clientBudget,
     limits,
     // node:http before Node 22.12 ignores the option: the checks below say so instead.
     reusePort: wantedThreads > 1 || options.reuseHttpPort,

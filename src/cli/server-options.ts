@@ -77,7 +77,7 @@ export interface ServerOptions {
   readonly wsMaxInflight: number;
   /** Unread response bytes one WebSocket may hold; a slower client is closed with 1008. */
   readonly wsMaxQueuedBytes: number;
-  /** Bytes held for clients across gRPC streams and WebSockets (memory/client-budget.ts); 0: none. */
+  /** Bytes held for clients across gRPC streams, WebSockets and HTTP bodies (client-budget.ts); 0: none. */
   readonly clientMemoryBudget: number;
   /** Streams one gRPC (HTTP/2) connection may have open at once. */
   readonly grpcMaxConcurrentStreams: number;
@@ -285,7 +285,7 @@ export const FLAGS = {
   },
   'client-memory-budget': {
     kind: 'uint',
-    help: 'Bytes held for clients (unread answers, queued requests, windows of paused streams) over all gRPC streams and WebSockets; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013; 0: no limit (167772160)',
+    help: 'Bytes held for clients (unread answers, queued requests, windows of paused streams, HTTP request bodies being read) over all gRPC streams, WebSockets and HTTP requests; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013, an HTTP request gets 503; 0: no limit (167772160)',
   },
   'allow-grpc': {
     kind: 'bool',

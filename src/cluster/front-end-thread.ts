@@ -27,6 +27,11 @@ export async function runFrontEndThread(
   ) => post({ kind: 'log', level, fields: { ...fields, thread: config.index }, message });
   const plane = new RemoteDataPlane(post);
   const restricted = new RestrictedApis(config.restrictedApis);
+  // The process's one budget, counted in the main thread's shared counter.
+  const clientBudget = sharedMemoryBudget(
+    config.clientBudget.limitBytes,
+    config.clientBudget.counter,
+  );
   const websocket: StreamingRoute | undefined =
     config.websocket === undefined
       ? undefined
@@ -34,7 +39,7 @@ export async function runFrontEndThread(
           restricted,
           limits: config.websocket.limits,
           counters: new WsCounters(config.websocket.counters),
-          budget: sharedMemoryBudget(config.clientBudget.limitBytes, config.clientBudget.counter),
+          budget: clientBudget,
           onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
         });
   const { frontEnd } = selectFrontEnd({
@@ -42,6 +47,7 @@ export async function runFrontEndThread(
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
+    clientBudget,
     limits: config.limits,
     reusePort: true,
     ...(websocket !== undefined && { websocket }),

@@ -10,6 +10,10 @@
 // worker that runs it. When the caller knows where tensor bytes start (a binary request's
 // Inference-Header-Content-Length), the buffer is laid out so that they start on a 64-byte
 // boundary and can be viewed in place as any TypedArray.
+//
+// Every allocation is announced first to `reserve` (the exchange's share of --client-memory-budget):
+// the whole Content-Length before the buffer is made, a chunked body's new capacity before each
+// regrow. A reservation that does not fit throws, and nothing is allocated.
 
 import { fail } from '../errors.js';
 import { allocateRequestBytes } from '../memory/movable-buffers.js';
@@ -42,10 +46,21 @@ export class BodyAccumulator {
   /** The body offset to align to 64 bytes (0: the body's start). */
   readonly #alignAt: number;
   readonly #kind: BodyKind;
+  readonly #reserve: ((totalBytes: number) => void) | undefined;
 
-  /** `kind` only words the size-limit error (see bodyTooLarge). */
-  constructor(framing: BodyFraming, maxBodyBytes: number, alignAt = 0, kind: BodyKind = 'json') {
+  /**
+   * `kind` only words the size-limit error (see bodyTooLarge). `reserve`, when given, is told the
+   * buffer's whole size before each allocation, and throws to refuse it.
+   */
+  constructor(
+    framing: BodyFraming,
+    maxBodyBytes: number,
+    alignAt = 0,
+    kind: BodyKind = 'json',
+    reserve?: (totalBytes: number) => void,
+  ) {
     this.#maxBodyBytes = maxBodyBytes;
+    this.#reserve = reserve;
     this.#alignAt = alignAt;
     this.#kind = kind;
     this.#chunked = framing.kind === 'chunked';
@@ -57,6 +72,7 @@ export class BodyAccumulator {
       case 'length':
         // bodyFraming() has checked the length against the limit, so this allocation is bounded.
         this.#expected = framing.length;
+        reserve?.(framing.length);
         this.#buffer = allocateRequestBytes(framing.length, alignAt);
         break;
       case 'chunked':
@@ -121,7 +137,9 @@ export class BodyAccumulator {
     // reserving twice the limit.
     let capacity = Math.max(this.#buffer.byteLength, CHUNKED_INITIAL_BYTES);
     while (capacity < needed) capacity *= 2;
-    const next = allocateRequestBytes(Math.min(capacity, this.#maxBodyBytes), this.#alignAt);
+    capacity = Math.min(capacity, this.#maxBodyBytes);
+    this.#reserve?.(capacity);
+    const next = allocateRequestBytes(capacity, this.#alignAt);
     next.set(this.#buffer.subarray(0, this.#length));
     this.#buffer = next;
   }

@@ -64,6 +64,20 @@ export function bodyTooLarge(
 }
 
 /**
+ * The error for a request body that does not fit the process's client-memory budget
+ * (--client-memory-budget, memory/client-budget.ts): 503 with Retry-After (error-reply.ts), as the
+ * condition is the server's and passes once other clients' bodies and answers are gone.
+ */
+export function clientMemoryFull(limitBytes: number, bodyBytes: number): InferenceServerError {
+  return fail(
+    'CLIENT_MEMORY_FULL',
+    `the server's memory for clients is full (--client-memory-budget ${limitBytes} bytes, held by ` +
+      `request bodies and answers of other clients): no room for ${bodyBytes} bytes of this ` +
+      'request body; retry later',
+  );
+}
+
+/**
  * Reads the framing headers and rejects, before anything is allocated, a body that cannot be
  * accepted. `header` takes a lower-case name; repeated headers arrive joined with ", ".
  * Throws `InferenceServerError` (BAD_REQUEST or BODY_TOO_LARGE).

@@ -6,12 +6,14 @@ import type { HttpReply } from './front-end.js';
 
 // Shared and frozen: every reply may carry the same headers object (adapters only read it).
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
+/** A full client-memory budget passes as other clients' bytes go: worth retrying in a second. */
+const RETRY_HEADERS = Object.freeze({ 'content-type': 'application/json', 'retry-after': '1' });
 
 /** The catalogue's status, and the message as `{"error": ...}`. */
 export function errorReply(error: InferenceServerError): HttpReply {
   return {
     status: error.status,
-    headers: JSON_HEADERS,
+    headers: error.code === 'CLIENT_MEMORY_FULL' ? RETRY_HEADERS : JSON_HEADERS,
     body: JSON.stringify({ error: error.message }),
   };
 }

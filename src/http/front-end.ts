@@ -4,6 +4,7 @@
 // models, tensors or the KServe protocol.
 
 import type { AbortLike } from '../execution/abort-like.js';
+import type { MemoryBudget } from '../memory/client-budget.js';
 
 export interface HttpCall {
   /** Upper-case ('GET', 'POST'), whatever case the adapter's library reports. */
@@ -45,6 +46,12 @@ export interface FrontEndOptions {
   readonly port: number;
   /** Bodies over this many bytes get 400 before any allocation (--http-max-input-size). */
   readonly maxBodyBytes: number;
+  /**
+   * The process's client-memory budget (--client-memory-budget): each request body is reserved
+   * from it while it is read and until it is decoded, and one that does not fit gets 503. Unset:
+   * bodies are not counted.
+   */
+  readonly clientBudget?: MemoryBudget;
   /**
    * The WebSocket endpoint, when enabled: each adapter attaches it to the same listening port,
    * matched on Upgrade requests for `path` before its catch-all HTTP route.

@@ -22,14 +22,17 @@ export class AdapterCall implements HttpCall {
   readonly signal: AbortLike;
   readonly #headers: ReadonlyMap<string, string>;
   #body: Uint8Array;
+  /** Runs once, at the first releaseBody (the exchange's client-memory reservation goes). */
+  #onRelease: (() => void) | undefined;
 
-  constructor(head: RequestHead, body: Uint8Array, signal: AbortLike) {
+  constructor(head: RequestHead, body: Uint8Array, signal: AbortLike, onRelease?: () => void) {
     this.method = head.method;
     this.path = head.path;
     this.query = head.query;
     this.#headers = head.headers;
     this.#body = body;
     this.signal = signal;
+    this.#onRelease = onRelease;
   }
 
   get body(): Uint8Array {
@@ -39,6 +42,9 @@ export class AdapterCall implements HttpCall {
   /** The only reference the adapter kept goes: the exchange let go of it when it dispatched. */
   releaseBody(): void {
     this.#body = RELEASED;
+    const onRelease = this.#onRelease;
+    this.#onRelease = undefined;
+    onRelease?.();
   }
 
   header(name: string): string | undefined {

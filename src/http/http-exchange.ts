@@ -5,7 +5,7 @@
 
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { BodyAccumulator } from './body-accumulator.js';
-import { bodyFraming, bodyKind, type BodyFraming } from './body-framing.js';
+import { bodyFraming, bodyKind, clientMemoryFull, type BodyFraming } from './body-framing.js';
 import { refuseRepeatedHost } from './host-header.js';
 import { errorReply, handlerFailureReply } from './error-reply.js';
 import type { HttpHandler, HttpReply } from './front-end.js';
@@ -13,6 +13,7 @@ import { AdapterCall, type RequestHead } from './http-call.js';
 import { ExchangeAbort } from './exchange-abort.js';
 import { releaseOnce, toWireReply, wireOrFailure, type WireReply } from './reply-body.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
+import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
 
 export type ExchangeState =
   | 'reading' // body bytes still arriving
@@ -34,12 +35,25 @@ export abstract class HttpExchange {
   /** The body's size, kept for the reclaimer after the buffer itself is handed to the call. */
   #bodyBytes = 0;
   #release: ((delivered: boolean) => void) | undefined;
+  /** The process's client-memory budget (--client-memory-budget); undefined: bodies uncounted. */
+  readonly #budget: MemoryBudget | undefined;
+  /**
+   * The body buffer's share of the budget, from its allocation until the handler has decoded it
+   * (HttpCall.releaseBody) or the exchange ends. A body that does not fit is refused with 503.
+   */
+  #account: BudgetAccount | undefined;
 
   /** `head` is plain data already copied out of the library's request object. */
-  constructor(head: RequestHead, handler: HttpHandler, maxBodyBytes: number) {
+  constructor(
+    head: RequestHead,
+    handler: HttpHandler,
+    maxBodyBytes: number,
+    budget?: MemoryBudget,
+  ) {
     this.#head = head;
     this.#handler = handler;
     this.#maxBodyBytes = maxBodyBytes;
+    this.#budget = budget;
   }
 
   protected get state(): ExchangeState {
@@ -91,6 +105,7 @@ export abstract class HttpExchange {
         this.#maxBodyBytes,
         tensorBytesAt(headers),
         bodyKind(header),
+        this.#budget === undefined ? undefined : this.#reserver(this.#budget),
       );
       return true;
     } catch (error) {
@@ -146,6 +161,9 @@ export abstract class HttpExchange {
   protected delivered(): void {
     this.#state = 'done';
     this.#release?.(true);
+    // A body the handler never released (a route that does not decode one) was served: what it
+    // held goes back as any served body's does, noted to the reclaimer below.
+    this.#account?.close();
     this.#bodyIsGarbage();
   }
 
@@ -168,17 +186,34 @@ export abstract class HttpExchange {
   /**
    * The exchange is over: a large body (and what the request built from it) is garbage now, and
    * the reclaimer collects it once things are quiet. Small bodies stop at its threshold check.
+   * A body still counted in the budget (refused, or its client went) stays counted until that
+   * garbage is collected (closeLeavingGarbage, which notes it to the reclaimer itself).
    */
   #bodyIsGarbage(): void {
     const bytes = this.#body?.length ?? this.#bodyBytes;
     this.#body = undefined;
     this.#bodyBytes = 0;
-    reclaimAfterLarge.note(bytes);
+    const account = this.#account;
+    this.#account = undefined;
+    if (account !== undefined && !account.closed) closeLeavingGarbage(account);
+    else reclaimAfterLarge.note(bytes);
+  }
+
+  /** What the body accumulator calls before each allocation: over the budget, the body is refused. */
+  #reserver(budget: MemoryBudget): (totalBytes: number) => void {
+    const account = new BudgetAccount(budget);
+    this.#account = account;
+    return (totalBytes) => {
+      if (!account.hold(totalBytes)) throw clientMemoryFull(budget.limitBytes, totalBytes);
+    };
   }
 
   #dispatch(body: Uint8Array): void {
     this.#state = 'handling';
-    void this.#handle(new AdapterCall(this.#head, body, this.#abort));
+    const account = this.#account;
+    // Decoded, the body is the request's (or garbage): no longer held for the client.
+    const released = account === undefined ? undefined : () => void account.close();
+    void this.#handle(new AdapterCall(this.#head, body, this.#abort, released));
   }
 
   async #handle(call: AdapterCall): Promise<void> {

@@ -1,11 +1,11 @@
 // The process-wide budget for memory held on behalf of clients (--client-memory-budget): answers
 // written and not yet taken by the client, and request bytes a client may push ahead of the server
-// reading them (an HTTP/2 stream's receive window). Per-connection bounds (a stream's unsent bytes,
+// reading them (an HTTP/2 stream's receive window, an HTTP request body being read). Per-connection bounds (a stream's unsent bytes,
 // --ws-max-queued-bytes) make one slow client wait; this bound keeps many of them together from
 // taking the process's memory. docs/operations.md, "Hostile clients", says what a client over it
 // sees.
 //
-// Ownership: each connection-level holder (a gRPC stream, a WebSocket) owns one `BudgetAccount`,
+// Ownership: each holder (a gRPC stream, a WebSocket, an HTTP exchange) owns one `BudgetAccount`,
 // and only it changes that account. `hold(total)` sets what the holder keeps now, reserving or
 // releasing the difference; `close()` gives everything back, exactly once, when the holder is done
 // (its client went, or the server ended it). The budget itself is two operations, tryReserve and

@@ -165,12 +165,13 @@ export class MetricsCatalog {
   #clientMemory: () => number = () => 0;
 
   /**
-   * Bytes held for clients — unread answers and stream windows — over every gRPC stream and
-   * WebSocket (--client-memory-budget, docs/operations.md "Hostile clients"). Not Triton's.
+   * Bytes held for clients — unread answers, stream windows, HTTP request bodies being read — over
+   * every gRPC stream, WebSocket and HTTP request (--client-memory-budget, docs/operations.md
+   * "Hostile clients"). Not Triton's.
    */
   readonly clientMemoryReserved = new Gauge({
     name: 'infernode_client_memory_reserved_bytes',
-    help: 'Bytes reserved from --client-memory-budget: answers clients have not read, stream windows',
+    help: 'Bytes reserved from --client-memory-budget: answers clients have not read, stream windows, HTTP request bodies',
     registers: [this.registry],
     collect: (): void => this.clientMemoryReserved.set(this.#clientMemory()),
   });

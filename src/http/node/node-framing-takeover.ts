@@ -12,6 +12,7 @@
 
 import type { Socket } from 'node:net';
 import type { HttpHandler } from '../front-end.js';
+import type { MemoryBudget } from '../../memory/client-budget.js';
 import type { RequestHead } from '../http-call.js';
 import { ChunkedDecoder } from '../chunked-decoder.js';
 import { HttpExchange } from '../http-exchange.js';
@@ -30,6 +31,8 @@ const STOP = Symbol('stop');
 export interface TakeoverOptions {
   readonly handler: HttpHandler;
   readonly maxBodyBytes: number;
+  /** The client-memory budget the body is reserved from, as any request's (http-exchange.ts). */
+  readonly budget?: MemoryBudget;
   readonly bodyTimeoutMs: number;
   /** Runs once the exchange has ended, whatever the outcome (drain accounting). */
   readonly onSettled: () => void;
@@ -71,7 +74,7 @@ class SocketExchange extends HttpExchange {
   #settled = false;
 
   constructor(socket: Socket, head: RequestHead, options: TakeoverOptions) {
-    super(head, options.handler, options.maxBodyBytes);
+    super(head, options.handler, options.maxBodyBytes, options.budget);
     this.#socket = socket;
     this.#options = options;
     this.#expectsContinue = head.headers.get('expect')?.trim().toLowerCase() === '100-continue';

@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { fail } from '../../errors.js';
+import type { MemoryBudget } from '../../memory/client-budget.js';
 import type { HttpHandler } from '../front-end.js';
 import type { RequestHead } from '../http-call.js';
 import { HttpExchange } from '../http-exchange.js';
@@ -24,8 +25,9 @@ export class NodeHttpExchange extends HttpExchange {
     maxBodyBytes: number,
     onRefused: () => void,
     bodyTimeoutMs: number,
+    budget?: MemoryBudget,
   ) {
-    super(head, handler, maxBodyBytes);
+    super(head, handler, maxBodyBytes, budget);
     this.#req = req;
     this.#res = res;
     this.#onRefused = onRefused;

@@ -158,6 +158,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
       this.#options.maxBodyBytes,
       refused,
       this.#options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      this.#options.clientBudget,
     );
     this.#latest.set(socket, exchange);
     exchange.start();
@@ -208,6 +209,7 @@ export class NodeHttpFrontEnd implements FrontEnd {
     const taken = takeOverBothFramingHeaders(error, socket, {
       handler,
       maxBodyBytes: this.#options.maxBodyBytes,
+      ...(this.#options.clientBudget !== undefined && { budget: this.#options.clientBudget }),
       bodyTimeoutMs: this.#options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
       onSettled: () => this.#drain.closed(),
     });

@@ -10,6 +10,7 @@
 //   status line, headers and first body bytes into one syscall.
 
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import type { MemoryBudget } from '../../memory/client-budget.js';
 import { fail, type InferenceServerError } from '../../errors.js';
 import type { BodyFraming } from '../body-framing.js';
 import type { HttpHandler } from '../front-end.js';
@@ -33,8 +34,9 @@ export class UwsExchange extends HttpExchange {
     handler: HttpHandler,
     maxBodyBytes: number,
     onSettled: (exchange: UwsExchange) => void,
+    budget?: MemoryBudget,
   ) {
-    super(head, handler, maxBodyBytes);
+    super(head, handler, maxBodyBytes, budget);
     this.#res = res;
     this.#onSettled = onSettled;
   }

@@ -138,6 +138,7 @@ export class UwsFrontEnd implements FrontEnd {
       (settled) => {
         if (this.#open.delete(settled)) this.#drain.closed();
       },
+      this.#options.clientBudget,
     );
     this.#open.add(exchange);
     this.#drain.opened();

@@ -158,3 +158,34 @@ void test('the tensor bytes after a JSON header start on a 64-byte boundary of t
     }
   }
 });
+
+void test('every allocation is reserved first, and a refused reservation allocates nothing', () => {
+  const asked: number[] = [];
+  const framed = new BodyAccumulator({ kind: 'length', length: 5000 }, 1 << 20, 0, 'json', (n) => {
+    asked.push(n);
+  });
+  framed.append(new Uint8Array(3000));
+  framed.append(new Uint8Array(2000));
+  assert.deepEqual(asked, [5000], 'a Content-Length body: its length, once, before any byte');
+
+  asked.length = 0;
+  const chunked = new BodyAccumulator({ kind: 'chunked' }, 200_000, 0, 'json', (n) => {
+    asked.push(n);
+  });
+  for (let i = 0; i < 10; i += 1) chunked.append(new Uint8Array(15_000));
+  assert.deepEqual(asked, [65_536, 131_072, 200_000], 'a chunked body: each new capacity');
+
+  const full = (): never => {
+    throw new InferenceServerError('CLIENT_MEMORY_FULL');
+  };
+  assert.equal(
+    codeOf(() => new BodyAccumulator({ kind: 'length', length: 10 }, 100, 0, 'json', full)),
+    'CLIENT_MEMORY_FULL',
+  );
+  const refused = new BodyAccumulator({ kind: 'chunked' }, 1 << 20, 0, 'json', full);
+  assert.equal(
+    codeOf(() => refused.append(new Uint8Array(10))),
+    'CLIENT_MEMORY_FULL',
+  );
+  assert.equal(refused.length, 0, 'nothing was taken in');
+});

@@ -14,3 +14,10 @@ void test('error replies are Triton-shaped: catalogue status and {"error": messa
   assert.equal(hidden.status, 500);
   assert.equal(hidden.body, '{"error":"internal error"}');
 });
+
+void test('a full client-memory budget is a 503 that says when to retry', () => {
+  const reply = errorReply(fail('CLIENT_MEMORY_FULL', 'full'));
+  assert.equal(reply.status, 503);
+  assert.deepEqual(reply.headers, { 'content-type': 'application/json', 'retry-after': '1' });
+  assert.equal(reply.body, '{"error":"full"}');
+});
