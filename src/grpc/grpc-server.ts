@@ -84,7 +84,11 @@ export async function startGrpcServer(
   const direct = !restricted.has('ModelInfer') && !restricted.has('ModelStreamInfer');
   const onServerError =
     options.onServerError !== undefined ? { onServerError: options.onServerError } : {};
-  const unary = { maxReceiveBytes: options.maxReceiveBytes, ...onServerError };
+  const unary = {
+    maxReceiveBytes: options.maxReceiveBytes,
+    budget: options.budget,
+    ...onServerError,
+  };
   const streamed = {
     maxReceiveBytes: options.maxReceiveBytes,
     maxInflight: STREAM_MAX_INFLIGHT,

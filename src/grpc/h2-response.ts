@@ -73,9 +73,16 @@ export function endWithStatus(
   stream.end();
 }
 
-/** Ends a call whose headers were sent with its one message, then status OK. */
-export function endWithMessage(stream: http2.ServerHttp2Stream, framed: Buffer): void {
+/**
+ * Ends a call with its one message, then status OK; `sent` runs once the message has left for the
+ * client (node:http2's write callback: after flow control let it out).
+ */
+export function endWithMessage(
+  stream: http2.ServerHttp2Stream,
+  framed: Buffer,
+  sent?: () => void,
+): void {
   stream.respond(RESPONSE_HEADERS, RESPOND_FOR_TRAILERS);
   stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-  stream.end(framed);
+  stream.end(framed, sent);
 }

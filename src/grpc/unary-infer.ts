@@ -7,23 +7,33 @@
 // Only the plain case comes here (`takesDirectPath`): no deadline, no compressed request, no
 // restriction on the RPC. Any other ModelInfer call, and every other RPC but ModelStreamInfer
 // (stream-infer.ts), goes to grpc-js as before, so those features keep one implementation.
+//
+// Each call holds a share of the client-memory budget (client-budget.ts): the request's bytes from
+// their arrival until the answer is made, then the answer until the client has taken it. A call
+// that does not fit ends with RESOURCE_EXHAUSTED (a trailers-only answer, which flow control does
+// not hold back), so clients that send calls and never read the answers cannot take more than the
+// budget between them; one that leaves mid-call leaves its bytes counted until they are reclaimed.
 
 import type http2 from 'node:http2';
 import { status } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { toServerError, type InferenceServerError } from '../errors.js';
+import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import { decodeInferRequest, encodeInferResponse, versionOf } from './infer-codec.js';
 import { decodeModelInferRequest } from './infer-request-wire.js';
 import { encodeModelInferResponse } from './infer-response-wire.js';
 import { grpcStatusOf } from './grpc-status.js';
 import { endWithMessage, endWithStatus, framePrefix, PREFIX_BYTES } from './h2-response.js';
+import { budgetExhausted } from './stream-session.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 
 export interface UnaryInferOptions {
   /** Largest request message in bytes (-1: none); larger ones fail with RESOURCE_EXHAUSTED. */
   readonly maxReceiveBytes: number;
+  /** The process's client-memory budget (--client-memory-budget); absent: calls are not counted. */
+  readonly budget?: MemoryBudget;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
 }
 
@@ -47,30 +57,48 @@ export function serveUnaryInfer(
   options: UnaryInferOptions,
 ): void {
   const arrivalNs = Number(process.hrtime.bigint());
+  const account = options.budget === undefined ? undefined : new BudgetAccount(options.budget);
+  // A call whose answer the client took holds nothing when it closes. One that still holds bytes
+  // (the client went, or the server ended it) leaves garbage: counted until it is reclaimed.
+  if (account !== undefined) {
+    stream.once('close', () => {
+      if (account.held === 0) account.close();
+      else closeLeavingGarbage(account);
+    });
+  }
   const chunks: Buffer[] = [];
   let received = 0;
   let refused = false;
-  /** Whether the prefix's size was checked (once: it is in the first PREFIX_BYTES bytes). */
-  let sizeChecked = options.maxReceiveBytes === -1;
+  /** What the prefix declares the call's body to be (undefined: the prefix has not arrived). */
+  let declared: number | undefined;
+  const refuse = (details: string): void => {
+    refused = true;
+    chunks.length = 0;
+    endWithStatus(stream, status.RESOURCE_EXHAUSTED, details);
+  };
   // Errors end in 'close' too; without a listener an error event would throw.
   stream.on('error', () => undefined);
   stream.on('data', (chunk: Buffer) => {
     if (refused) return;
     chunks.push(chunk);
     received += chunk.length;
-    // The prefix gives the size before the message arrives: refuse an oversized one at once.
-    if (!sizeChecked && received >= PREFIX_BYTES) {
-      sizeChecked = true;
+    // The prefix gives the size before the message arrives: an oversized one is refused at once,
+    // and the whole body is reserved in one step, so concurrent calls are admitted or refused
+    // whole (reserving as bytes arrive would let many half-received calls fill the budget and
+    // each be refused in turn).
+    if (declared === undefined && received >= PREFIX_BYTES) {
       const head = chunks.length === 1 ? chunk : Buffer.concat(chunks, received);
       const size = head.readUInt32BE(1);
-      if (size > options.maxReceiveBytes) {
-        refused = true;
-        endWithStatus(
-          stream,
-          status.RESOURCE_EXHAUSTED,
-          `Received message larger than max (${size} vs ${options.maxReceiveBytes})`,
-        );
+      declared = PREFIX_BYTES + size;
+      if (options.maxReceiveBytes !== -1 && size > options.maxReceiveBytes) {
+        refuse(`Received message larger than max (${size} vs ${options.maxReceiveBytes})`);
+        return;
       }
+    }
+    if (account === undefined || declared === undefined) return;
+    // More than declared (a second message, which the end refuses) is counted as it arrives.
+    if (!account.hold(Math.max(declared, received))) {
+      refuse(budgetExhausted(account.budget, 'no room for this request'));
     }
   });
   stream.on('end', () => {
@@ -85,7 +113,7 @@ export function serveUnaryInfer(
       );
       return;
     }
-    void run(plane, stream, message, arrivalNs, options);
+    void run(plane, stream, message, arrivalNs, options, account);
   });
 }
 
@@ -95,6 +123,7 @@ async function run(
   message: Buffer,
   arrivalNs: number,
   options: UnaryInferOptions,
+  account: BudgetAccount | undefined,
 ): Promise<void> {
   let msg;
   try {
@@ -118,10 +147,19 @@ async function run(
     });
     stream.off('close', onClose);
     if (stream.closed || stream.destroyed) return;
-    endWithMessage(
-      stream,
-      framePrefix(encodeModelInferResponse(encodeInferResponse(response), PREFIX_BYTES)),
+    const framed = framePrefix(
+      encodeModelInferResponse(encodeInferResponse(response), PREFIX_BYTES),
     );
+    // The request is garbage now; the answer is held until the client takes it.
+    if (account !== undefined && !account.hold(framed.length)) {
+      endWithStatus(
+        stream,
+        status.RESOURCE_EXHAUSTED,
+        budgetExhausted(account.budget, 'no room for this answer'),
+      );
+      return;
+    }
+    endWithMessage(stream, framed, () => account?.hold(0));
   } catch (e) {
     stream.off('close', onClose);
     const err = toServerError(e);

@@ -88,6 +88,11 @@ export class BudgetAccount {
     return this.#held;
   }
 
+  /** The budget this account draws on. */
+  get budget(): MemoryBudget {
+    return this.#budget;
+  }
+
   /** Whether close() has run. */
   get closed(): boolean {
     return this.#closed;
