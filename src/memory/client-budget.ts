@@ -148,16 +148,14 @@ export class BudgetAccount {
 
 /** Bytes held for clients that went, since the last reclaim notice. */
 let leftBehind = 0;
-/** Their garbage's reservations, given back once the reclaim that frees it has run. */
-let pendingReleases: (() => void)[] = [];
 
 /**
  * Ends a holder whose client went (or that the server ended): what it holds is garbage now, external
  * memory V8 frees only at a major GC, which an idle process may not run for minutes. So:
  * - that garbage stays counted in the budget until the reclaim round that frees it has run (its
  *   trim: reclaim-after-large.ts), instead of being handed to the next client while it is still
- *   resident (measured with 100 stalled gRPC streams: RSS peaked 130 MiB over the budget when a
- *   stream's bytes were released at its end);
+ *   resident (measured with 4 stalled WebSockets and 100 stalled gRPC streams: RSS peaked 90 to
+ *   136 MiB over the budget when a holder's bytes were released at its end);
  * - the holder's peak (not what it held at the end: a holder the server already emptied leaves its
  *   buffers to the same GC) counts towards a reclaim round. Summed over holders, since each
  *   stream's share is small; below the reclaimer's threshold nothing is scheduled and the
@@ -167,18 +165,12 @@ export function closeLeavingGarbage(account: BudgetAccount): void {
   if (account.closed) return;
   const { release } = account.closeKeeping(account.held);
   leftBehind += account.peak;
-  pendingReleases.push(release);
-  const releases = pendingReleases;
   if (leftBehind < reclaimAfterLarge.thresholdBytes) {
-    pendingReleases = [];
-    for (const r of releases) r();
+    release();
     return;
   }
-  reclaimAfterLarge.note(leftBehind, undefined, () => {
-    for (const r of releases) r();
-  });
+  reclaimAfterLarge.note(leftBehind, undefined, release);
   leftBehind = 0;
-  pendingReleases = [];
 }
 
 /**
@@ -186,6 +178,6 @@ export function closeLeavingGarbage(account: BudgetAccount): void {
  * that they raise the server's RSS by at most 256 MiB. The process holds more than the budget
  * counts (V8 collects dead external buffers only once they have grown by about 64 MiB per thread
  * since its last collection, and the sockets' own buffers): bench/hostile-clients.ts measured peaks
- * of 220-251 MiB over the start with 160 MiB, 240-290 MiB with 192 MiB (docs/operations.md).
+ * of +172 to +220 MiB over the start with 160 MiB (docs/operations.md, "Clients that never read").
  */
 export const DEFAULT_CLIENT_MEMORY_BUDGET_BYTES = 160 * 1024 * 1024;
