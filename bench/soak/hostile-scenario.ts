@@ -47,7 +47,7 @@ export async function measureHostile(
   while (performance.now() - start < options.stallMs) {
     await sleep(100);
     peakRss = Math.max(peakRss, rss());
-    const reserved = await gauge(options.metricsBase);
+    const reserved = await reservedGauge(options.metricsBase);
     if (reserved !== null) peakReserved = Math.max(peakReserved ?? 0, reserved);
     const sent = group.sent();
     if (sent !== lastSent) {
@@ -65,7 +65,8 @@ export async function measureHostile(
   return { baselineRss, peakRss, afterRss: rss(), sent, peakReserved, ends };
 }
 
-async function gauge(metricsBase: string): Promise<number | null> {
+/** The client-memory gauge's value, or null where the server exports none (or did not answer). */
+export async function reservedGauge(metricsBase: string): Promise<number | null> {
   try {
     const text = await (await fetch(`${metricsBase}/metrics`)).text();
     const line = text.split('\n').find((l) => l.startsWith(`${RESERVED_GAUGE} `));

@@ -8,17 +8,9 @@ import http2 from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { grpcRequest, STREAM_PATH } from '../../../bench/soak/hostile-clients.js';
-import { RESERVED_GAUGE } from '../../../bench/soak/hostile-scenario.js';
-import { startHostileServer, type HostileServer } from './hostile-support.js';
+import { startHostileServer, type HostileServer, reserved } from './hostile-support.js';
 
 const STREAMS = 24;
-
-async function reserved(metricsBase: string): Promise<number> {
-  const text = await (await fetch(`${metricsBase}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${RESERVED_GAUGE} `));
-  assert.ok(line !== undefined, `no ${RESERVED_GAUGE} on the metrics endpoint`);
-  return Number(line.split(' ').pop());
-}
 
 void describe('idle gRPC streams and the client-memory budget', () => {
   let s: HostileServer;

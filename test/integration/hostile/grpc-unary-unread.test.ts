@@ -9,20 +9,12 @@ import http2 from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { grpcRequest } from '../../../bench/soak/hostile-clients.js';
-import { RESERVED_GAUGE } from '../../../bench/soak/hostile-scenario.js';
 import { MODEL_INFER_PATH } from '../../../src/grpc/unary-infer.js';
-import { startHostileServer, type HostileServer } from './hostile-support.js';
+import { startHostileServer, type HostileServer, reserved } from './hostile-support.js';
 
 const BUDGET = 8 * 1024 * 1024;
 const CALLS = 16;
 const ELEMENTS = 262_144;
-
-async function reserved(metricsBase: string): Promise<number> {
-  const text = await (await fetch(`${metricsBase}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${RESERVED_GAUGE} `));
-  assert.ok(line !== undefined, `no ${RESERVED_GAUGE} on the metrics endpoint`);
-  return Number(line.split(' ').pop());
-}
 
 void describe('unary gRPC calls whose answers are never read', () => {
   let s: HostileServer;

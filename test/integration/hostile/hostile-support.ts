@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import type { TestContext } from 'node:test';
-import { mib, type HostileMeasurement } from '../../../bench/soak/hostile-scenario.js';
+import {
+  mib,
+  RESERVED_GAUGE,
+  reservedGauge,
+  type HostileMeasurement,
+} from '../../../bench/soak/hostile-scenario.js';
 import { DEPLOYED_MALLOC_ENV } from '../../../src/memory/malloc-environment.js';
 import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
 import { spawnServer, type SpawnedServer } from '../../helpers/spawn-server.js';
@@ -71,4 +76,11 @@ export function assertWithinBudget(m: HostileMeasurement, t: TestContext): void 
   assert.ok(m.peakReserved <= DEFAULT_BUDGET_BYTES, report);
   assert.ok(m.peakRss - m.baselineRss <= DEFAULT_BUDGET_BYTES + RSS_MARGIN_BYTES, report);
   if (m.afterRss - m.baselineRss > KEPT_MARGIN_BYTES) t.diagnostic(`not given back: ${report}`);
+}
+
+/** The client-memory gauge's value now; fails the test where the server exports none. */
+export async function reserved(metricsBase: string): Promise<number> {
+  const value = await reservedGauge(metricsBase);
+  assert.ok(value !== null, `no ${RESERVED_GAUGE} on the metrics endpoint`);
+  return value;
 }

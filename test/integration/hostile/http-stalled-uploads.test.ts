@@ -8,11 +8,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { RESERVED_GAUGE } from '../../../bench/soak/hostile-scenario.js';
 import { loadUws } from '../../../src/http/uws/uws-loader.js';
 import { TEST_HTTP_THREADS } from '../../helpers/test-server.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { startHostileServer, type HostileServer } from './hostile-support.js';
+import { startHostileServer, type HostileServer, reserved } from './hostile-support.js';
 
 const uws = loadUws();
 const BUDGET = 8 * 1024 * 1024;
@@ -46,13 +45,6 @@ async function stalledUpload(base: string, contentLength: number): Promise<Stall
   );
   socket.write(Buffer.alloc(64 * 1024, 0x20)); // whitespace: the start of a JSON body
   return { socket, answer };
-}
-
-async function reserved(metricsBase: string): Promise<number> {
-  const text = await (await fetch(`${metricsBase}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${RESERVED_GAUGE} `));
-  assert.ok(line !== undefined, `no ${RESERVED_GAUGE} on the metrics endpoint`);
-  return Number(line.split(' ').pop());
 }
 
 /** Resolves with `promise`'s value, or with undefined once `ms` have passed. */
