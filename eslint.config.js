@@ -100,8 +100,8 @@ export default tseslint.config(
   ...layerRules,
   {
     // The bundled JavaScript models: plain ES modules a user would write, outside the TypeScript
-    // project, linted without type information.
-    files: ['model_repository/**/*.mjs', 'model_repository/**/*.js'],
+    // project, linted without type information. Also the build's own pre-compile step.
+    files: ['model_repository/**/*.mjs', 'model_repository/**/*.js', 'scripts/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
