@@ -10,7 +10,12 @@ import path from 'node:path';
 import { fail, InferenceServerError, toServerError } from '../errors.js';
 import type { ThreadBudget } from '../execution/thread-budget.js';
 import type { ModelSource } from './configure-model.js';
-import { LoadSteps, type LoadPlan, type LoadStepsOptions } from './load-steps.js';
+import {
+  LoadSteps,
+  type LoadPlan,
+  type LoadStepsOptions,
+  type VersionStarter,
+} from './load-steps.js';
 import { assertValidModelName } from './model-name.js';
 import { indexRows, ModelLifecycle, type IndexRow } from './model-lifecycle.js';
 import { ModelRegistry } from './model-registry.js';
@@ -60,9 +65,16 @@ export class ModelManager {
   private readonly host = new ServerHost(this.registry);
   private readonly steps: LoadSteps;
 
-  constructor(private readonly options: ModelManagerOptions) {
+  /**
+   * `startVersion` is for tests only: it starts each version instead of the model's backend (a fake
+   * that starts no worker, see load-steps.ts's VersionStarter). Production code never passes it.
+   */
+  constructor(
+    private readonly options: ModelManagerOptions,
+    startVersion?: VersionStarter,
+  ) {
     const roots = options.repositories.map((r) => path.resolve(r));
-    this.steps = new LoadSteps(options, this.host, roots);
+    this.steps = new LoadSteps(options, this.host, roots, startVersion);
     if (options.mode === 'poll') {
       this.poller = new RepositoryPoller(
         {
