@@ -203,9 +203,12 @@ export class ModelManager {
       await Promise.all(dependents.map((e) => this.unload(e.name, options)));
     }
     // No name check here, as in Triton: the name is only looked up, never made into a path, so
-    // any string gets "not found" rather than a lecture on path traversal.
-    const entry = this.registry.entry(name);
-    if (entry === undefined) {
+    // any string gets "not found" rather than a lecture on path traversal. The look-up runs in the
+    // model's chain, after the operations asked before it: a load asked just before has no entry
+    // until it runs, and is unloaded once it has served, not overtaken.
+    return this.serialize(name, async () => {
+      const entry = this.registry.entry(name);
+      if (entry !== undefined) return this.steps.unload(entry);
       const sources = await this.scanAll();
       if (!sources.has(name)) {
         throw fail(
@@ -213,9 +216,7 @@ export class ModelManager {
           `failed to unload ${JSON.stringify(name.slice(0, 200))}: model not found`,
         );
       }
-      return;
-    }
-    return this.serialize(name, () => this.steps.unload(entry));
+    });
   }
 
   /** Every model the repositories hold or the registry knows, per version where it has any. */

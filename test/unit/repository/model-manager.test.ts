@@ -137,6 +137,20 @@ async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await flush();
 }
 
+/** Records the order in which `calls` settle, by name. */
+function trackOrder(calls: ReadonlyArray<readonly [string, Promise<void>]>) {
+  const order: string[] = [];
+  const all = Promise.all(
+    calls.map(([name, p]) =>
+      p.then(
+        () => void order.push(name),
+        (e: unknown) => void order.push(`${name} failed: ${String(e)}`),
+      ),
+    ),
+  );
+  return { order, all };
+}
+
 void describe('ModelManager: failed loads', () => {
   void it('answers a failed first load with Triton’s prefix; the model is UNAVAILABLE with the reason', async () => {
     const h = await harness();
@@ -334,6 +348,25 @@ void describe('ModelManager: unload and the order of operations', () => {
     await reloading;
     assert.notEqual(again, v1);
     assert.equal(h.serving(), again);
+  });
+
+  void it('runs load, unload, load asked together in that order', async () => {
+    const h = await harness();
+    const { order, all } = trackOrder([
+      ['load 1', h.manager.load('m', undefined)],
+      ['unload', h.manager.unload('m')],
+      ['load 2', h.manager.load('m', undefined)],
+    ]);
+    const first = (await h.start(1)).succeed();
+    // In order, the second load starts the model again; out of order it may start nothing.
+    const next = await Promise.race([h.start(2), all.then(() => undefined)]);
+    const second = next?.succeed();
+    await all;
+    assert.deepEqual(order, ['load 1', 'unload', 'load 2']);
+    assert.ok(second !== undefined, 'the second load started a version');
+    assert.notEqual(second, first, 'the unload stopped the first version; the second load started');
+    assert.equal(h.serving(), second);
+    await assert.rejects(first.scheduler.enqueue(request()), { code: 'SHUTTING_DOWN' });
   });
 
   void it('runs operations on two models independently', async () => {
