@@ -24,6 +24,7 @@ import { assertProvidersInstalled } from './onnxruntime/provider-availability.js
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
 import type { InstanceGroupPlan } from './onnxruntime/session-plan.js';
 import { scrubMessage } from './worker-errors.js';
+import { RESTART_CLOCK, type RestartClock } from './restart-backoff.js';
 
 /** The subset of a pino logger the pool uses. */
 export interface PoolLogger {
@@ -54,6 +55,8 @@ export interface InstancePoolInit {
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
+  /** Tests only: the restart back-off's clock (default: the real one, RESTART_CLOCK). */
+  readonly clock?: RestartClock;
 }
 
 /** The instances of one group plan. */
@@ -100,6 +103,7 @@ export class InstancePool {
         group: spec.instance,
         backend: this.backend,
         workerData: this.backend.workerData(workerData),
+        clock: init.clock ?? RESTART_CLOCK,
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
         log: (level, msg) => this.log(level, msg),
         sessionReady: (instance, event, replacement) =>

@@ -38,7 +38,7 @@ import type { RunChannel, WorkerBackend } from './run-channel.js';
 import type { RunScope } from './run-scope.js';
 import { STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
-import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
+import { restartDelayMs, RESTART_STABLE_MS, type RestartClock } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
@@ -67,6 +67,11 @@ export interface InstanceContext {
   readonly backend: WorkerBackend;
   /** The workerData of every worker of the group (the backend's `workerData` has extended it). */
   readonly workerData: WorkerInit;
+  /**
+   * The restart back-off's time: its delays, and how long a worker stayed up. The real clock
+   * (restart-backoff.ts's RESTART_CLOCK, whose timers do not keep the process alive), or a test's.
+   */
+  readonly clock: RestartClock;
   /** Makes worker error text safe for a client: no absolute paths. */
   scrub(message: string): string;
   log(level: 'info' | 'error', msg: string): void;
@@ -100,16 +105,17 @@ export class ModelInstance {
   /** The current worker; undefined once it is lost, until the next one starts. */
   private worker: Worker | undefined;
   private session: 'pending' | 'ready' | 'failed' = 'pending';
-  private readyAt = 0;
+  /** When the session became ready (clock time, ns). */
+  private readyAtNs = 0;
   /** The current worker has answered a run (any reply: the worker works). */
   private answered = false;
   /** Consecutive losses with no healthy worker in between: the back-off's input. */
   private failures = 0;
   private workersStarted = 0;
   private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the pending restart is due (performance.now() time), while `timer` is set. */
-  private retryAt = 0;
+  private timer: { cancel(): void } | undefined;
+  /** When the pending restart is due (clock time, ns), while `timer` is set. */
+  private retryAtNs = 0;
   /** Bounds the current worker's start (its backend's `limits.startMs`). */
   private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
@@ -263,13 +269,14 @@ export class ModelInstance {
    */
   get backoff(): { readonly failures: number; readonly remainingMs: number } | undefined {
     if (this.state !== 'waiting' || this.timer === undefined) return undefined;
-    return { failures: this.failures, remainingMs: Math.max(0, this.retryAt - performance.now()) };
+    const remainingMs = Math.max(0, (this.retryAtNs - this.ctx.clock.nowNs()) / 1e6);
+    return { failures: this.failures, remainingMs };
   }
 
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
     this.closing = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
@@ -370,7 +377,7 @@ export class ModelInstance {
       this.channel.sessionReady();
       this.session = 'ready';
       this.state = 'ready';
-      this.readyAt = performance.now();
+      this.readyAtNs = this.ctx.clock.nowNs();
       this.lastFailure = undefined;
       this.ctx.sessionReady(this, m, this.workersStarted > 1);
     } else {
@@ -447,7 +454,8 @@ export class ModelInstance {
 
   /** A worker that answered a run, or stayed up long enough, resets the back-off. */
   private wasHealthy(wasReady: boolean): boolean {
-    return wasReady && (this.answered || performance.now() - this.readyAt >= RESTART_STABLE_MS);
+    const upMs = (this.ctx.clock.nowNs() - this.readyAtNs) / 1e6;
+    return wasReady && (this.answered || upMs >= RESTART_STABLE_MS);
   }
 
   /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
@@ -476,15 +484,13 @@ export class ModelInstance {
       return;
     }
     this.state = 'waiting';
-    this.retryAt = performance.now() + delay;
-    this.timer = setTimeout(() => {
+    this.retryAtNs = this.ctx.clock.nowNs() + delay * 1e6;
+    this.timer = this.ctx.clock.setTimer(delay * 1e6, () => {
       this.timer = undefined;
       this.state = 'loading';
       this.replacing = this.replace();
       this.ctx.changed();
-    }, delay);
-    // A pending retry must not keep the process alive on its own.
-    this.timer.unref();
+    });
   }
 
   private async replace(): Promise<void> {

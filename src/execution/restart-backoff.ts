@@ -25,3 +25,27 @@ export function restartDelayMs(failures: number): number {
   const doublings = Math.min(failures - 2, 20);
   return Math.min(RESTART_MAX_DELAY_MS, RESTART_BASE_DELAY_MS * 2 ** doublings);
 }
+
+/**
+ * The back-off's time: monotonic nanoseconds, and timers that can be cancelled. The same shape as
+ * scheduler/'s SchedulerClock (a layer above, so not imported), which lets tests drive both with
+ * one manual clock.
+ */
+export interface RestartClock {
+  nowNs(): number;
+  /** Calls `fire` once, `delayNs` from now. */
+  setTimer(delayNs: number, fire: () => void): { cancel(): void };
+}
+
+/**
+ * The real clock of the back-off (model-instance.ts takes a test's manual clock instead). Its timers
+ * are unref'd: a pending retry must not keep the process alive on its own.
+ */
+export const RESTART_CLOCK: RestartClock = Object.freeze({
+  nowNs: () => Number(process.hrtime.bigint()),
+  setTimer(delayNs: number, fire: () => void) {
+    const t = setTimeout(fire, Math.ceil(delayNs / 1e6));
+    t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+});
