@@ -137,6 +137,17 @@ async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await flush();
 }
 
+/**
+ * `p`, which must settle within a few turns of the loop with no I/O in between: a call that should
+ * answer now fails the test instead of hanging it.
+ */
+async function soon<T>(p: Promise<T>, what: string): Promise<T> {
+  const late = Symbol('late');
+  const r = await Promise.race([p, settle().then(() => late)]);
+  if (r === late) assert.fail(`${what} did not settle`);
+  return r as T;
+}
+
 /** Records the order in which `calls` settle, by name. */
 function trackOrder(calls: ReadonlyArray<readonly [string, Promise<void>]>) {
   const order: string[] = [];
@@ -218,8 +229,12 @@ void describe('ModelManager: failed loads', () => {
 
   void it('refuses load and unload calls outside explicit mode', async () => {
     const h = await harness(['m'], 'none');
-    await assert.rejects(h.manager.load('m', undefined), { code: 'MODEL_CONTROL_DISABLED' });
-    await assert.rejects(h.manager.unload('m'), { code: 'MODEL_CONTROL_DISABLED' });
+    await assert.rejects(soon(h.manager.load('m', undefined), 'load'), {
+      code: 'MODEL_CONTROL_DISABLED',
+    });
+    await assert.rejects(soon(h.manager.unload('m'), 'unload'), {
+      code: 'MODEL_CONTROL_DISABLED',
+    });
     assert.equal(h.starts.length, 0);
   });
 });
@@ -246,7 +261,7 @@ void describe('ModelManager: replacement', () => {
     assert.deepEqual(h.rows(), ['1:READY:', '2:LOADING:']);
 
     const v2 = s2.succeed();
-    await reloading;
+    await soon(reloading, 'the load, with the old version still draining,');
     assert.equal(h.serving(), v2, 'new requests go to the new version from the switch');
     assert.equal(inFlight.result, undefined, 'the load answered while the old version drains');
     assert.deepEqual(h.rows(), ['1:UNLOADING:', '2:READY:']);
@@ -398,8 +413,8 @@ void describe('ModelManager: unload and the order of operations', () => {
     const closing = h.manager.close().then(() => {
       closed = true;
     });
-    await assert.rejects(h.manager.load('m', undefined), { code: 'SHUTTING_DOWN' });
-    await assert.rejects(h.manager.unload('m'), { code: 'SHUTTING_DOWN' });
+    await assert.rejects(soon(h.manager.load('m', undefined), 'load'), { code: 'SHUTTING_DOWN' });
+    await assert.rejects(soon(h.manager.unload('m'), 'unload'), { code: 'SHUTTING_DOWN' });
     await settle();
     assert.equal(closed, false, 'close waits for the load in flight');
     const v = s.succeed();
