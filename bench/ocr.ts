@@ -16,12 +16,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import sharp from 'sharp';
 import { commandLine, onInterrupt, runEntry } from './entry.js';
 import { nvidiaGpuModels } from './measure/gpu-models.js';
 import { machineInfo } from './measure/machine-info.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';
 import { OCR_CASES } from './model/ocr-images.js';
+import { importSharp, ocrPackagesMissing } from './model/ocr-packages.js';
 import { renderTextPng, textFontMissing } from './model/text-image.js';
 import { parseOcrOptions, type OcrOptions } from './ocr/ocr-options.js';
 import {
@@ -244,13 +244,14 @@ async function measureSetup(
 
 async function main(argv: readonly string[]): Promise<number> {
   const options = parseOcrOptions(argv);
-  const fontMissing = textFontMissing();
-  if (fontMissing !== undefined) throw new Error(fontMissing);
+  const cannotRun = textFontMissing() ?? ocrPackagesMissing();
+  if (cannotRun !== undefined) throw new Error(cannotRun);
+  const sharp = await importSharp();
   const pngs = OCR_CASES.map((c) => renderTextPng(c.image));
   const payloads = OCR_CASES.map((c, i) => payloadOf(pngs[i] as Buffer, c.lines));
   const imageInfo = await Promise.all(
     OCR_CASES.map(async (c, i) => {
-      const meta = await sharp(pngs[i]).metadata();
+      const meta = await sharp(pngs[i] as Buffer).metadata();
       return {
         name: c.name,
         width: meta.width ?? c.image.width,

