@@ -10,8 +10,8 @@
 FROM node:24-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-# --ignore-scripts: `prepare` would build before the sources are here; the dependencies' install
-# scripts are the ones .npmrc and package.json's allowScripts already leave off.
+# --ignore-scripts: `prepare` would build before the sources are here; .npmrc says the same, and
+# is copied so that the install runs under the project's npm settings.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src

@@ -96,7 +96,8 @@ void describe('InstancePool.start failures', () => {
         e.message.startsWith(
           'execution provider "cuda" is not installed in onnxruntime-node; on a GPU host either ' +
             'install it (npm pkg set allowScripts.onnxruntime-node=true --json && ' +
-            'ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci), or use the WebGPU provider',
+            'ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci --ignore-scripts=false), or use the WebGPU ' +
+            'provider',
         ),
     );
   });

@@ -60,8 +60,8 @@ void describe('assertProvidersInstalled', () => {
         e.message ===
           'execution provider "cuda" is not installed in onnxruntime-node; on a GPU host either ' +
             'install it (npm pkg set allowScripts.onnxruntime-node=true --json && ' +
-            'ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci), or use the WebGPU provider the npm package ' +
-            'ships: gpu_execution_accelerator [ { name: "webgpu" } ] in the model\'s ' +
+            'ONNXRUNTIME_NODE_INSTALL=cuda12 npm ci --ignore-scripts=false), or use the WebGPU ' +
+            'provider the npm package ships: gpu_execution_accelerator [ { name: "webgpu" } ] in the model\'s ' +
             'optimization.execution_accelerators (needs the Vulkan loader, libvulkan1)',
     );
   });
