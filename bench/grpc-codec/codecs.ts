@@ -142,6 +142,23 @@ export function generatedCodec(g: Generated): InferCodec {
   };
 }
 
+/**
+ * The generated encoders with `finish(true)`: protobufjs 8's Writer writes into one growing buffer
+ * and `finish()` copies it into an exact-size one; `finish(true)` returns a view of the writer's
+ * buffer instead (larger than the message: a caller must not keep it past the write).
+ */
+export function generatedSharedCodec(g: Generated): InferCodec {
+  return {
+    ...generatedCodec(g),
+    encodeResponse: (r) =>
+      g.ModelInferResponse.encode(r as inference.ModelInferResponse.$Properties).finish(true),
+    encodeStreamResponse: (s) =>
+      g.ModelStreamInferResponse.encode(
+        s as unknown as inference.ModelStreamInferResponse.$Properties,
+      ).finish(true),
+  };
+}
+
 /** The generated decoder followed by adaptRequest: a request as the server's codec reads it. */
 export function generatedAdaptedCodec(g: Generated): InferCodec {
   const plain = generatedCodec(g);
