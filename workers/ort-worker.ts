@@ -11,17 +11,12 @@ import { datatypeInfo, fromOrtType } from '../src/tensor/datatypes.js';
 import type { Datatype, NumericView, OrtType } from '../src/tensor/datatypes.js';
 import { fail } from '../src/errors.js';
 import type { WireError } from '../src/errors.js';
-import type {
-  RunRequest,
-  RunResponse,
-  RunTiming,
-  WorkerEvent,
-  WorkerInit,
-} from '../src/execution/messages.js';
+import type { RunRequest, RunResponse, RunTiming, WorkerEvent } from '../src/execution/messages.js';
 import { DeviceLock } from '../src/execution/onnxruntime/device-lock.js';
 import { serveDoorbell, type DoorbellInit } from '../src/execution/onnxruntime/doorbell.js';
 import { pinFloat16ToUint16 } from '../src/execution/onnxruntime/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/onnxruntime/session-options.js';
+import type { OrtWorkerInit } from '../src/execution/onnxruntime/session-plan.js';
 import { SectionRecorder } from '../src/execution/onnxruntime/test-gpu-target.js';
 import { explainWebGpuFailure } from '../src/execution/onnxruntime/webgpu-diagnosis.js';
 import {
@@ -45,7 +40,7 @@ if (parentPort === null) throw new Error('ort-worker must run as a piscina worke
 pinFloat16ToUint16(Tensor);
 
 const port = parentPort;
-const init = workerData as WorkerInit;
+const init = workerData as OrtWorkerInit;
 // What a client may see instead of the absolute model path: `<model>/<version>/<file>`.
 const scrub = {
   modelPath: init.modelPath,

@@ -1,6 +1,6 @@
 // A model version's instances: one `ModelInstance` (a worker thread owning one ORT session, or one
-// JavaScript model's module for `backend: "javascript"`) per instance of each instance-group plan
-// (per GPU for GPU groups). The pool is ready only when every instance has its session; it gives
+// JavaScript model's module for `backend: "javascript"`) per instance of each instance group its
+// backend planned (per GPU for GPU groups; each backend's plan is its own, run-channel.ts). The pool is ready only when every instance has its session; it gives
 // each instance one run at a time, holds runs while no instance is free, and closes only after
 // in-flight runs finish. Replacing lost workers is model-instance.ts.
 //
@@ -18,11 +18,9 @@ import type { WireError } from '../errors.js';
 import { FINALIZE_TASK } from './messages.js';
 import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.js';
 import type { RunScope } from './run-scope.js';
-import type { WorkerBackend } from './run-channel.js';
+import type { InstanceGroup, WorkerBackend } from './run-channel.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
-import { assertProvidersInstalled } from './onnxruntime/provider-availability.js';
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
-import type { InstanceGroupPlan } from './onnxruntime/session-plan.js';
 import { scrubMessage } from './worker-errors.js';
 import { RESTART_CLOCK, type RestartClock } from './restart-backoff.js';
 
@@ -33,12 +31,13 @@ export interface PoolLogger {
   error(msg: string): void;
 }
 
-export interface InstancePoolInit {
+/** `G`: the backend's plan of one instance group (an ORT group's carries its session plan). */
+export interface InstancePoolInit<G extends InstanceGroup = InstanceGroup> {
   readonly model: string;
   readonly version: number;
-  /** Absolute path of the .onnx file (never shown to clients). */
+  /** Absolute path of the model file (never shown to clients). */
   readonly modelPath: string;
-  readonly groups: readonly InstanceGroupPlan[];
+  readonly groups: readonly G[];
   /**
    * 'auto' (default) probes whether ORT takes SharedArrayBuffer-backed tensors; `false` forces the
    * copy path and `true` direct wrapping (tests cover both paths with it).
@@ -48,7 +47,7 @@ export interface InstancePoolInit {
    * The backend's workers and their run hand-off (run-channel.ts): ONNX Runtime's
    * (onnxruntime/ort-workers.ts) or JavaScript's (javascript/js-workers.ts).
    */
-  readonly backend: WorkerBackend;
+  readonly backend: WorkerBackend<G>;
   /**
    * `model_warmup` runs every worker performs before it reports ready (inputs in shared memory the
    * caller keeps alive until start() settles). A failing warmup fails the load, as in Triton.
@@ -61,14 +60,15 @@ export interface InstancePoolInit {
 
 /** The instances of one group plan. */
 interface Group {
-  readonly spec: InstanceGroupPlan;
+  readonly spec: InstanceGroup;
   readonly instances: readonly ModelInstance[];
 }
 
 /** A run waiting for a free instance: gets one, or the error that ends its wait. */
 type Waiting = (got: ModelInstance | WireError) => void;
 
-export class InstancePool {
+/** `G`: its backend's plan of one instance group (InstancePoolInit). */
+export class InstancePool<G extends InstanceGroup = InstanceGroup> {
   private closing = false;
   private closed: Promise<void> | undefined;
   private inFlightTotal = 0;
@@ -79,21 +79,20 @@ export class InstancePool {
   private readonly restartListeners: Array<() => void> = [];
   /** The model's inputs and outputs as the first ready session reported them. */
   private io: ModelIO | undefined;
-  private readonly backend: WorkerBackend;
+  private readonly backend: WorkerBackend<G>;
 
   private constructor(
-    private readonly init: InstancePoolInit,
+    private readonly init: InstancePoolInit<G>,
     sabTensors: boolean,
   ) {
     this.backend = init.backend;
     const shown = `${init.model}/${init.version}/${path.basename(init.modelPath)}`;
     this.groups = init.groups.map((spec) => {
-      const workerData: WorkerInit = {
+      const common: WorkerInit = {
         model: init.model,
         version: init.version,
         instance: spec.instance,
         modelPath: init.modelPath,
-        plan: spec.plan,
         sabTensors,
         warmup: init.warmup ?? [],
       };
@@ -102,7 +101,7 @@ export class InstancePool {
         version: init.version,
         group: spec.instance,
         backend: this.backend,
-        workerData: this.backend.workerData(workerData),
+        workerData: this.backend.workerData(common, spec),
         clock: init.clock ?? RESTART_CLOCK,
         scrub: (m) => scrubMessage(m, init.modelPath, shown),
         log: (level, msg) => this.log(level, msg),
@@ -124,12 +123,13 @@ export class InstancePool {
   }
 
   /**
-   * Starts every worker and resolves once all sessions exist. Fails with PROVIDER_UNAVAILABLE before
-   * any worker starts when a plan needs a provider the binding lacks, and with MODEL_LOAD_FAILED
-   * (carrying the worker's scrubbed ORT message) when any worker cannot create its session.
+   * Starts every worker and resolves once all sessions exist. Fails before any worker starts when
+   * the backend's check of the groups fails (ORT: PROVIDER_UNAVAILABLE when a plan needs a provider
+   * the binding lacks), and with MODEL_LOAD_FAILED (carrying the worker's scrubbed message) when any
+   * worker cannot create its session.
    */
-  static async start(init: InstancePoolInit): Promise<InstancePool> {
-    for (const g of init.groups) assertProvidersInstalled(g.plan);
+  static async start<G extends InstanceGroup>(init: InstancePoolInit<G>): Promise<InstancePool<G>> {
+    init.backend.checkGroups(init.groups);
     const sabTensors = await resolveSabTensors(init.sabTensors ?? 'auto');
     const pool = new InstancePool(init, sabTensors);
 
@@ -275,7 +275,7 @@ export class InstancePool {
   }
 
   private sessionReady(
-    spec: InstanceGroupPlan,
+    spec: InstanceGroup,
     instance: ModelInstance,
     event: SessionReadyEvent,
     replacement: boolean,

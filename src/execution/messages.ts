@@ -22,12 +22,12 @@
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
-import type { OrtSessionPlan } from './onnxruntime/session-plan.js';
 
 /**
  * workerData for a model-instance worker: the fields every backend's worker gets. A backend adds its
- * own (run-channel.ts, `WorkerBackend.workerData`; the JavaScript worker's are
- * javascript/js-workers.ts's `JavascriptWorkerData`). Plain data only (structured clone).
+ * own (run-channel.ts, `WorkerBackend.workerData`): the ORT worker's session plan and device lock
+ * (onnxruntime/session-plan.ts's `OrtWorkerInit`), the JavaScript worker's config and outputs
+ * (javascript/js-workers.ts's `JavascriptWorkerData`). Plain data only (structured clone).
  */
 export interface WorkerInit {
   readonly model: string;
@@ -35,7 +35,6 @@ export interface WorkerInit {
   /** Triton-style instance name, e.g. `mlp_0` or `mlp_0_gpu1`. */
   readonly instance: string;
   readonly modelPath: string;
-  readonly plan: OrtSessionPlan;
   /**
    * True when ORT accepts tensors over SharedArrayBuffer views (Node 22+); false on Node 20, where
    * the worker copies inputs into a reusable worker-local buffer first. Detected once at start.
@@ -49,18 +48,6 @@ export interface WorkerInit {
   readonly warmup?: readonly WarmupRun[];
   /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
   readonly instanceName?: string;
-  /**
-   * For an instance of a serialized GPU provider (WebGPU): its device's lock (device-lock.ts), held
-   * across session creation, each run and the session's release. Absent for every other instance.
-   */
-  readonly gpuLock?: GpuLockInit;
-}
-
-export interface GpuLockInit {
-  readonly deviceId: number;
-  readonly buffer: SharedArrayBuffer;
-  /** The test-only stand-in (test-gpu-target.ts): its record file, when it is on. */
-  readonly standInRecord?: string;
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */

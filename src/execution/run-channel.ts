@@ -1,6 +1,7 @@
 // What a backend gives each of its instances (model-instance.ts supervises the worker, the backend
-// carries its runs): the worker entry and its data, the bounds on its start and runs, and one run
-// channel per worker, the hand-off of runs to it. ONNX Runtime workers take runs over the doorbell
+// carries its runs): the check of its instance groups before any worker starts, the worker entry and
+// its data (typed per backend: an ORT worker's carries its session plan, a JavaScript worker's no ORT
+// field), the bounds on its start and runs, and one run channel per worker, the hand-off of runs to it. ONNX Runtime workers take runs over the doorbell
 // (onnxruntime/ort-workers.ts), or as piscina tasks; JavaScript workers as piscina tasks, with
 // their instance channel carrying BLS calls and decoupled responses (javascript/js-workers.ts).
 
@@ -8,12 +9,28 @@ import type { Piscina } from 'piscina';
 import type { RunRequest, RunResponse, WorkerInit } from './messages.js';
 import type { RunScope } from './run-scope.js';
 
-/** One backend's workers, as its instances start them. */
-export interface WorkerBackend {
+/**
+ * One worker pool's worth of identical instances, as a backend plans them: a CPU group, or one GPU
+ * of a GPU group. A backend's plan adds what its workers need (ORT: the session plan,
+ * onnxruntime/session-plan.ts's `InstanceGroupPlan`).
+ */
+export interface InstanceGroup {
+  /** Triton-style name: the group name (`mlp_0`), or `mlp_0_gpu1` for one GPU of a GPU group. */
+  readonly instance: string;
+  readonly count: number;
+}
+
+/** One backend's workers, as its instances start them; `G` is its plan of one instance group. */
+export interface WorkerBackend<G extends InstanceGroup = InstanceGroup> {
   /** The compiled worker entry (one per backend, in workers/). */
   readonly workerFile: string;
-  /** The worker's workerData: the common fields, plus what this backend's worker needs. */
-  workerData(common: WorkerInit): WorkerInit;
+  /**
+   * Checks the groups before any worker starts; throws to fail the start (ORT: every provider a
+   * plan names is installed, else PROVIDER_UNAVAILABLE).
+   */
+  checkGroups(groups: readonly G[]): void;
+  /** A worker's workerData: the common fields, plus what this backend's worker needs from `group`. */
+  workerData(common: WorkerInit, group: G): WorkerInit;
   /**
    * Bounds on the worker's start and runs, past which it is terminated. Undefined for workers that
    * must never be terminated while busy: an ORT worker inside session creation or session.run

@@ -36,6 +36,8 @@ export interface JavascriptWorkerData extends WorkerInit {
 export function javascriptWorkers(options: JavascriptWorkerOptions): WorkerBackend {
   return {
     workerFile: JS_WORKER_FILE,
+    // Its groups hold no session plan: nothing to check before its workers start.
+    checkGroups: () => {},
     workerData: (common): JavascriptWorkerData => ({ ...common, javascript: options.worker }),
     limits: { startMs: options.initializeTimeoutMs, runMs: options.executeTimeoutMs },
     finalizes: true,

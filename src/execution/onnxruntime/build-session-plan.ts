@@ -4,6 +4,7 @@
 
 import type { InstanceKind, ModelConfig } from '../../config/model-config.js';
 import type { OrtParameters } from '../../config/ort-parameters.js';
+import { instancePlacements } from '../instance-groups.js';
 import { executionProvidersFor } from './execution-providers.js';
 import type { InstanceGroupPlan, OrtSessionPlan } from './session-plan.js';
 import { threadsFor } from '../thread-budget.js';
@@ -35,9 +36,9 @@ export function buildSessionPlan(
 }
 
 /**
- * One `InstanceGroupPlan` per worker pool the model needs: a CPU group is one pool of `count`
- * workers; a GPU group is one pool of `count` workers per listed GPU (Triton places `count`
- * instances on each), named `<group>_gpu<id>`, so that every worker of a pool shares one plan.
+ * One `InstanceGroupPlan` per worker pool the model needs (instance-groups.ts: a CPU group is one
+ * pool of `count` workers; a GPU group is one pool of `count` workers per listed GPU, named
+ * `<group>_gpu<id>`), so that every worker of a pool shares one plan, with its group's threads.
  */
 export function buildInstanceGroupPlans(
   config: Pick<ModelConfig, 'name' | 'instance_group'>,
@@ -45,17 +46,13 @@ export function buildInstanceGroupPlans(
   version: number,
   budget: ThreadBudget,
 ): InstanceGroupPlan[] {
-  return config.instance_group.flatMap((group): InstanceGroupPlan[] => {
-    const threads = threadsFor(budget, config.name, version, group.name);
-    if (group.kind !== 'KIND_GPU') {
-      const plan = buildSessionPlan(ort, { kind: group.kind }, threads);
-      return [{ instance: group.name, count: group.count, plan }];
-    }
-    const gpus = group.gpus.length > 0 ? group.gpus : [0];
-    return gpus.map((deviceId) => ({
-      instance: `${group.name}_gpu${deviceId}`,
-      count: group.count,
-      plan: buildSessionPlan(ort, { kind: 'KIND_GPU', deviceId }, threads),
-    }));
-  });
+  return instancePlacements(config).map((p) => ({
+    instance: p.instance,
+    count: p.count,
+    plan: buildSessionPlan(
+      ort,
+      p.deviceId === undefined ? { kind: p.kind } : { kind: p.kind, deviceId: p.deviceId },
+      threadsFor(budget, config.name, version, p.group),
+    ),
+  }));
 }

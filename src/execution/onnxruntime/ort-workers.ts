@@ -1,5 +1,6 @@
-// The ONNX Runtime backend's workers (workers/ort-worker.ts, one InferenceSession each) and their
-// run hand-off: over the doorbell (doorbell.ts) once the session is ready, or, with the doorbell
+// The ONNX Runtime backend's workers (workers/ort-worker.ts, one InferenceSession each, built from
+// its group's session plan, which only they get, after the check that every provider a plan names
+// is installed) and their run hand-off: over the doorbell (doorbell.ts) once the session is ready, or, with the doorbell
 // off, each run as a piscina task. An ORT worker is never bounded by a timeout: terminating it
 // inside session creation or session.run aborts the process (onnxruntime-node 1.30).
 
@@ -8,14 +9,10 @@ import type { Piscina } from 'piscina';
 import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
 import { DoorbellClient, SERVE_TASK } from './doorbell.js';
 import { deviceLockBuffer, releaseLocksHeldBy } from './device-lock.js';
+import { assertProvidersInstalled } from './provider-availability.js';
+import type { InstanceGroupPlan, OrtWorkerInit } from './session-plan.js';
 import { testGpuRecordFile } from './test-gpu-target.js';
-import {
-  RECLAIM_TASK,
-  RELEASE_TASK,
-  type RunRequest,
-  type RunResponse,
-  type WorkerInit,
-} from '../messages.js';
+import { RECLAIM_TASK, RELEASE_TASK, type RunRequest, type RunResponse } from '../messages.js';
 import type { RunChannel, WorkerBackend } from '../run-channel.js';
 
 /** Compiled worker entry: dist/src/execution/onnxruntime/ -> dist/workers/ort-worker.js. */
@@ -43,11 +40,15 @@ export interface OrtWorkerOptions {
   readonly doorbell?: boolean;
 }
 
-export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend {
+export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend<InstanceGroupPlan> {
   const doorbell = options.doorbell !== false;
   return {
     workerFile: options.workerFile ?? defaultWorkerFile,
-    workerData: withGpuLock,
+    // PROVIDER_UNAVAILABLE before any worker starts when a plan needs a provider the binding lacks.
+    checkGroups: (groups) => {
+      for (const g of groups) assertProvidersInstalled(g.plan);
+    },
+    workerData: (common, group) => withGpuLock({ ...common, plan: group.plan }),
     limits: undefined,
     finalizes: false,
     // Outputs are copied out of ORT before the reply: the inputs are free once it arrives.
@@ -62,12 +63,12 @@ export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend {
 const standInRecord = testGpuRecordFile();
 
 /** Gives an instance of a serialized GPU provider (WebGPU) its device's lock. */
-function withGpuLock(common: WorkerInit): WorkerInit {
-  const ep = common.plan.executionProviders.find((p) => EXECUTION_PROVIDERS[p.name].serialized);
-  if (ep === undefined) return common;
+function withGpuLock(init: OrtWorkerInit): OrtWorkerInit {
+  const ep = init.plan.executionProviders.find((p) => EXECUTION_PROVIDERS[p.name].serialized);
+  if (ep === undefined) return init;
   const deviceId = ep.deviceId ?? 0;
   return {
-    ...common,
+    ...init,
     gpuLock: {
       deviceId,
       buffer: deviceLockBuffer(deviceId),

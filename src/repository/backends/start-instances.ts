@@ -1,14 +1,14 @@
-// Starts one version of a backend that runs instances (ONNX Runtime, JavaScript): its instance
-// pool (sessions and warmup in worker threads, with the backend's worker entry, run hand-off and
+// Starts one version of a backend that runs instances (ONNX Runtime, JavaScript): the backend's plan
+// of its instance groups (ORT: session plans with the budget's threads), its instance pool
+// (sessions and warmup in worker threads, with the backend's worker entry, run hand-off and
 // timeouts), the backend's check of the opened model against the config, its reporter and its
 // scheduler. The result serves as soon as the registry holds it.
 
 import type { ModelIO } from '../../config/read-model-io.js';
 import type { ModelConfig } from '../../config/model-config.js';
-import { buildInstanceGroupPlans } from '../../execution/onnxruntime/build-session-plan.js';
-import { unappliedOptionWarnings } from '../../execution/onnxruntime/execution-providers.js';
 import { InstancePool, type InstancePoolInit } from '../../execution/instance-pool.js';
 import type { WarmupRun } from '../../execution/messages.js';
+import type { InstanceGroup } from '../../execution/run-channel.js';
 import type { ThreadBudget } from '../../execution/thread-budget.js';
 import { ModelReporter } from '../../metrics/model-reporter.js';
 import { createScheduler } from '../../scheduler/create-scheduler.js';
@@ -17,10 +17,20 @@ import { modelSignature } from '../model-signature.js';
 import type { ModelVersion } from '../model-version.js';
 import type { BackendDeps } from './backend.js';
 
-/** What an instance backend adds to the common start. */
-export interface InstanceBackendParts {
+/** What an instance backend adds to the common start; `G` is its plan of one instance group. */
+export interface InstanceBackendParts<G extends InstanceGroup> {
+  /**
+   * The version's instance groups as its workers need them (ORT: each with its session plan and the
+   * threads `budget` gave it); `warn` logs at WARN.
+   */
+  groups(
+    configured: ConfiguredModel,
+    version: number,
+    budget: ThreadBudget,
+    warn: (message: string) => void,
+  ): readonly G[];
   /** The pool's workers and run hand-off (an ORT worker and its doorbell; a JavaScript model's worker and timeouts). */
-  poolOptions(configured: ConfiguredModel, deps: BackendDeps): Pick<InstancePoolInit, 'backend'>;
+  poolOptions(configured: ConfiguredModel, deps: BackendDeps): Pick<InstancePoolInit<G>, 'backend'>;
   /**
    * Checks the config against the model the instances opened; throws to fail the load. A backend
    * whose model has no signature of its own checks its responses against the config instead.
@@ -32,8 +42,8 @@ export interface InstanceBackendParts {
   readonly bytesMayHoldNul: boolean;
 }
 
-export async function startInstances(
-  parts: InstanceBackendParts,
+export async function startInstances<G extends InstanceGroup>(
+  parts: InstanceBackendParts<G>,
   c: ConfiguredModel,
   version: number,
   budget: ThreadBudget,
@@ -45,9 +55,7 @@ export async function startInstances(
   if (file === undefined) throw new Error(`version ${version} is not in the load plan`); // a bug
   const log = deps.logger.child({ model: config.name });
   const t0 = process.hrtime.bigint();
-  const groups = buildInstanceGroupPlans(config, c.ort, version, budget);
-  for (const g of groups)
-    for (const w of unappliedOptionWarnings(g.plan.executionProviders)) log.warn(w);
+  const groups = parts.groups(c, version, budget, (m) => log.warn(m));
   const pool = await InstancePool.start({
     model: config.name,
     version,

@@ -12,7 +12,10 @@ import { describe, it } from 'node:test';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
 import type { RunRequest, RunResponse, WorkerInit } from '../../../src/execution/messages.js';
 import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
-import type { OrtSessionPlan } from '../../../src/execution/onnxruntime/session-plan.js';
+import type {
+  InstanceGroupPlan,
+  OrtSessionPlan,
+} from '../../../src/execution/onnxruntime/session-plan.js';
 import { RESTART_MAX_DELAY_MS, RESTART_STABLE_MS } from '../../../src/execution/restart-backoff.js';
 import type { WorkerBackend } from '../../../src/execution/run-channel.js';
 import { flush } from '../scheduler/fixtures.js';
@@ -52,9 +55,10 @@ async function harness() {
   const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
   const clock = new ManualClock();
   const ort = ortWorkers({ workerFile: WORKER, doorbell: false });
-  const backend: WorkerBackend = {
+  const backend: WorkerBackend<InstanceGroupPlan> = {
     ...ort,
-    workerData: (common) => ({ ...ort.workerData(common), control: control.buffer }) as WorkerInit,
+    workerData: (common, group) =>
+      ({ ...ort.workerData(common, group), control: control.buffer }) as WorkerInit,
   };
   const lines: string[] = [];
   const waiters: Array<() => void> = [];

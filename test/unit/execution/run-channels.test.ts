@@ -13,6 +13,7 @@ import {
   type RunResponse,
 } from '../../../src/execution/messages.js';
 import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
+import { providerInventory } from '../../../src/execution/onnxruntime/provider-availability.js';
 
 const OK: RunResponse = { ok: true, outputs: [], timing: { inputNs: 0, inferNs: 0, outputNs: 0 } };
 const REQ: RunRequest = { inputs: [], outputs: [], members: [1, 1] };
@@ -37,6 +38,44 @@ const JS_OPTIONS = {
   bls: undefined,
 };
 
+void describe('ONNX Runtime workerData', () => {
+  void it("adds its group's session plan to the common fields; checks providers first", () => {
+    const backend = ortWorkers({ workerFile: '/w.js' });
+    const common = {
+      model: 'm',
+      version: 1,
+      instance: 'm_0',
+      modelPath: '/m/1/model.onnx',
+      sabTensors: false,
+    };
+    const plan = {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      enableCpuMemArena: true,
+      enableMemPattern: true,
+      configEntries: {},
+      executionProviders: [{ name: 'cpu', options: {} }],
+    } as const;
+    const group = { instance: 'm_0', count: 1, plan };
+    assert.deepEqual(backend.workerData(common, group), { ...common, plan });
+    assert.doesNotThrow(() => backend.checkGroups([group]));
+    const cuda = {
+      ...plan,
+      executionProviders: [{ name: 'cuda', options: {}, deviceId: 0 } as const],
+    };
+    const check = () => backend.checkGroups([{ ...group, plan: cuda }]);
+    // Where the binding has CUDA (a GPU host) the check passes; elsewhere it refuses the start.
+    if (providerInventory().installed.has('cuda')) assert.doesNotThrow(check);
+    else
+      assert.throws(
+        check,
+        (e: unknown) => (e as { code?: string }).code === 'PROVIDER_UNAVAILABLE',
+      );
+  });
+});
+
 void describe('ONNX Runtime run channel (doorbell off)', () => {
   void it('hands each run to piscina as it is, and a reclaim as RECLAIM_TASK', async () => {
     const backend = ortWorkers({ workerFile: '/w.js', doorbell: false });
@@ -59,17 +98,19 @@ void describe('ONNX Runtime run channel (doorbell off)', () => {
 });
 
 void describe('JavaScript run channel', () => {
-  void it('adds its workerData and limits, and finalizes', () => {
+  void it('adds its workerData (no ORT field) and limits, and finalizes', () => {
     const backend = javascriptWorkers(JS_OPTIONS);
     const common = {
       model: 'm',
       version: 1,
       instance: 'm_0',
       modelPath: '/m/1/model.js',
-      plan: {} as never,
       sabTensors: false,
     };
-    assert.deepEqual(backend.workerData(common), { ...common, javascript: JS_OPTIONS.worker });
+    const data = backend.workerData(common, { instance: 'm_0', count: 2 });
+    assert.deepEqual(data, { ...common, javascript: JS_OPTIONS.worker });
+    assert.equal('plan' in data, false);
+    assert.doesNotThrow(() => backend.checkGroups([{ instance: 'm_0', count: 2 }]));
     assert.deepEqual(backend.limits, { startMs: 2000, runMs: 1000 });
     assert.equal(backend.finalizes, true);
     assert.equal(backend.inputsFreeAfterRun, false);

@@ -13,13 +13,19 @@ import {
 import type { ModelConfig } from '../../../config/model-config.js';
 import type { JavascriptWorkerInit } from '../../../execution/javascript/js-worker-init.js';
 import { javascriptWorkers } from '../../../execution/javascript/js-workers.js';
+import { instancePlacements } from '../../../execution/instance-groups.js';
+import type { InstanceGroup } from '../../../execution/run-channel.js';
 import { fromConfigType } from '../../../tensor/datatypes.js';
 import type { Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
 
 /** The instance start's parts for a model with these settings. */
-function parts(js: JavascriptParameters): InstanceBackendParts {
+function parts(js: JavascriptParameters): InstanceBackendParts<InstanceGroup> {
   return {
+    // Its workers need only the pools' names and sizes (per GPU for a GPU group, as for ORT; the
+    // config pipeline admits only KIND_CPU). It holds no ORT session: the budget gave it no threads.
+    groups: (c) =>
+      instancePlacements(c.config).map((p) => ({ instance: p.instance, count: p.count })),
     poolOptions: (c, deps) => ({
       backend: javascriptWorkers({
         worker: javascriptWorkerInit(c.config, c.source.dir, js.decoupled),
