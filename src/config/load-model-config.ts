@@ -1,7 +1,8 @@
 // The config pipeline for one model directory: read config.pbtxt (or none, or the load API's JSON
 // instead) -> parse -> autocomplete (core fields, then the ORT backend's from the model file) ->
-// reject unsupported features -> normalize -> validate -> read the backend's parameters (ORT's, or
-// the JavaScript backend's) -> deep-freeze. The one place a ModelConfig (and its OrtParameters) is made.
+// reject unsupported features -> normalize -> validate -> deep-freeze. The one place a ModelConfig
+// is made. The backend's own settings (ORT's parameters, a JavaScript model's timeouts) are read
+// next, by its backend, when the repository configures the model (repository/backends/).
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,16 +17,10 @@ import {
 } from './autocomplete.js';
 import { checkModelAgainstConfig } from './check-model-io.js';
 import { deepFreeze } from './deep-freeze.js';
-import {
-  JAVASCRIPT_BACKEND,
-  JAVASCRIPT_MODEL_FILENAMES,
-  readJavascriptParameters,
-  type JavascriptParameters,
-} from './javascript-backend.js';
+import { JAVASCRIPT_BACKEND, JAVASCRIPT_MODEL_FILENAMES } from './javascript-backend.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
-import { readOrtParameters, type OrtParameters } from './ort-parameters.js';
 import { parseModelConfig } from './parse-model-config.js';
 import { parseModelConfigJson } from './parse-model-config-json.js';
 import type { ModelIO, ReadModelIO } from './read-model-io.js';
@@ -57,10 +52,6 @@ export interface LoadModelConfigOptions {
 
 export interface LoadedModelConfig {
   readonly config: ModelConfig;
-  /** The onnxruntime backend's parameters, graph level and execution providers, read from `config`. */
-  readonly ort: OrtParameters;
-  /** A `javascript` model's server-side settings (execute timeout); undefined for ONNX models. */
-  readonly javascript?: JavascriptParameters;
   /** Things the loader should log at WARN (autofilled values, ignored fields, unknown parameters). */
   readonly warnings: readonly string[];
   /**
@@ -122,23 +113,10 @@ export async function loadModelConfig(
     modelName,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
   });
-  // The backend's own fields, read once here; execution/ uses only this typed result. A JavaScript
-  // model's `parameters` are its own (they reach its initialize()), so ORT reads none of them and
-  // its settings stay at their defaults, unused.
-  const isJavascript = normalized.config.backend === JAVASCRIPT_BACKEND;
-  const ort = readOrtParameters(
-    isJavascript ? { ...normalized.config, parameters: {} } : normalized.config,
-  );
-  warnings.push(...ort.warnings);
-  const javascript = isJavascript
-    ? readJavascriptParameters(normalized.config, raw.model_transaction_policy?.decoupled === true)
-    : undefined;
   // The model was opened anyway: check the parts of the config that were not autofilled against it.
   if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
   return deepFreeze({
     config: normalized.config,
-    ort: ort.parameters,
-    ...(javascript !== undefined && { javascript }),
     warnings,
     configPath,
   });

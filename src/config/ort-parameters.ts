@@ -249,7 +249,8 @@ function checkDeviceIds(config: ModelConfig, providers: readonly ProviderSetting
  * -1 -> basic, 1 -> extended, 2 -> disabled. The backend silently treats any other value as "all";
  * infernode rejects it, since it is almost certainly a typo for one of the four.
  */
-function graphLevel(config: ModelConfig): GraphOptimizationLevel {
+/** `optimization.graph.level` as ORT's level; CONFIG_INVALID for any other value. */
+export function graphLevel(config: Pick<ModelConfig, 'optimization'>): GraphOptimizationLevel {
   const level = config.optimization?.graph?.level ?? 0;
   switch (level) {
     case 0:

@@ -25,8 +25,9 @@ export interface ValidateContext {
 const invalid = (message: string): Error => fail('CONFIG_INVALID', message);
 
 /**
- * Throws CONFIG_INVALID or UNSUPPORTED on the first broken rule. The onnxruntime backend's own
- * fields (parameters, graph level, accelerators) are read next, by `ort-parameters.ts`.
+ * Throws CONFIG_INVALID or UNSUPPORTED on the first broken rule. A backend's own settings (ORT's
+ * parameters, graph level and accelerators; a JavaScript model's timeouts) are read after the
+ * pipeline, by the model's backend (repository/backends/, `Backend.bind`).
  */
 export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): void {
   const name = config.name;

@@ -7,8 +7,8 @@ import path from 'node:path';
 import type { BackendConfig } from '../config/backend-config.js';
 import { loadModelConfig } from '../config/load-model-config.js';
 import type { ModelConfig } from '../config/model-config.js';
-import type { OrtParameters } from '../config/ort-parameters.js';
 import { fail } from '../errors.js';
+import type { ModelThreadDemand } from '../execution/thread-budget.js';
 import type { Backend, VersionStart } from './backends/backend.js';
 import { backendFor } from './backends/registry.js';
 import { selectVersions } from './version-policy.js';
@@ -35,10 +35,11 @@ export interface ConfiguredModel {
   readonly config: ModelConfig;
   /** The backend that runs it (backends/registry.ts), chosen once here from the config. */
   readonly backend: Backend;
-  readonly ort: OrtParameters;
-  /** Starts one of its versions: its backend's start, bound to the settings the pipeline read. */
+  /** Starts one of its versions: its backend's start, bound to the settings the backend read. */
   readonly start: VersionStart;
-  /** Things to log at WARN (autofilled values, ignored fields). */
+  /** What each version asks of the thread budget (its backend's reading of the config). */
+  readonly threadParameters: ModelThreadDemand['params'];
+  /** Things to log at WARN (autofilled values, ignored fields, the backend's unknown parameters). */
   readonly warnings: readonly string[];
   /** The versions to serve (present and selected by version_policy), ascending. */
   readonly files: ReadonlyMap<number, VersionFile>;
@@ -65,8 +66,10 @@ export async function configureModel(
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
     ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });
-  const { config, ort, warnings } = loaded;
+  const { config } = loaded;
   const backend = backendFor(config);
+  // The backend reads its own settings before anything else may fail the load, as the pipeline did.
+  const bound = backend.bind(loaded);
   const files = await versionFiles(source, config, backend);
   if (files.size === 0) {
     throw fail(
@@ -78,9 +81,9 @@ export async function configureModel(
     source,
     config,
     backend,
-    ort,
-    start: backend.bind(loaded),
-    warnings,
+    start: bound.start,
+    threadParameters: bound.threadParameters,
+    warnings: [...loaded.warnings, ...bound.warnings],
     files,
   };
 }

@@ -162,7 +162,7 @@ export class LoadSteps {
       model: configured.config.name,
       version,
       groups: configured.config.instance_group,
-      params: configured.ort,
+      params: configured.threadParameters,
       ortSessions: configured.backend.ortSessions,
     }));
     return { entry, configured, override, keep, start, retire, demands };

@@ -3,8 +3,10 @@
 // backend (or, for an ensemble, its platform) to one `Backend`, once, when the model is configured;
 // from then on the load steps ask the backend and never look at the config's backend fields again.
 //
-// A backend decides: whether a version directory holds a model file, whether its instances hold
-// ONNX Runtime sessions (the thread budget divides their threads), and how a version starts (its
+// A backend decides: whether a version directory holds a model file, what it reads of the config
+// beyond the common fields (ORT: its parameters, graph level and accelerators; JavaScript: its
+// timeouts), whether its instances hold ONNX Runtime sessions (the thread budget divides their
+// threads), and how a version starts (its
 // instances' workers with its own worker entry, run hand-off and timeouts, and the check of the
 // model it opened against the config; or, for an ensemble, no instances at all). The worker-side
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
@@ -12,7 +14,7 @@
 import type { LoadedModelConfig } from '../../config/load-model-config.js';
 import type { ModelConfig } from '../../config/model-config.js';
 import type { WarmupRun } from '../../execution/messages.js';
-import type { ThreadBudget } from '../../execution/thread-budget.js';
+import type { ModelThreadDemand, ThreadBudget } from '../../execution/thread-budget.js';
 import type { Logger } from '../../logger.js';
 import type { MetricsCatalog } from '../../metrics/metrics-catalog.js';
 import type { ConfiguredModel } from '../configure-model.js';
@@ -52,12 +54,33 @@ export interface Backend {
    */
   dependencies(config: ModelConfig): readonly string[];
   /**
-   * Binds what the config pipeline read for this backend (a JavaScript model's timeouts) into the
+   * Reads this backend's own settings from the validated config (ORT's parameters, a JavaScript
+   * model's timeouts; CONFIG_INVALID or UNSUPPORTED naming what is wrong) and binds them into the
    * start of the model's versions. Called once, when the model is configured; the result is kept
    * on the ConfiguredModel, so no backend's settings ride there as optional fields.
    */
-  bind(loaded: LoadedModelConfig): VersionStart;
+  bind(loaded: LoadedModelConfig): BoundBackend;
 }
+
+/** A backend with the settings it read from one model's config. */
+export interface BoundBackend {
+  /** Starts one of the model's versions with those settings. */
+  readonly start: VersionStart;
+  /**
+   * What each version asks of the thread budget. Only a backend whose instances hold ORT sessions
+   * (`ortSessions`) asks for threads; the others' parameters are never read (NO_THREAD_PARAMETERS).
+   */
+  readonly threadParameters: ModelThreadDemand['params'];
+  /** Things to log at WARN from reading them (unknown or unapplied parameters). */
+  readonly warnings: readonly string[];
+}
+
+/** The thread parameters of a backend whose instances open no ORT session: the budget reads none. */
+export const NO_THREAD_PARAMETERS: ModelThreadDemand['params'] = Object.freeze({
+  intraOpThreadCount: 0,
+  interOpThreadCount: 0,
+  executionMode: 'sequential',
+});
 
 /**
  * Starts one version of `configured`: its instances and scheduler, serving as soon as the registry

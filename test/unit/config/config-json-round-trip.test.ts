@@ -9,7 +9,6 @@ import { copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { toConfigJson, type ConfigJsonOptions } from '../../../src/config/config-json.js';
-import { loadModelConfig } from '../../../src/config/load-model-config.js';
 import type { ModelConfig } from '../../../src/config/model-config.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { parseModelConfigJson } from '../../../src/config/parse-model-config-json.js';
@@ -17,7 +16,7 @@ import { bundledModels } from '../../../scripts/onnx/bundled-models.js';
 import { fixtureModels } from '../../../scripts/onnx/fixture-models.js';
 import { writeModels } from '../../../scripts/onnx/generated-model.js';
 import { MODEL_REPOSITORY, REPO_ROOT } from '../../helpers/paths.js';
-import { tempRepository } from './model-dir-helpers.js';
+import { loadAndBind, tempRepository } from './model-dir-helpers.js';
 import { pipelineFrom } from './pipeline-helpers.js';
 
 const INT64_FORMS: readonly NonNullable<ConfigJsonOptions['int64']>[] = ['number', 'string'];
@@ -58,14 +57,19 @@ void test('every committed model_repository config is a bundled model, a JavaScr
 for (const m of [...bundled, ...fixtures]) {
   void test(`round trip through loadModelConfig: ${m.name}`, async () => {
     const dir = path.join(repo.root(), m.name);
-    const original = await loadModelConfig(dir);
+    const original = await loadAndBind(dir);
     for (const int64 of INT64_FORMS) {
-      const again = await loadModelConfig(dir, {
-        configOverride: { json: asOverride(original.config, int64) },
+      const again = await loadAndBind(dir, {
+        configOverride: { json: asOverride(original.loaded.config, int64) },
       });
-      assert.deepStrictEqual(again.config, original.config, `int64 as ${int64}`);
-      assert.deepStrictEqual(again.ort, original.ort, `int64 as ${int64}`);
-      assert.equal(again.configPath, undefined);
+      assert.deepStrictEqual(again.loaded.config, original.loaded.config, `int64 as ${int64}`);
+      // What its backend reads of it (ORT's parameters) is the same too.
+      assert.deepStrictEqual(
+        again.bound.threadParameters,
+        original.bound.threadParameters,
+        `int64 as ${int64}`,
+      );
+      assert.equal(again.loaded.configPath, undefined);
     }
   });
 }

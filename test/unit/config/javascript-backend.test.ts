@@ -1,11 +1,14 @@
-// The config pipeline for `backend: "javascript"` models over real directories: the model file it
-// picks, what such a config must say itself, the execute and initialize timeout parameters, and that the model's
-// own parameters are not read as ONNX Runtime settings.
+// The config pipeline for `backend: "javascript"` models over real directories, then the JavaScript
+// backend's reading of its settings: the model file it picks, what such a config must say itself,
+// the execute and initialize timeout parameters, and that the model's own parameters are not read
+// as ONNX Runtime settings.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadModelConfig } from '../../../src/config/load-model-config.js';
-import { loadError, neverRead, tempRepository } from './model-dir-helpers.js';
+import { NO_THREAD_PARAMETERS } from '../../../src/repository/backends/backend.js';
+import { readJavascriptParameters } from '../../../src/repository/backends/javascript/javascript-parameters.js';
+import { loadAndBind, loadError, neverRead, tempRepository } from './model-dir-helpers.js';
 
 const repo = tempRepository('infernode-js-config-');
 
@@ -26,7 +29,7 @@ void test('a javascript model defaults to model.js, one instance, a 30 s execute
     loaded.config.instance_group.map((g) => [g.kind, g.count]),
     [['KIND_CPU', 1]],
   );
-  assert.deepEqual(loaded.javascript, {
+  assert.deepEqual(readJavascriptParameters(loaded.config), {
     executeTimeoutMs: 30_000,
     initializeTimeoutMs: 60_000,
     decoupled: false,
@@ -51,15 +54,16 @@ void test("the model's parameters are its own; the two timeouts are read once", 
       `parameters { key: "intra_op_thread_count" value: { string_value: "not a number" } }`,
     '1/model.js': '',
   });
-  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
-  assert.deepEqual(loaded.javascript, {
+  const { loaded, bound, warnings } = await loadAndBind(dir, { readModelIO: neverRead });
+  assert.deepEqual(readJavascriptParameters(loaded.config), {
     executeTimeoutMs: 250,
     initializeTimeoutMs: 1500,
     decoupled: false,
   });
-  assert.equal(loaded.ort.intraOpThreadCount, 0);
+  // No ORT reader sees them: the model asks the thread budget for nothing.
+  assert.equal(bound.threadParameters, NO_THREAD_PARAMETERS);
   assert.deepEqual(
-    loaded.warnings.filter((w) => /parameter/.test(w)),
+    warnings.filter((w) => /parameter/.test(w)),
     [],
   );
   assert.equal(loaded.config.parameters.intra_op_thread_count?.string_value, 'not a number');

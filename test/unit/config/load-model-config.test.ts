@@ -8,7 +8,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadModelConfig } from '../../../src/config/load-model-config.js';
 import { ELEM, encodeModel, node, tensorValue } from '../../../scripts/onnx/graph-builder.js';
-import { loadError, neverRead, recorder, tempRepository } from './model-dir-helpers.js';
+import {
+  loadAndBind,
+  loadError,
+  neverRead,
+  recorder,
+  tempRepository,
+} from './model-dir-helpers.js';
 
 const repo = tempRepository('infernode-load-config-');
 const model = repo.model;
@@ -53,22 +59,22 @@ void test('the result is deeply frozen', async () => {
   assert.ok(Object.isFrozen(loaded.config.input[0]?.dims));
   assert.ok(Object.isFrozen(loaded.config.instance_group[0]));
   assert.ok(Object.isFrozen(loaded.config.parameters));
-  assert.ok(Object.isFrozen(loaded.ort.cpuProviders[0]));
   assert.throws(() => {
     (loaded.config as { max_batch_size: number }).max_batch_size = 1;
   }, TypeError);
 });
 
-void test('the ORT parameters are read once, beside the config, with their warnings', async () => {
+void test('the ORT backend reads its parameters once, after the config, with their warnings', async () => {
   const dir = await model('params', {
     'config.pbtxt': `input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }
        parameters { key: "execution_mode" value { string_value: "1" } }
        parameters { key: "share_session_between_instances" value { string_value: "1" } }`,
     '1/model.onnx': '',
   });
-  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
-  assert.equal(loaded.ort.executionMode, 'parallel');
-  assert.deepEqual(loaded.warnings, [
+  const { bound, warnings } = await loadAndBind(dir, { readModelIO: neverRead });
+  assert.equal(bound.threadParameters.executionMode, 'parallel');
+  assert.ok(Object.isFrozen(bound.threadParameters));
+  assert.deepEqual(warnings, [
     'parameter "share_session_between_instances" is not applied: each instance is a worker ' +
       'thread with its own session; sessions cannot be shared across threads',
   ]);

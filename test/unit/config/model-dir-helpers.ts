@@ -6,9 +6,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { loadModelConfig } from '../../../src/config/load-model-config.js';
+import { loadModelConfig, type LoadedModelConfig } from '../../../src/config/load-model-config.js';
 import type { ModelIO } from '../../../src/config/read-model-io.js';
 import { InferenceServerError } from '../../../src/errors.js';
+import type { BoundBackend } from '../../../src/repository/backends/backend.js';
+import { backendFor } from '../../../src/repository/backends/registry.js';
 
 export const BATCHABLE: ModelIO = {
   inputs: [{ name: 'x', ortType: 'float32', shape: ['batch', 3] }],
@@ -74,15 +76,29 @@ export function recorder(io: ModelIO = BATCHABLE): {
 export const neverRead = (): Promise<ModelIO> =>
   Promise.reject(new Error('the model must not be opened'));
 
+/**
+ * The config pipeline, then its backend's reading of the backend's own settings (ORT parameters,
+ * JavaScript timeouts): what configureModel does before it looks for version files.
+ */
+export async function loadAndBind(
+  dir: string,
+  options: Parameters<typeof loadModelConfig>[1] = {},
+): Promise<{ loaded: LoadedModelConfig; bound: BoundBackend; warnings: readonly string[] }> {
+  const loaded = await loadModelConfig(dir, options);
+  const bound = backendFor(loaded.config).bind(loaded);
+  return { loaded, bound, warnings: [...loaded.warnings, ...bound.warnings] };
+}
+
+/** The error of the config pipeline or of its backend's reading (loadAndBind). */
 export async function loadError(
   dir: string,
   options: Parameters<typeof loadModelConfig>[1] = {},
 ): Promise<InferenceServerError> {
   try {
-    await loadModelConfig(dir, options);
+    await loadAndBind(dir, options);
   } catch (e) {
     assert.ok(e instanceof InferenceServerError, String(e));
     return e;
   }
-  assert.fail('expected loadModelConfig to fail');
+  assert.fail('expected loadModelConfig or its backend to fail');
 }

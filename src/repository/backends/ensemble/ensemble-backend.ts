@@ -8,7 +8,7 @@ import type { ModelConfig } from '../../../config/model-config.js';
 import { ModelReporter } from '../../../metrics/model-reporter.js';
 import { modelSignature } from '../../model-signature.js';
 import type { ModelVersion } from '../../model-version.js';
-import type { Backend, BackendDeps } from '../backend.js';
+import { NO_THREAD_PARAMETERS, type Backend, type BackendDeps } from '../backend.js';
 import { checkEnsemble } from './check-ensemble.js';
 import { stepVersion } from './ensemble-host.js';
 import { EnsembleScheduler } from './ensemble-scheduler.js';
@@ -20,9 +20,14 @@ export const ENSEMBLE: Backend = Object.freeze<Backend>({
   // Each step's model checks its own inputs for NUL bytes.
   bytesMayHoldNul: true,
   dependencies: (config) => ensembleDependencies(config),
-  // Synchronous throws become the load's rejection, as for the other backends.
-  bind: () => (configured, version, _budget, _warmup, deps) =>
-    Promise.resolve().then(() => startEnsembleVersion(configured.config, version, deps)),
+  // It reads nothing beyond the common fields (config/validate-ensemble.ts checks its steps).
+  bind: () => ({
+    // Synchronous throws become the load's rejection, as for the other backends.
+    start: (configured, version, _budget, _warmup, deps) =>
+      Promise.resolve().then(() => startEnsembleVersion(configured.config, version, deps)),
+    threadParameters: NO_THREAD_PARAMETERS,
+    warnings: [],
+  }),
 });
 
 function startEnsembleVersion(

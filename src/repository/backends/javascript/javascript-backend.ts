@@ -2,22 +2,20 @@
 // a worker (workers/js-worker.ts) that imports the model's module and calls its initialize(); its
 // runs go as piscina tasks, with the instance channel (execution/javascript/) carrying BLS calls and
 // decoupled responses; each start and run is bounded by the model's timeouts (config/
-// javascript-backend.ts). It holds no ORT session, and the model has no signature of its own: its
+// javascript-parameters.ts, read once when the model is configured). It holds no ORT session, and the model has no signature of its own: its
 // responses are checked against the config instead.
 
 import { toConfigJson } from '../../../config/config-json.js';
-import {
-  JAVASCRIPT_BACKEND,
-  type JavascriptParameters,
-} from '../../../config/javascript-backend.js';
+import { JAVASCRIPT_BACKEND } from '../../../config/javascript-backend.js';
 import type { ModelConfig } from '../../../config/model-config.js';
 import type { JavascriptWorkerInit } from '../../../execution/javascript/js-worker-init.js';
 import { javascriptWorkers } from '../../../execution/javascript/js-workers.js';
 import { instancePlacements } from '../../../execution/instance-groups.js';
 import type { InstanceGroup } from '../../../execution/run-channel.js';
 import { fromConfigType } from '../../../tensor/datatypes.js';
-import type { Backend } from '../backend.js';
+import { NO_THREAD_PARAMETERS, type Backend } from '../backend.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
+import { readJavascriptParameters, type JavascriptParameters } from './javascript-parameters.js';
 
 /** The instance start's parts for a model with these settings. */
 function parts(js: JavascriptParameters): InstanceBackendParts<InstanceGroup> {
@@ -48,14 +46,16 @@ export const JAVASCRIPT: Backend = Object.freeze<Backend>({
   ortSessions: false,
   // The model gets each element's bytes as sent.
   bytesMayHoldNul: true,
+  // Its two timeouts; every other parameter is the model's own (no ORT reader sees them).
   bind: (loaded) => {
-    const js = loaded.javascript;
-    // The config pipeline reads a javascript model's parameters whenever its backend is this one.
-    if (js === undefined)
-      throw new Error(`model ${loaded.config.name} has no JavaScript parameters`);
-    const bound = parts(js);
-    return (configured, version, budget, warmup, deps) =>
-      startInstances(bound, configured, version, budget, warmup, deps);
+    const bound = parts(readJavascriptParameters(loaded.config));
+    return {
+      start: (configured, version, budget, warmup, deps) =>
+        startInstances(bound, configured, version, budget, warmup, deps),
+      // Each instance is one worker thread with no ORT session: it asks the budget for no threads.
+      threadParameters: NO_THREAD_PARAMETERS,
+      warnings: [],
+    };
   },
 });
 

@@ -6,7 +6,7 @@
 
 import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
 import { checkModelAgainstConfig } from '../../../config/check-model-io.js';
-import type { OrtParameters } from '../../../config/ort-parameters.js';
+import { readOrtParameters, type OrtParameters } from '../../../config/ort-parameters.js';
 import { buildInstanceGroupPlans } from '../../../execution/onnxruntime/build-session-plan.js';
 import { unappliedOptionWarnings } from '../../../execution/onnxruntime/execution-providers.js';
 import { ortWorkers } from '../../../execution/onnxruntime/ort-workers.js';
@@ -41,9 +41,15 @@ export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   ortSessions: true,
   // ONNX Runtime reads a BYTES element as a C string: a NUL would cut it short.
   bytesMayHoldNul: false,
+  // Its parameters, graph level and execution providers, read once (config/ort-parameters.ts).
   bind: (loaded) => {
-    const bound = parts(loaded.ort);
-    return (configured, version, budget, warmup, deps) =>
-      startInstances(bound, configured, version, budget, warmup, deps);
+    const ort = readOrtParameters(loaded.config);
+    const bound = parts(ort.parameters);
+    return {
+      start: (configured, version, budget, warmup, deps) =>
+        startInstances(bound, configured, version, budget, warmup, deps),
+      threadParameters: ort.parameters,
+      warnings: ort.warnings,
+    };
   },
 });
