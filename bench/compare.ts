@@ -1,5 +1,4 @@
-#!/usr/bin/env node
-// `npm run bench:compare`: the same model, batch size and load levels against raw onnxruntime-node
+// `infernode-bench compare` (`npm run bench:compare`): the same model, batch size and load levels against raw onnxruntime-node
 // (no server), a naive Fastify server and infernode (or infernode over each of its transports,
 // --targets protocols: HTTP JSON and binary, WebSocket, gRPC unary and stream; or, --thread-sweep,
 // over each transport at each --http-thread-count and as N processes), one after another
@@ -10,13 +9,14 @@ import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModelConfig } from '../src/config/load-model-config.js';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { signatureFromConfig } from './model/model-signature.js';
-import { helpText } from './options/flag-table.js';
+import { flagsFor, UNSUPPORTED } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import { UsageError } from './options/usage-error.js';
 import { benchEntry } from './paths.js';
+import type { SubcommandModule } from './subcommands.js';
 import { binaryRequestBody } from './model/request-body.js';
 import type { BenchOptions, CompareTarget } from './options/bench-options.js';
 import { prepareRun, type PreparedRun } from './prepare-run.js';
@@ -308,11 +308,7 @@ async function runThreadSweep(
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { help, options } = parseBenchFlags(argv, 'compare');
-  if (help) {
-    process.stdout.write(helpText('compare'));
-    return 0;
-  }
+  const { options } = parseBenchFlags(argv, 'compare');
   if (options.protocol === 'ws') {
     throw new UsageError(
       '-i ws: the comparators speak HTTP only; compare infernode over WebSocket with --targets protocols (or infernode-ws)',
@@ -448,7 +444,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const result: BenchResult = {
     schema: RESULT_SCHEMA,
     kind: 'compare',
-    command: commandLine('bench:compare', argv),
+    command: commandLine('compare', argv),
     startedAt,
     finishedAt: new Date().toISOString(),
     machine,
@@ -493,4 +489,8 @@ async function main(argv: readonly string[]): Promise<number> {
   return targets.every((t) => t.levels.every((l) => l.summary.errors === 0)) ? 0 : 1;
 }
 
-runEntry('bench:compare', main);
+export const command: SubcommandModule = {
+  flags: flagsFor('compare'),
+  refusals: UNSUPPORTED,
+  main,
+};

@@ -8,8 +8,7 @@
 import http from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { commandLine, runEntry } from './entry.js';
+import { commandLine } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { UsageError } from './options/usage-error.js';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
@@ -21,6 +20,8 @@ import {
 } from './pipelines/ensemble-result.js';
 import { publishEnsembleOverhead } from './report/publish.js';
 import { frontEndOf, startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 const TEXTS = [
   'I love this movie, it was great!',
@@ -137,16 +138,17 @@ async function cell(
   };
 }
 
+/** Every flag of `infernode-bench ensemble`: parsing and its --help read this table. */
+export const FLAGS = {
+  concurrency: { kind: 'string', default: '1,8', help: 'Comma list of client concurrencies' },
+  'measure-secs': { kind: 'string', default: '5', help: 'Measured time per cell, s' },
+  'warmup-secs': { kind: 'string', default: '1', help: 'Warm-up per cell, s' },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      concurrency: { type: 'string', default: '1,8' },
-      'measure-secs': { type: 'string', default: '5' },
-      'warmup-secs': { type: 'string', default: '1' },
-      'no-publish': { type: 'boolean', default: false },
-    },
-  });
+  const { values } = parseFlags(argv, FLAGS);
   const concurrencies = (values.concurrency ?? '').split(',').map(Number);
   const measureSecs = Number(values['measure-secs']);
   const warmupSecs = Number(values['warmup-secs']);
@@ -173,7 +175,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const result: EnsembleResult = {
     schema: ENSEMBLE_SCHEMA,
     startedAt: new Date().toISOString(),
-    command: commandLine('bench:ensemble', argv),
+    command: commandLine('ensemble', argv),
     machine: machineInfo(),
     frontEnd: frontEndOf(server),
     measureSecs,
@@ -188,4 +190,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return cells.some((c) => c.errors > 0) ? 1 : 0;
 }
 
-runEntry('bench:ensemble', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import { UsageError } from './options/usage-error.js';
-import { REPO_ROOT } from './paths.js';
+import { benchEntry, REPO_ROOT } from './paths.js';
 
 const cleanups = new Set<() => Promise<void>>();
 
@@ -17,16 +17,29 @@ export function onInterrupt(f: () => Promise<void>): () => void {
 const quote = (a: string): string =>
   /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
 
-/** `npm run <script> -- args` when npm started us, else `node <script path> args`. */
-export function commandLine(script: string, argv: readonly string[]): string {
+/** The npm script that aliases a subcommand: `bench` for run, `bench:<name>` for the others. */
+export const npmScript = (subcommand: string): string =>
+  subcommand === 'run' ? 'bench' : `bench:${subcommand}`;
+
+/**
+ * `npm run <script> -- args` when npm started the subcommand through its alias, else
+ * `node dist/bench/cli.js <subcommand> args`: what to type to repeat the run.
+ */
+export function commandLine(subcommand: string, argv: readonly string[]): string {
   const args = argv.map(quote).join(' ');
+  const script = npmScript(subcommand);
   if (process.env.npm_lifecycle_event === script)
     return `npm run ${script}${args === '' ? '' : ` -- ${args}`}`;
-  const self = path.relative(REPO_ROOT, process.argv[1] ?? script);
-  return `node ${self}${args === '' ? '' : ` ${args}`}`;
+  const self = path.relative(REPO_ROOT, benchEntry('cli.js'));
+  return `node ${self} ${subcommand}${args === '' ? '' : ` ${args}`}`;
 }
 
-export function runEntry(name: string, main: (argv: readonly string[]) => Promise<number>): void {
+/** Runs one subcommand's main to its exit code: 2 for a bad command line, 1 for a failed run. */
+export function runEntry(
+  name: string,
+  argv: readonly string[],
+  main: (argv: readonly string[]) => Promise<number>,
+): void {
   let interrupted = false;
   const interrupt = (): void => {
     if (interrupted) process.exit(130);
@@ -36,7 +49,7 @@ export function runEntry(name: string, main: (argv: readonly string[]) => Promis
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
-  main(process.argv.slice(2)).then(
+  main(argv).then(
     (code) => process.exit(code),
     (e: unknown) => {
       if (e instanceof UsageError) {

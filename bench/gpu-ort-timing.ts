@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // Raw ONNX Runtime timings, one session per provider in this process, no server: the bundled mlp
 // at several batch sizes, the PP-OCRv4 detector on one 640x640 image and its recogniser, on the CPU
 // provider with every core and on WebGPU. Shows where the GPU wins (convolutions, big batches) and where its
@@ -7,18 +6,18 @@
 // warm-up runs, and the largest difference between the two providers' last outputs. Writes
 // <out>/gpu-ort-timing.json.
 //
-//   node dist/bench/gpu-ort-timing.js [--runs 20] [--out bench/out]
+//   node dist/bench/cli.js gpu-timing [--runs 20] [--out bench/out]
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { runEntry } from './entry.js';
 import type { GpuOrtTiming, GpuTimingRow } from './gpu/gpu-result.js';
 import { machineInfo } from './measure/machine-info.js';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface Case {
   readonly name: string;
@@ -92,14 +91,15 @@ async function time(
   };
 }
 
+/** Every flag of `infernode-bench gpu-timing`: parsing and its --help read this table. */
+export const FLAGS = {
+  runs: { kind: 'string', default: '20', help: 'Timed runs per case (after 3 warm-up runs)' },
+  out: { kind: 'string', default: BENCH_OUT, help: 'Folder for gpu-ort-timing.json' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      runs: { type: 'string', default: '20' },
-      out: { type: 'string', default: BENCH_OUT },
-    },
-  });
+  const { values } = parseFlags(argv, FLAGS);
   const runs = Number(values.runs);
   const rows: GpuTimingRow[] = [];
   for (const c of CASES) {
@@ -140,4 +140,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runEntry('gpu-ort-timing', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The GPU soak: one infernode with `--instances` WebGPU instances of the bundled mlp (KIND_GPU,
 // gpu_execution_accelerator webgpu) under `--concurrency` HTTP clients for `--duration-secs`, while
 // a second WebGPU model is loaded, used and unloaded every `--cycle-secs`, and /metrics is scraped
@@ -7,7 +6,7 @@
 // that per-device serialization keeps several GPU instances from crashing the process.
 // Writes <out>/gpu-soak.json; exits 1 on any failure.
 //
-//   node dist/bench/gpu-soak.js [--instances 4] [--concurrency 16] [--duration-secs 120]
+//   node dist/bench/cli.js gpu-soak [--instances 4] [--concurrency 16] [--duration-secs 120]
 //     [--cycle-secs 20] [--batch 8] [--out bench/out] [--stand-in]
 //
 // --stand-in runs the test-only GPU stand-in (CPU sessions that take the device lock), so the
@@ -17,16 +16,17 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { TEST_GPU_RECORD_ENV } from '../src/execution/onnxruntime/test-gpu-target.js';
 import { DEPLOYED_MALLOC_ENV } from '../src/memory/malloc-environment.js';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import type { GpuMetricsSample, GpuSoakResult } from './gpu/gpu-result.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';
 import { machineInfo } from './measure/machine-info.js';
 import { UsageError } from './options/usage-error.js';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
 import { metricsPortOf, startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface SoakOptions {
   readonly instances: number;
@@ -45,25 +45,27 @@ function positive(name: string, text: string, max: number): number {
   return n;
 }
 
+/** Every flag of `infernode-bench gpu-soak`: parsing and its --help read this table. */
+export const FLAGS = {
+  instances: { kind: 'string', default: '4', help: 'WebGPU instances of mlp' },
+  concurrency: { kind: 'string', default: '16', help: 'HTTP clients' },
+  'duration-secs': { kind: 'string', default: '120', help: 'Length of the run, s' },
+  'cycle-secs': {
+    kind: 'string',
+    default: '20',
+    help: 'A second model is loaded, used and unloaded this often, s',
+  },
+  batch: { kind: 'string', default: '8', help: 'Rows per request' },
+  out: { kind: 'string', default: BENCH_OUT, help: 'Folder for gpu-soak.json' },
+  'stand-in': {
+    kind: 'flag',
+    help: 'Run on the CPU provider as a stand-in for WebGPU (no GPU here)',
+  },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): SoakOptions {
-  let v;
-  try {
-    v = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        instances: { type: 'string', default: '4' },
-        concurrency: { type: 'string', default: '16' },
-        'duration-secs': { type: 'string', default: '120' },
-        'cycle-secs': { type: 'string', default: '20' },
-        batch: { type: 'string', default: '8' },
-        out: { type: 'string', default: BENCH_OUT },
-        'stand-in': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const v = parseFlags(argv, FLAGS).values;
   return {
     instances: positive('instances', v.instances, 64),
     concurrency: positive('concurrency', v.concurrency, 256),
@@ -287,7 +289,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const result = {
     bench: 'gpu-soak',
-    command: commandLine('bench:gpu-soak', argv),
+    command: commandLine('gpu-soak', argv),
     machine: machineInfo(),
     options: {
       instances: o.instances,
@@ -323,4 +325,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return passed ? 0 : 1;
 }
 
-runEntry('gpu-soak', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The hostile-client bench (issue 33): a spawned infernode on a repository holding identity_fp32
 // takes 100 never-reading ModelStreamInfer streams on one HTTP/2 connection, then (after a fresh
 // start) 4 never-reading WebSockets; for each, its RSS before, at the peak and `--after-secs`
@@ -8,19 +7,19 @@
 // the systemd unit and the manifests set: src/memory/malloc-environment.ts). Extra arguments after
 // `--` go to infernode (e.g. --client-memory-budget=0).
 //
-//   node dist/bench/hostile-clients.js [--front-end uws|node] [--after-secs 10]
+//   node dist/bench/cli.js hostile-clients [--front-end uws|node] [--after-secs 10]
 //     [--malloc glibc,deployed] [-- <server flags>]
 
 import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { runEntry } from './entry.js';
 import { DEPLOYED_MALLOC_ENV } from '../src/memory/malloc-environment.js';
 import { BENCH_OUT, REPO_ROOT } from './paths.js';
 import { stalledGrpcStreams, stalledWebSockets } from './soak/hostile-clients.js';
 import { measureHostile, mib, type HostileMeasurement } from './soak/hostile-scenario.js';
 import { startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, splitRest, type FlagTable } from './options/flag-parser.js';
 
 const IDENTITY = path.join(REPO_ROOT, 'test', 'fixtures', 'repository', 'identity_fp32');
 
@@ -83,17 +82,29 @@ function metricsPortOf(server: ServerProcess): number {
   return 0;
 }
 
+/** Every flag of `infernode-bench hostile-clients`: parsing and its --help read this table. */
+export const FLAGS = {
+  'front-end': {
+    kind: 'string',
+    default: 'auto',
+    help: 'infernode --http-front-end: auto | uws | node',
+  },
+  'after-secs': {
+    kind: 'string',
+    default: '10',
+    help: 'RSS is read this long after the clients disconnect, s',
+  },
+  malloc: {
+    kind: 'string',
+    default: 'glibc,deployed',
+    help: 'Comma list of glibc (its defaults), deployed (the shipped malloc environment)',
+  },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    strict: true,
-    allowPositionals: true,
-    options: {
-      'front-end': { type: 'string', default: 'auto' },
-      'after-secs': { type: 'string', default: '10' },
-      malloc: { type: 'string', default: 'glibc,deployed' },
-    },
-  });
+  const { flags, rest: positionals } = splitRest(argv);
+  const { values } = parseFlags(flags, FLAGS);
   const mallocs = (values.malloc ?? '').split(',');
   for (const m of mallocs) {
     if (MALLOC_SETUPS[m] === undefined)
@@ -123,4 +134,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runEntry('hostile-clients', main);
+export const command: SubcommandModule = { flags: FLAGS, rest: '<infernode flags>', main };

@@ -1,18 +1,16 @@
-#!/usr/bin/env node
 // Oversized tensor lists (issue 33, defect 2): how long a fresh infernode takes to refuse a JSON
 // body and a gRPC ModelInfer message that list far more inputs than MAX_TENSORS, how long
 // /v2/health/live on another connection waits meanwhile, and the server's RSS growth. Prints one
 // JSON line per case; nothing is published.
 //
-//   node dist/bench/hostile-lists.js [--json-inputs 900000] [--grpc-inputs 2500000]
+//   node dist/bench/cli.js hostile-lists [--json-inputs 900000] [--grpc-inputs 2500000]
 //                                    [--front-end uws|node]
 
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { commandLine, runEntry } from './entry.js';
+import { commandLine } from './entry.js';
 import { processMemory } from './measure/process-memory.js';
 import { REPO_ROOT } from './paths.js';
 import {
@@ -24,6 +22,8 @@ import {
   type TimedAnswer,
 } from './soak/oversized-lists.js';
 import { startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 const MODEL = 'identity_fp32';
 const MIB = 2 ** 20;
@@ -73,22 +73,31 @@ async function measure(
   };
 }
 
+/** Every flag of `infernode-bench hostile-lists`: parsing and its --help read this table. */
+export const FLAGS = {
+  'json-inputs': {
+    kind: 'string',
+    default: '900000',
+    help: 'Inputs listed in the oversized JSON body',
+  },
+  'grpc-inputs': {
+    kind: 'string',
+    default: '2500000',
+    help: 'Inputs listed in the oversized gRPC message',
+  },
+  'front-end': { kind: 'string', default: 'uws', help: 'infernode --http-front-end: uws | node' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      'json-inputs': { type: 'string', default: '900000' },
-      'grpc-inputs': { type: 'string', default: '2500000' },
-      'front-end': { type: 'string', default: 'uws' },
-    },
-  });
+  const { values } = parseFlags(argv, FLAGS);
   const repo = await mkdtemp(path.join(os.tmpdir(), 'hostile-lists-'));
   await cp(path.join(REPO_ROOT, 'test', 'fixtures', 'repository', MODEL), path.join(repo, MODEL), {
     recursive: true,
   });
   const server = await startInfernode(repo, [`--http-front-end=${values['front-end']}`]);
   try {
-    console.log(JSON.stringify({ command: commandLine('bench:hostile', argv) }));
+    console.log(JSON.stringify({ command: commandLine('hostile-lists', argv) }));
     const jsonInputs = Number(values['json-inputs']);
     const body = oversizedJsonBody(jsonInputs);
     console.log(
@@ -115,4 +124,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runEntry('hostile-lists', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

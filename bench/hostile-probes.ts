@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The probes of three defects of issue 33 (hostile clients), against spawned infernode servers, so
 // their before/after figures can be measured again with one command. Prints one JSON line per
 // probe and front end and appends them to <out-dir>/<time>-hostile-probes/results.jsonl; nothing
@@ -13,7 +12,7 @@
 // - exit (defect 7): SIGTERM while a deep slow_fp32 graph is still being created at start-up,
 //   with --exit-timeout-secs=3: seconds from the signal to the exit, and how it ended.
 //
-//   node dist/bench/hostile-probes.js [--front-end uws|node] [--probe framing,fds,exit]
+//   node dist/bench/cli.js hostile-probes [--front-end uws|node] [--probe framing,fds,exit]
 //     [--clients 20] [--header-timeout-secs 1 (node; uws: its fixed 10)] [--fd-wait-secs 20]
 //     [--exit-timeout-secs 3]
 //     [--layers 5000] [--out-dir bench/out]
@@ -23,7 +22,6 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { slowModel } from '../scripts/onnx/fixture-models.js';
 import {
   CHUNKED_DEFECTS,
@@ -38,10 +36,12 @@ import { RawConnection, rawRequest } from '../test/conformance/raw-http.js';
 import { runCli } from '../test/helpers/spawn-server.js';
 import { slowModelConfig } from '../test/helpers/slow-model-timing.js';
 import { logged } from '../test/helpers/wait-for.js';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { UsageError } from './options/usage-error.js';
 import { BENCH_OUT, REPO_ROOT } from './paths.js';
 import { frontEndOf, startInfernode } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 const MODEL = 'identity_fp32';
 const INFER = `/v2/models/${MODEL}/infer`;
@@ -249,21 +249,32 @@ function count(flag: string, value: string | undefined): number {
   return n;
 }
 
+/** Every flag of `infernode-bench hostile-probes`: parsing and its --help read this table. */
+export const FLAGS = {
+  'front-end': { kind: 'string', default: 'uws', help: 'infernode --http-front-end: uws | node' },
+  probe: { kind: 'string', default: PROBES.join(','), help: 'Comma list of framing, fds, exit' },
+  clients: { kind: 'string', default: '20', help: 'fds: stalled clients' },
+  'header-timeout-secs': {
+    kind: 'string',
+    help: "fds: the server's header timeout, s (node: 1; uws: its fixed 10)",
+  },
+  'fd-wait-secs': {
+    kind: 'string',
+    default: '20',
+    help: 'fds: how long to wait for the fds to be released, s',
+  },
+  'exit-timeout-secs': {
+    kind: 'string',
+    default: '3',
+    help: "exit: the server's --exit-timeout-secs",
+  },
+  layers: { kind: 'string', default: '5000', help: 'exit: layers of the slow-loading model' },
+  'out-dir': { kind: 'string', default: BENCH_OUT, help: 'Directory for run outputs' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      'front-end': { type: 'string', default: 'uws' },
-      probe: { type: 'string', default: PROBES.join(',') },
-      clients: { type: 'string', default: '20' },
-      'header-timeout-secs': { type: 'string' },
-      'fd-wait-secs': { type: 'string', default: '20' },
-      'exit-timeout-secs': { type: 'string', default: '3' },
-      layers: { type: 'string', default: '5000' },
-      'out-dir': { type: 'string', default: BENCH_OUT },
-    },
-  });
+  const { values } = parseFlags(argv, FLAGS);
   const probes = (values.probe ?? '').split(',');
   for (const p of probes) {
     if (!(PROBES as readonly string[]).includes(p))
@@ -291,10 +302,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(line);
     await appendFile(results, line);
   };
-  await emit({ command: commandLine('bench:hostile-probes', argv) });
+  await emit({ command: commandLine('hostile-probes', argv) });
   for (const p of probes) await RUN[p as Probe](opts, emit);
   process.stdout.write(`wrote ${results}\n`);
   return 0;
 }
 
-runEntry('hostile-probes', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

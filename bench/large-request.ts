@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The large-request memory bench (production on one host, item 4): for each front end, body
 // encoding (binary tensor extension, JSON), body size and ORT memory arena setting, a fresh
 // infernode serves one request to an FP32 identity model, while this process samples the server's
@@ -14,8 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import {
   LARGE_SCHEMA,
   type Encoding,
@@ -28,6 +26,8 @@ import { UsageError } from './options/usage-error.js';
 import { BENCH_OUT, REPO_ROOT } from './paths.js';
 import { publishLargeRequest } from './report/publish.js';
 import { frontEndOf, startInfernode } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 const MODEL = 'identity_fp32';
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'repository', MODEL);
@@ -54,24 +54,23 @@ function list<T>(name: string, text: string, allowed: Readonly<Record<string, T>
   });
 }
 
+/** Every flag of `infernode-bench large`: parsing and its --help read this table. */
+export const FLAGS = {
+  'sizes-mib': { kind: 'string', default: '64,256', help: 'Comma list of request body sizes, MiB' },
+  encodings: { kind: 'string', default: 'binary,json', help: 'Comma list of binary, json' },
+  'front-ends': { kind: 'string', default: 'uws,node', help: 'Comma list of uws, node' },
+  arena: { kind: 'string', default: 'on,off', help: 'ORT memory arena: comma list of on, off' },
+  'settle-secs': {
+    kind: 'string',
+    default: '3',
+    help: 'Wait after the response before the last RSS reading, s',
+  },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): LargeOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        'sizes-mib': { type: 'string', default: '64,256' },
-        encodings: { type: 'string', default: 'binary,json' },
-        'front-ends': { type: 'string', default: 'uws,node' },
-        arena: { type: 'string', default: 'on,off' },
-        'settle-secs': { type: 'string', default: '3' },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, FLAGS).values;
   const sizes = values['sizes-mib'].split(',').map((t) => {
     const n = Number(t);
     if (!Number.isInteger(n) || n < 1 || n > 1024)
@@ -250,7 +249,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const result: LargeResult = {
     schema: LARGE_SCHEMA,
-    command: commandLine('bench:large', argv),
+    command: commandLine('large', argv),
     startedAt,
     machine,
     model: MODEL,
@@ -272,4 +271,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return rows.every((r) => r.status === 200) ? 0 : 1;
 }
 
-runEntry('large-request', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

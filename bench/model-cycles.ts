@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The load/unload memory bench (issue 9, item 6): a spawned infernode in explicit mode loads
 // `mlp`, answers a few inferences and unloads it, N times, and the server's RSS is read from
 // /proc after every cycle; once per allocator asked for (glibc, or jemalloc / tcmalloc through
@@ -9,8 +8,7 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { HttpConnection } from './load/http-connection.js';
 import { InspectorGc, inspectorUrl } from './measure/inspector-gc.js';
 import { linearFit } from './measure/linear-fit.js';
@@ -36,6 +34,8 @@ import { cyclesCsv, cyclesPlotModel, perCycle } from './report/model-cycles-repo
 import { plotPng } from './report/plot-png.js';
 import { publishModelCycles } from './report/publish.js';
 import { grpcPortOf, startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface CyclesOptions {
   readonly cycles: number;
@@ -56,24 +56,31 @@ function positive(name: string, text: string): number {
   return n;
 }
 
+/** Every flag of `infernode-bench cycles`: parsing and its --help read this table. */
+export const FLAGS = {
+  cycles: { kind: 'string', default: '200', help: 'Load/infer/unload cycles per allocator' },
+  inferences: { kind: 'string', default: '8', help: 'Inferences per cycle' },
+  'fit-from': {
+    kind: 'string',
+    default: '20',
+    help: 'Fit RSS growth per cycle from this cycle on',
+  },
+  allocators: {
+    kind: 'string',
+    default: 'glibc,jemalloc',
+    help: 'Comma list of glibc, jemalloc, tcmalloc (each in a fresh server)',
+  },
+  'model-repository': {
+    kind: 'string',
+    default: DEFAULT_MODEL_REPOSITORY,
+    help: 'Repository holding mlp',
+  },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): CyclesOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        cycles: { type: 'string', default: '200' },
-        inferences: { type: 'string', default: '8' },
-        'fit-from': { type: 'string', default: '20' },
-        allocators: { type: 'string', default: 'glibc,jemalloc' },
-        'model-repository': { type: 'string', default: DEFAULT_MODEL_REPOSITORY },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, FLAGS).values;
   const cycles = positive('cycles', values.cycles);
   const fitFrom = positive('fit-from', values['fit-from']);
   if (fitFrom >= cycles) throw new UsageError('--fit-from must be below --cycles');
@@ -183,7 +190,7 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const a of allocators) curves.push(await runCurve(options, a));
   const result: CyclesResult = {
     schema: CYCLES_SCHEMA,
-    command: commandLine('bench:cycles', argv),
+    command: commandLine('cycles', argv),
     startedAt,
     machine,
     model: MLP,
@@ -218,4 +225,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runEntry('model-cycles', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

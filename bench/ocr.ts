@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The OCR bench: images read per second, and the latency of one image, through the bundled `ocr`
 // pipeline (a JavaScript model calling the PP-OCRv4 detector and recogniser by BLS) on a fresh
 // infernode, at each client concurrency. The images are rendered here with known text (as the
@@ -16,14 +15,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { nvidiaGpuModels } from './measure/gpu-models.js';
 import { machineInfo } from './measure/machine-info.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';
 import { OCR_CASES } from './model/ocr-images.js';
 import { importSharp, ocrPackagesMissing } from './model/ocr-packages.js';
 import { renderTextPng, textFontMissing } from './model/text-image.js';
-import { parseOcrOptions, type OcrOptions } from './ocr/ocr-options.js';
+import { OCR_FLAGS, parseOcrOptions, type OcrOptions } from './ocr/ocr-options.js';
+import type { SubcommandModule } from './subcommands.js';
 import {
   OCR_SCHEMA,
   type OcrLevel,
@@ -269,7 +269,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const result: OcrResult = {
     schema: OCR_SCHEMA,
-    command: commandLine('bench:ocr', argv),
+    command: commandLine('ocr', argv),
     startedAt,
     machine,
     gpus: nvidiaGpuModels(),
@@ -302,4 +302,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return !measured || levels.some((l) => l.misread > 0 || l.errors > 0) ? 1 : 0;
 }
 
-runEntry('ocr', main);
+export const command: SubcommandModule = { flags: OCR_FLAGS, main };

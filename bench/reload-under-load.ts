@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The reload-under-load bench (issue 9, item 4, measured): closed-loop clients infer on `mlp` in a
 // spawned infernode (explicit mode) for a steady window, then while `mlp` is reloaded N times back
 // to back (the config in a temporary copy of the repository alternates instance_group count 1 and
@@ -12,8 +11,7 @@ import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { ClosedLoop } from './load/closed-loop.js';
 import { PayloadCycle } from './load/payload-cycle.js';
 import { WindowRecorder } from './load/window-recorder.js';
@@ -34,6 +32,8 @@ import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY, REPO_ROOT } from './paths.js';
 import { publishReloadUnderLoad } from './report/publish.js';
 import { phasesCsv, reloadsCsv } from './report/reload-report.js';
 import { grpcPortOf, startInfernode, type ServerProcess } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface ReloadOptions {
   readonly clients: number;
@@ -62,24 +62,27 @@ function positive(name: string, text: string): number {
   return n;
 }
 
+/** Every flag of `infernode-bench reload`: parsing and its --help read this table. */
+export const FLAGS = {
+  clients: { kind: 'string', default: '8', help: 'Closed-loop clients inferring on mlp' },
+  reloads: { kind: 'string', default: '20', help: 'Reloads back to back' },
+  'new-version-at': {
+    kind: 'string',
+    default: '11',
+    help: 'The reload (1-based) that also brings version 2 in',
+  },
+  'steady-secs': {
+    kind: 'string',
+    default: '15',
+    help: 'Steady window before and after the reloads, s',
+  },
+  'warmup-secs': { kind: 'string', default: '3', help: 'Warm-up before the first window, s' },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): ReloadOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        clients: { type: 'string', default: '8' },
-        reloads: { type: 'string', default: '20' },
-        'new-version-at': { type: 'string', default: '11' },
-        'steady-secs': { type: 'string', default: '15' },
-        'warmup-secs': { type: 'string', default: '3' },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, FLAGS).values;
   const reloads = Math.round(positive('reloads', values.reloads));
   const newVersionAt = Math.round(positive('new-version-at', values['new-version-at']));
   if (newVersionAt > reloads) throw new UsageError('--new-version-at must be <= --reloads');
@@ -197,7 +200,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
     const result: ReloadResult = {
       schema: RELOAD_SCHEMA,
-      command: commandLine('bench:reload', argv),
+      command: commandLine('reload', argv),
       startedAt,
       machine,
       model: MLP,
@@ -236,4 +239,4 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-runEntry('reload-under-load', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The sequence batcher's real-time bench: how many concurrent 16 kHz audio streams (one
 // 512-sample chunk per request every 32 ms, each stream a run of real sequences) infernode
 // sustains with p99 step latency under 32 ms, per served config (the shipped `oldest` silero_vad,
@@ -12,8 +11,7 @@
 import { fork } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { machineBusyMs, processCpuMs } from './measure/process-cpu.js';
 import {
@@ -42,6 +40,8 @@ import {
   type StreamsResult,
 } from './streams/streams-result.js';
 import { startInfernode } from './targets/server-process.js';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface StreamsOptions {
   readonly configs: readonly string[];
@@ -96,27 +96,34 @@ function number(name: string, text: string, min: number): number {
   return n;
 }
 
+/** Every flag of `infernode-bench streams`: parsing and its --help read this table. */
+export const FLAGS = {
+  configs: {
+    kind: 'string',
+    default: DEFAULT_CONFIGS.join(','),
+    help: 'Comma list of served configs, or all',
+  },
+  start: { kind: 'string', default: '8', help: 'First stream count probed' },
+  max: { kind: 'string', default: '4096', help: 'Largest stream count probed' },
+  resolution: {
+    kind: 'string',
+    default: '0.1',
+    help: 'Stop bisecting when the bracket is this fraction of the count',
+  },
+  'warmup-secs': { kind: 'string', default: '2', help: 'Warm-up of each probe, s' },
+  'measure-secs': { kind: 'string', default: '8', help: 'Measured time of each probe, s' },
+  connections: {
+    kind: 'string',
+    default: '8',
+    help: 'Connections the load process spreads streams over',
+  },
+  'no-naive': { kind: 'flag', help: 'Skip the naive loop (one in-process session, batch 1)' },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): StreamsOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        configs: { type: 'string', default: DEFAULT_CONFIGS.join(',') },
-        start: { type: 'string', default: '8' },
-        max: { type: 'string', default: '4096' },
-        resolution: { type: 'string', default: '0.1' },
-        'warmup-secs': { type: 'string', default: '2' },
-        'measure-secs': { type: 'string', default: '8' },
-        connections: { type: 'string', default: '8' },
-        'no-naive': { type: 'boolean', default: false },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, FLAGS).values;
   return {
     configs: parseConfigs(values.configs),
     start: Math.floor(number('start', values.start, 1)),
@@ -328,7 +335,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const result: StreamsResult = {
     schema: STREAMS_SCHEMA,
-    command: commandLine('bench:streams', argv),
+    command: commandLine('streams', argv),
     startedAt,
     machine,
     periodMs: PERIOD_MS,
@@ -362,4 +369,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-runEntry('sequence-streams', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The soak bench (production on one host, item 7): a spawned infernode on the bundled
 // model_repository takes a mixed load for `--duration-secs` — good requests (HTTP JSON and binary,
 // WebSocket msgpack; mlp, simple, identity_bytes), bad ones and cancelled ones (see
@@ -12,8 +11,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
-import { commandLine, onInterrupt, runEntry } from './entry.js';
+import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { processMemory } from './measure/process-memory.js';
 import { UsageError } from './options/usage-error.js';
@@ -26,6 +24,8 @@ import { SOAK_SCHEMA, type SoakResult, type SoakSample } from './soak/soak-resul
 import { SOAK_MAX_INPUT_BYTES, soakScenarios } from './soak/soak-scenarios.js';
 import { frontEndOf, startInfernode } from './targets/server-process.js';
 import http from 'node:http';
+import type { SubcommandModule } from './subcommands.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 
 interface SoakOptions {
   readonly durationSecs: number;
@@ -43,25 +43,28 @@ function number(name: string, text: string, min: number): number {
   return n;
 }
 
+/** Every flag of `infernode-bench soak`: parsing and its --help read this table. */
+export const FLAGS = {
+  'duration-secs': { kind: 'string', default: '600', help: 'Length of the run, s' },
+  'warmup-secs': {
+    kind: 'string',
+    default: '60',
+    help: 'RSS growth is measured from this time, s (< --duration-secs)',
+  },
+  'sample-secs': { kind: 'string', default: '5', help: 'RSS sampling period, s' },
+  lanes: { kind: 'string', default: '4', help: 'Concurrent request lanes' },
+  'pause-ms': { kind: 'string', default: '2', help: "Pause between one lane's requests, ms" },
+  'front-end': {
+    kind: 'string',
+    default: 'auto',
+    help: 'infernode --http-front-end: auto | uws | node',
+  },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 function parseOptions(argv: readonly string[]): SoakOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        'duration-secs': { type: 'string', default: '600' },
-        'warmup-secs': { type: 'string', default: '60' },
-        'sample-secs': { type: 'string', default: '5' },
-        lanes: { type: 'string', default: '4' },
-        'pause-ms': { type: 'string', default: '2' },
-        'front-end': { type: 'string', default: 'auto' },
-        'no-publish': { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, FLAGS).values;
   const durationSecs = number('duration-secs', values['duration-secs'], 1);
   const warmupSecs = number('warmup-secs', values['warmup-secs'], 0);
   if (warmupSecs >= durationSecs) throw new UsageError('--warmup-secs must be < --duration-secs');
@@ -118,7 +121,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (afterWarmup === undefined || last === undefined) throw new Error('no RSS samples');
     const result: SoakResult = {
       schema: SOAK_SCHEMA,
-      command: commandLine('bench:soak', argv),
+      command: commandLine('soak', argv),
       startedAt,
       machine,
       serverArgs,
@@ -165,4 +168,4 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-runEntry('soak', main);
+export const command: SubcommandModule = { flags: FLAGS, main };

@@ -12,5 +12,5 @@ fi
 npm run build >/dev/null
 npm run models >/dev/null
 for balancer in haproxy nginx; do
-  node dist/bench/rolling-restart.js --balancer "${balancer}" "$@"
+  node dist/bench/cli.js rolling --balancer "${balancer}" "$@"
 done

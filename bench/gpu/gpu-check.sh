@@ -77,7 +77,7 @@ PBTXT
     --format=csv,noheader,nounits
 
   step "3. gpu-soak"
-  node dist/bench/gpu-soak.js --instances 4 --concurrency 16 --duration-secs "${SOAK_SECS:-120}" \
+  node dist/bench/cli.js gpu-soak --instances 4 --concurrency 16 --duration-secs "${SOAK_SECS:-120}" \
     --cycle-secs 20 --out "$OUT"
   echo "gpu-soak exit $?"
 else
@@ -91,16 +91,16 @@ else
   vulkan
 
   step "4. raw ORT timings"
-  node dist/bench/gpu-ort-timing.js --runs 20 --out "$OUT"
+  node dist/bench/cli.js gpu-timing --runs 20 --out "$OUT"
 
   step "5. ocr, CPU against WebGPU"
-  node dist/bench/ocr.js --compare-gpu --concurrency 1,4 --duration-secs "${OCR_SECS:-10}" \
+  node dist/bench/cli.js ocr --compare-gpu --concurrency 1,4 --duration-secs "${OCR_SECS:-10}" \
     --warmup 6 --no-publish --out-dir "$OUT"
   echo "ocr exit $?"
 
   step "6. ocr, CPU against the detector alone on WebGPU (config name webgpu_det, made here)"
   cp model_repository/ocr_detector/configs/webgpu.pbtxt model_repository/ocr_detector/configs/webgpu_det.pbtxt
-  node dist/bench/ocr.js --compare-gpu --config-name webgpu_det --concurrency 1,4 \
+  node dist/bench/cli.js ocr --compare-gpu --config-name webgpu_det --concurrency 1,4 \
     --duration-secs "${OCR_SECS:-10}" --warmup 6 --no-publish --out-dir "$OUT/det"
   rm model_repository/ocr_detector/configs/webgpu_det.pbtxt
 fi

@@ -3,8 +3,8 @@
 // where the result JSON goes and whether it is published.
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { UsageError } from '../options/usage-error.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from '../options/flag-parser.js';
 
 /** The config name --compare-gpu measures against the bundled configs when --config-name is absent. */
 export const GPU_CONFIG_NAME = 'webgpu';
@@ -20,25 +20,30 @@ export interface OcrOptions {
   readonly outDir: string | undefined;
 }
 
+/** Every flag of `infernode-bench ocr`: parsing and its --help read this table. */
+export const OCR_FLAGS = {
+  concurrency: {
+    kind: 'string',
+    default: '1,4',
+    help: 'Comma list of client concurrencies, 1..64',
+  },
+  'duration-secs': { kind: 'string', default: '20', help: 'Measured time per concurrency, s' },
+  warmup: { kind: 'string', default: '4', help: 'Warm-up images per concurrency' },
+  'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
+  'config-name': {
+    kind: 'string',
+    help: 'Serve each model with --model-config-name NAME (configs/NAME.pbtxt)',
+  },
+  'compare-gpu': {
+    kind: 'flag',
+    help: 'The bundled configs, then --config-name (default webgpu), each on a fresh server',
+  },
+  'out-dir': { kind: 'string', help: 'Where ocr.json is written (a new folder under bench/out)' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
+
 export function parseOcrOptions(argv: readonly string[]): OcrOptions {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        concurrency: { type: 'string', default: '1,4' },
-        'duration-secs': { type: 'string', default: '20' },
-        warmup: { type: 'string', default: '4' },
-        'no-publish': { type: 'boolean', default: false },
-        'config-name': { type: 'string' },
-        'compare-gpu': { type: 'boolean', default: false },
-        'out-dir': { type: 'string' },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
-  }
+  const values = parseFlags(argv, OCR_FLAGS).values;
   const concurrency = values.concurrency.split(',').map((t) => {
     const n = Number(t);
     if (!Number.isInteger(n) || n < 1 || n > 64)

@@ -1,19 +1,18 @@
-// The harness's flags: perf_analyzer's names where perf_analyzer has the flag, the harness's own
-// otherwise. One table drives parsing and --help, so the two cannot disagree.
+// The flags of `run` and `compare`: perf_analyzer's names where perf_analyzer has the flag, the
+// harness's own otherwise. One table for both subcommands (most flags are shared); each sees the
+// rows it accepts through `flagsFor`, which bench/options/flag-parser.ts parses and prints.
 
-export type FlagKind = 'string' | 'uint' | 'number' | 'flag';
+import { HELP_FLAG, type FlagSpec, type FlagTable } from './flag-parser.js';
+
+/** The two subcommands of this table: `bench` is `run` (its npm script is `npm run bench`). */
 export type Command = 'bench' | 'compare';
 
-export interface FlagSpec {
-  readonly kind: FlagKind;
-  readonly short?: string;
-  readonly repeat?: boolean;
-  /** Which entry points accept it (both when absent). */
+interface SharedFlagSpec extends FlagSpec {
+  /** Which subcommand accepts it (both when absent). */
   readonly only?: Command;
-  readonly help: string;
 }
 
-export const FLAGS: Readonly<Record<string, FlagSpec>> = {
+export const FLAGS: Readonly<Record<string, SharedFlagSpec>> = {
   'model-name': { kind: 'string', short: 'm', help: 'Model to benchmark (required)' },
   'model-version': { kind: 'string', short: 'x', help: 'Model version (default: latest)' },
   url: {
@@ -124,7 +123,7 @@ export const FLAGS: Readonly<Record<string, FlagSpec>> = {
     only: 'compare',
     help: 'Do not update bench/results/ and bench/RESULTS.md',
   },
-  help: { kind: 'flag', short: 'h', help: 'Print this help' },
+  help: HELP_FLAG,
 };
 
 /** perf_analyzer flags that this harness deliberately does not implement, with what to use. */
@@ -143,17 +142,9 @@ export const UNSUPPORTED: Readonly<Record<string, string>> = {
   'service-kind': 'only the KServe v2 protocol (Triton-compatible) is spoken',
 };
 
-export function helpText(command: Command): string {
-  const head =
-    command === 'bench'
-      ? 'Usage: npm run bench -- -m <model> [flags]   (node dist/bench/cli.js)\n'
-      : 'Usage: npm run bench:compare -- -m <model> [flags]   (node dist/bench/compare.js)\n' +
-        'Runs raw onnxruntime-node, a naive Fastify server and infernode under the same load.\n';
-  const rows = Object.entries(FLAGS)
-    .filter(([, spec]) => spec.only === undefined || spec.only === command)
-    .map(([name, spec]) => {
-      const flag = `${spec.short !== undefined ? `-${spec.short}, ` : '    '}--${name}`;
-      return `  ${flag.padEnd(28)} ${spec.help}`;
-    });
-  return `${head}\nFlags:\n${rows.join('\n')}\n`;
+/** The rows of FLAGS that `command` accepts. */
+export function flagsFor(command: Command): FlagTable {
+  return Object.fromEntries(
+    Object.entries(FLAGS).filter(([, spec]) => spec.only === undefined || spec.only === command),
+  );
 }

@@ -1,5 +1,5 @@
-// argv -> frozen BenchOptions. Accepts `--flag value`, `--flag=value`, `-m value` and `-mvalue`
-// (perf_analyzer parses with getopt_long, so both short spellings appear in its docs).
+// argv -> frozen BenchOptions for `run` and `compare`, over the shared parser
+// (flag-parser.ts) and their flag table (flag-table.ts).
 
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,8 @@ import {
   type InputDataSource,
   type SweepMode,
 } from './bench-options.js';
-import { FLAGS, UNSUPPORTED, type Command, type FlagSpec } from './flag-table.js';
+import { tokenize, type RawValues } from './flag-parser.js';
+import { FLAGS, UNSUPPORTED, flagsFor, type Command } from './flag-table.js';
 import { parseLoadRange } from './load-range.js';
 import {
   DEFAULT_SEQUENCE_OPTIONS,
@@ -26,70 +27,6 @@ import { UsageError } from './usage-error.js';
 export interface ParsedCommandLine {
   readonly help: boolean;
   readonly options: BenchOptions;
-}
-
-type RawValues = Map<string, string[]>;
-
-const SHORT = new Map(
-  Object.entries(FLAGS).flatMap(([name, spec]) =>
-    spec.short === undefined ? [] : [[spec.short, name] as const],
-  ),
-);
-
-function lookup(name: string, command: Command): FlagSpec {
-  const unsupported = UNSUPPORTED[name];
-  if (unsupported !== undefined) {
-    throw new UsageError(`perf_analyzer's --${name} is not supported here: ${unsupported}`);
-  }
-  const spec = FLAGS[name];
-  if (spec === undefined || (spec.only !== undefined && spec.only !== command)) {
-    throw new UsageError(`unknown flag --${name} (see --help)`);
-  }
-  return spec;
-}
-
-function tokenize(argv: readonly string[], command: Command): RawValues {
-  const values: RawValues = new Map();
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? '';
-    let name: string;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq === -1 ? undefined : arg.slice(eq + 1);
-    } else if (arg.startsWith('-') && arg.length >= 2) {
-      const long = SHORT.get(arg[1] ?? '');
-      if (long === undefined) throw new UsageError(`unknown flag ${arg} (see --help)`);
-      name = long;
-      const rest = arg.slice(2);
-      inline = rest === '' ? undefined : rest.startsWith('=') ? rest.slice(1) : rest;
-    } else {
-      throw new UsageError(`unexpected argument "${arg}": flags start with - or --`);
-    }
-    const spec = lookup(name, command);
-    let value: string;
-    if (spec.kind === 'flag') {
-      value = inline ?? 'true';
-      if (value !== 'true' && value !== 'false') {
-        throw new UsageError(`--${name} takes no value (or =true/=false), got "${value}"`);
-      }
-    } else if (inline !== undefined) {
-      value = inline;
-    } else {
-      const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`--${name} needs a value`);
-      value = next;
-      i += 1;
-    }
-    const list = values.get(name) ?? [];
-    if (list.length > 0 && spec.repeat !== true) {
-      throw new UsageError(`--${name} given twice ("${list[0] ?? ''}" and "${value}")`);
-    }
-    list.push(value);
-    values.set(name, list);
-  }
-  return values;
 }
 
 class Reader {
@@ -270,7 +207,7 @@ function checkThreadSweep(
 }
 
 export function parseBenchFlags(argv: readonly string[], command: Command): ParsedCommandLine {
-  const r = new Reader(tokenize(argv, command));
+  const r = new Reader(tokenize(argv, flagsFor(command), UNSUPPORTED));
   const help = r.flag('help');
   const model = r.string('model-name', '');
   if (model === '' && !help) throw new UsageError('-m <model> is required');

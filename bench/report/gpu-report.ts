@@ -34,7 +34,7 @@ export interface GpuResults {
 export const KIT_COMMANDS =
   '`bash bench/gpu/pack-kit.sh` packs what the checks need (Node, the built app, the models) ' +
   'on a machine with Node and a network; on the GPU host, `bash bench/gpu/gpu-check.sh base <out>` ' +
-  'runs the raw timings (`node dist/bench/gpu-ort-timing.js --runs 20 --out <out>`) and the soak, ' +
+  'runs the raw timings (`node dist/bench/cli.js gpu-timing --runs 20 --out <out>`) and the soak, ' +
   'then `bash bench/gpu/gpu-check.sh ocr <out>` the OCR comparison';
 
 const fixed = (x: number, digits: number): string => x.toFixed(digits);

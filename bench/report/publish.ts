@@ -104,7 +104,7 @@ async function readResultFiles(pattern: RegExp): Promise<ResultFile[]> {
  * Everything derived from the published result files: from bench/results/latest.json the CSVs,
  * the HTML report, the PNG plot and (when it has the markers) the README block; the
  * model-management benches' CSVs and plot; and bench/RESULTS.md from all of them. Run again
- * after a renderer changes, with no new measurement (`node dist/bench/render-results.js`).
+ * after a renderer changes, with no new measurement (`node dist/bench/cli.js render`).
  */
 export async function renderAllPublished(): Promise<Published> {
   const latest = at('latest.json');

@@ -17,7 +17,7 @@ const RATIO_NOTE =
 function provenance(result: BenchResult, source: string): string {
   return [
     `Produced by \`${result.command}\` (${result.startedAt.slice(0, 10)}); rendered from \`${source}\` by`,
-    '`node dist/bench/render-results.js`.',
+    '`node dist/bench/cli.js render`.',
   ].join(' ');
 }
 

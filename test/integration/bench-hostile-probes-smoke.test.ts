@@ -14,8 +14,8 @@ import { DIST } from '../helpers/paths.js';
 void it('bench:hostile-probes --probe framing prints and writes one line per case', async () => {
   const out = await mkdtemp(path.join(tmpdir(), 'hostile-probes-'));
   try {
-    const script = path.join(DIST, 'bench', 'hostile-probes.js');
-    const args = ['--front-end', 'node', '--probe', 'framing', '--out-dir', out];
+    const script = path.join(DIST, 'bench', 'cli.js');
+    const args = ['hostile-probes', '--front-end', 'node', '--probe', 'framing', '--out-dir', out];
     const { stdout } = await promisify(execFile)(process.execPath, [script, ...args], {
       timeout: 20_000,
     });
@@ -26,7 +26,7 @@ void it('bench:hostile-probes --probe framing prints and writes one line per cas
     const lines = written.trim().split('\n');
     assert.deepEqual(stdout.trim().split('\n').slice(0, -1), lines, 'stdout has the same lines');
     const [command, ...cases] = lines.map((l) => JSON.parse(l));
-    assert.match(command.command, /hostile-probes\.js --front-end node --probe framing/);
+    assert.match(command.command, /cli\.js hostile-probes --front-end node --probe framing/);
     assert.ok(cases.length >= 8, `${cases.length} cases`);
     for (const c of cases) {
       assert.equal(c.probe, 'framing');

@@ -17,7 +17,8 @@ void describe('npm run bench:ocr', { skip: textFontMissing() ?? ocrPackagesMissi
     const child = spawn(
       process.execPath,
       [
-        path.join(DIST, 'bench', 'ocr.js'),
+        path.join(DIST, 'bench', 'cli.js'),
+        'ocr',
         '--concurrency=1',
         '--duration-secs=1',
         '--warmup=1',
@@ -45,9 +46,13 @@ void describe('npm run bench:ocr', { skip: textFontMissing() ?? ocrPackagesMissi
   });
 
   void it('refuses a bad command line with exit code 2', async () => {
-    const child = spawn(process.execPath, [path.join(DIST, 'bench', 'ocr.js'), '--concurrency=0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(DIST, 'bench', 'cli.js'), 'ocr', '--concurrency=0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -27,8 +27,9 @@ interface Run {
   stderr: string;
 }
 
-function run(script: string, args: readonly string[]): Promise<Run> {
-  const child = spawn(process.execPath, [path.join(DIST, 'bench', script), ...args], {
+/** `node dist/bench/cli.js <subcommand> args`. */
+function run(subcommand: string, args: readonly string[]): Promise<Run> {
+  const child = spawn(process.execPath, [path.join(DIST, 'bench', 'cli.js'), subcommand, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -90,7 +91,7 @@ void describe('bench (npm run bench)', () => {
     const out = tempDir('bench-smoke-');
     const csv = path.join(out, 'pa.csv');
     const file = path.join(out, 'pa.json');
-    const r = await run('cli.js', [
+    const r = await run('run', [
       '--serve',
       '-m',
       'simple',
@@ -113,7 +114,7 @@ void describe('bench (npm run bench)', () => {
     const result = json(file);
     assert.equal(result.schema, 'infernode-bench/1');
     assert.equal(result.kind, 'bench');
-    assert.match(result.command, /cli\.js --serve -m simple -b 2/);
+    assert.match(result.command, /cli\.js run --serve -m simple -b 2/);
     assert.equal(result.machine.cpus > 0, true);
     assert.match(result.machine.onnxruntimeNode, /^\d+\.\d+\.\d+/);
     assert.deepEqual(
@@ -157,7 +158,7 @@ void describe('bench (npm run bench)', () => {
 
   void it('runs an open-loop Poisson sweep with the binary tensor extension', async () => {
     const out = tempDir('bench-smoke-');
-    const r = await run('cli.js', [
+    const r = await run('run', [
       '--serve',
       '-m',
       'mlp',
@@ -188,7 +189,7 @@ void describe('bench (npm run bench)', () => {
 
   void it('runs -i ws: closed loop over WebSockets, the same outputs with the WebSocket transport', async () => {
     const out = tempDir('bench-smoke-');
-    const r = await run('cli.js', [
+    const r = await run('run', [
       '--serve',
       '-m',
       'simple',
@@ -225,7 +226,7 @@ void describe('bench (npm run bench)', () => {
     });
     const out = tempDir('bench-seq-');
     const file = path.join(out, 'seq.json');
-    const r = await run('cli.js', [
+    const r = await run('run', [
       '--serve',
       '-m',
       'silero_vad',
@@ -258,7 +259,7 @@ void describe('bench (npm run bench)', () => {
   });
 
   void it('refuses a bad command line with exit code 2 and the reason', async () => {
-    const r = await run('cli.js', ['-m', 'mlp', '--concurrency-range', '4:1']);
+    const r = await run('run', ['-m', 'mlp', '--concurrency-range', '4:1']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--concurrency-range: end \(1\) is below start \(4\) in "4:1"/);
   });
@@ -267,7 +268,7 @@ void describe('bench (npm run bench)', () => {
 void describe('bench:compare', () => {
   void it('runs raw ORT, naive Fastify and infernode at the same levels and prints the comparison', async () => {
     const out = tempDir('bench-smoke-');
-    const r = await run('compare.js', [
+    const r = await run('compare', [
       '-m',
       'mlp',
       '--concurrency-range',
@@ -316,7 +317,7 @@ void describe('bench:compare', () => {
 
   void it('--targets protocols: infernode over HTTP JSON, HTTP binary, WebSocket and gRPC, with ratios', async () => {
     const out = tempDir('bench-smoke-');
-    const r = await run('compare.js', [
+    const r = await run('compare', [
       '-m',
       'simple',
       '--targets',
@@ -367,7 +368,7 @@ void describe('bench:compare', () => {
   });
   void it('--thread-sweep: infernode at 2 threads and as 2 processes, the load split over both', async () => {
     const out = tempDir('bench-smoke-');
-    const r = await run('compare.js', [
+    const r = await run('compare', [
       '-m',
       'simple',
       '--thread-sweep',

@@ -30,7 +30,7 @@ export const RSS_MARGIN_BYTES = 384 * 1024 * 1024;
 /**
  * How long after the clients went the last RSS is read. The give-back is reported, not asserted
  * (below), so the tests wait 5 s instead of the issue's 10 s: the CI run is held to 20 minutes,
- * and `node dist/bench/hostile-clients.js --after-secs 10` measures the full wait.
+ * and `node dist/bench/cli.js hostile-clients --after-secs 10` measures the full wait.
  */
 export const AFTER_MS = 5_000;
 /** RSS may stay this far above its baseline AFTER_MS after the clients went. */
