@@ -65,6 +65,28 @@ const layerRules = [
       'the client shares no server code',
     ),
   },
+  {
+    // The bench is a client of the server, not a part of it: it reaches server code only through
+    // the package's public entry points (package.json `exports`: src/index.ts, the client and
+    // src/tooling.ts), so what it relies on is what the package promises, and a refactor inside
+    // src/ cannot break it unseen. Needs something else? Export it from src/tooling.ts.
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)src/(?!(index|tooling)\\.js$|client/inference-client\\.js$)',
+              message:
+                'bench/ imports the server through its public entry points only: src/index.js, ' +
+                'src/tooling.js or src/client/inference-client.js (export what it needs from src/tooling.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(

@@ -11,7 +11,7 @@ import {
   OPCODE,
 } from './ws-framing.js';
 import { readReply, type WsFrameTemplate } from './ws-request.js';
-import { msgpackClientCodec } from '../../src/client/client-codecs.js';
+import { msgpackClientCodec } from '../../src/tooling.js';
 import type { MultiplexedConnection, RequestOutcome } from './multiplexed-connection.js';
 
 export interface WsTarget {

@@ -4,8 +4,7 @@
 // four bytes; a response is read no further than its `id` and the key after it.
 
 import { Unpackr } from 'msgpackr';
-import { msgpackClientCodec } from '../../src/client/client-codecs.js';
-import { tensorFromBytes } from '../../src/client/client-tensor.js';
+import { msgpackClientCodec, tensorFromBytes } from '../../src/tooling.js';
 import type { InputSet } from '../model/input-data.js';
 import { tensorBytes } from '../model/request-body.js';
 import { clientFrameHeader, OPCODE } from './ws-framing.js';

@@ -2,8 +2,7 @@
 // little-endian bytes of each tensor (shared with the raw-ORT comparator, which builds its ORT
 // tensors from the same bytes the server receives).
 
-import { datatypeInfo } from '../../src/tensor/datatypes.js';
-import { numberToBf16Bits, numberToHalfBits } from '../../src/tensor/half.js';
+import { datatypeInfo, numberToBf16Bits, numberToHalfBits } from '../../src/tooling.js';
 import type { RequestBody } from '../load/http-request.js';
 import type { InputSet, TensorValues } from './input-data.js';
 

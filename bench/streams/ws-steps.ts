@@ -4,9 +4,7 @@
 // by id reading only the frame's first keys (bench/load/ws-request.ts).
 
 import WebSocket from 'ws';
-import { msgpackClientCodec } from '../../src/client/client-codecs.js';
-import { tensorFromBytes } from '../../src/client/client-tensor.js';
-import { MSGPACK_PROTOCOL } from '../../src/websocket/ws-protocol.js';
+import { msgpackClientCodec, tensorFromBytes, MSGPACK_PROTOCOL } from '../../src/tooling.js';
 import { readReply } from '../load/ws-request.js';
 import type { StepFunction } from './stream-pacer.js';
 

@@ -7,7 +7,7 @@
 
 import { parseArgs } from 'node:util';
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { loadUws } from '../../src/http/uws/uws-loader.js';
+import { loadUws } from '../../src/tooling.js';
 
 function main(): void {
   const { values } = parseArgs({

@@ -1,0 +1,34 @@
+// `infernode/tooling`: the pieces of the server that tools speaking its protocols reuse — load
+// generators, the benchmark harness (bench/), comparators — so they encode, frame and read exactly
+// as the server does instead of keeping copies. Kept apart from the root entry (`infernode`) on
+// purpose: that one starts servers and loads ONNX Runtime, piscina and the HTTP stack, while this
+// one loads codecs and tables only, so a load-generator thread that imports it stays small.
+// Nothing here starts anything; what a tool needs and this lacks is added here, never imported from
+// a deep path (eslint refuses bench/ imports of src/ other than the entry points).
+
+// The datatype table and the conversions at its edges.
+export { datatypeInfo, fromConfigType, isDatatype, type Datatype } from './tensor/datatypes.js';
+export { numberToBf16Bits, numberToHalfBits } from './tensor/half.js';
+export { decodeStringElements } from './execution/onnxruntime/string-tensor.js';
+export { tensorFromBytes } from './client/client-tensor.js';
+
+// Model configuration, read as the server reads it.
+export { loadModelConfig } from './config/load-model-config.js';
+export type { ModelConfig } from './config/model-config.js';
+
+// Wire formats: the WebSocket protocol, the gRPC message framing and service definitions.
+export { msgpackClientCodec } from './client/client-codecs.js';
+export { MSGPACK_PROTOCOL, WS_PATH } from './websocket/ws-protocol.js';
+export { MessageReader } from './grpc/message-reader.js';
+export { PREFIX_BYTES } from './grpc/h2-response.js';
+export { tritonServices } from './grpc/grpc-protos.js';
+
+// The uWebSockets.js binary as the server loads it (comparators serve with the same one).
+export { loadUws } from './http/uws/uws-loader.js';
+
+// Process set-up the server is deployed or tested with.
+export { DEPLOYED_MALLOC_ENV } from './memory/malloc-environment.js';
+export { TEST_GPU_RECORD_ENV } from './execution/onnxruntime/test-gpu-target.js';
+
+// What --trace-stages reports.
+export type { StageTable } from './trace/stage-recorder.js';
