@@ -8,7 +8,7 @@
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadModelConfig } from '../src/tooling.js';
+import { loadModelConfig } from 'infernode/tooling';
 import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { signatureFromConfig } from './model/model-signature.js';

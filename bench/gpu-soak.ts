@@ -16,7 +16,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { TEST_GPU_RECORD_ENV, DEPLOYED_MALLOC_ENV } from '../src/tooling.js';
+import { TEST_GPU_RECORD_ENV, DEPLOYED_MALLOC_ENV } from 'infernode/tooling';
 import { commandLine, onInterrupt } from './entry.js';
 import type { GpuMetricsSample, GpuSoakResult } from './gpu/gpu-result.js';
 import { newHistogram, recordUs, summarize } from './measure/latency-histogram.js';

@@ -13,7 +13,7 @@
 import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DEPLOYED_MALLOC_ENV } from '../src/tooling.js';
+import { DEPLOYED_MALLOC_ENV } from 'infernode/tooling';
 import { BENCH_OUT, REPO_ROOT } from './paths.js';
 import { stalledGrpcStreams, stalledWebSockets } from './soak/hostile-clients.js';
 import { measureHostile, mib, type HostileMeasurement } from './soak/hostile-scenario.js';

@@ -18,7 +18,9 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$KIT/base" "$KIT/ocr" "$WORK/app" "$WORK/ocr/node_modules" "$WORK/ocr/model_repository/ocr_recognizer/1"
 
 cp package.json package-lock.json .npmrc "$WORK/app/"
-(cd "$WORK/app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >/dev/null 2>&1)
+# --workspaces=false: the server's production dependencies only, not those of the bench workspace
+# (bench/package.json); the few the GPU checks need are copied below.
+(cd "$WORK/app" && npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund >/dev/null 2>&1)
 NM="$WORK/app/node_modules"
 for p in hdr-histogram-js @assemblyscript/loader base64-js pako; do
   mkdir -p "$NM/$(dirname "$p")" && rm -rf "${NM:?}/$p" && cp -r "node_modules/$p" "$NM/$p"

@@ -2,7 +2,7 @@
 // (compressed flag, big-endian length) put on a request once. Answers are cut back into whole
 // messages by the server's own reader (src/grpc/message-reader.ts), with no size limit.
 
-import { PREFIX_BYTES } from '../../src/tooling.js';
+import { PREFIX_BYTES } from 'infernode/tooling';
 
 /** The prefix of every gRPC message: one flag byte (0: not compressed) and a 4-byte length. */
 export { PREFIX_BYTES };

@@ -11,7 +11,7 @@ import {
   grpcCallHeaderBlock,
   type GrpcTarget,
 } from './grpc-channel.js';
-import { MessageReader } from '../../src/tooling.js';
+import { MessageReader } from 'infernode/tooling';
 import { framedMessage } from './grpc-frames.js';
 import {
   checkInferReply,

@@ -13,7 +13,7 @@ import {
   type GrpcOutcomeCallback,
   type GrpcTarget,
 } from './grpc-channel.js';
-import { MessageReader } from '../../src/tooling.js';
+import { MessageReader } from 'infernode/tooling';
 import { checkInferReply } from './grpc-request.js';
 import type { H2Client } from './h2-client.js';
 import type { H2Stream, H2StreamEvents } from './h2-stream.js';

@@ -11,7 +11,7 @@ import {
   OPCODE,
 } from './ws-framing.js';
 import { readReply, type WsFrameTemplate } from './ws-request.js';
-import { msgpackClientCodec } from '../../src/tooling.js';
+import { msgpackClientCodec } from 'infernode/tooling';
 import type { MultiplexedConnection, RequestOutcome } from './multiplexed-connection.js';
 
 export interface WsTarget {

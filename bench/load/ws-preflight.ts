@@ -3,7 +3,7 @@
 // generator's own framing, so a framing bug there cannot pass its own check.
 
 import WebSocket from 'ws';
-import { msgpackClientCodec } from '../../src/tooling.js';
+import { msgpackClientCodec } from 'infernode/tooling';
 import { UsageError } from '../options/usage-error.js';
 import type { WsRequestPayload } from './ws-request.js';
 

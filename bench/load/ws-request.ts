@@ -4,7 +4,7 @@
 // four bytes; a response is read no further than its `id` and the key after it.
 
 import { Unpackr } from 'msgpackr';
-import { msgpackClientCodec, tensorFromBytes } from '../../src/tooling.js';
+import { msgpackClientCodec, tensorFromBytes } from 'infernode/tooling';
 import type { InputSet } from '../model/input-data.js';
 import { tensorBytes } from '../model/request-body.js';
 import { clientFrameHeader, OPCODE } from './ws-framing.js';

@@ -2,7 +2,7 @@
 // table is reset when the level's first window starts and read after its last, so it covers the
 // requests measured at that level and no warm-up.
 
-import type { StageTable } from '../../src/tooling.js';
+import type { StageTable } from 'infernode/tooling';
 
 export type { StageTable };
 

@@ -3,7 +3,7 @@
 // they read from /proc is the server's alone, and the bench process holds no server state.
 
 import { credentials, makeClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
-import { tritonServices } from '../../src/tooling.js';
+import { tritonServices } from 'infernode/tooling';
 
 /** One row of RepositoryIndexResponse (proto-loader fills absent strings with ''). */
 export interface IndexModel {

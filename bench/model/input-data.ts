@@ -4,7 +4,7 @@
 // comparable, and the generator spends no CPU making data.
 
 import { readFileSync } from 'node:fs';
-import { datatypeInfo, type Datatype } from '../../src/tooling.js';
+import { datatypeInfo, type Datatype } from 'infernode/tooling';
 import { seededRandom } from '../load/arrival-schedule.js';
 import type { InputDataSource } from '../options/bench-options.js';
 import { UsageError } from '../options/usage-error.js';

@@ -2,7 +2,7 @@
 // batches. Read from a running server (KServe metadata + Triton's config, over HTTP or gRPC) or, for the
 // comparators that have no server, from the same config pipeline infernode uses.
 
-import { fromConfigType, isDatatype, type Datatype, type ModelConfig } from '../../src/tooling.js';
+import { fromConfigType, isDatatype, type Datatype, type ModelConfig } from 'infernode/tooling';
 import { UsageError } from '../options/usage-error.js';
 import { describeGrpcError, type GrpcServiceClient } from './grpc-service.js';
 import { modelPath } from './kserve-paths.js';

@@ -2,7 +2,7 @@
 // little-endian bytes of each tensor (shared with the raw-ORT comparator, which builds its ORT
 // tensors from the same bytes the server receives).
 
-import { datatypeInfo, numberToBf16Bits, numberToHalfBits } from '../../src/tooling.js';
+import { datatypeInfo, numberToBf16Bits, numberToHalfBits } from 'infernode/tooling';
 import type { RequestBody } from '../load/http-request.js';
 import type { InputSet, TensorValues } from './input-data.js';
 

@@ -4,7 +4,7 @@
 // by id reading only the frame's first keys (bench/load/ws-request.ts).
 
 import WebSocket from 'ws';
-import { msgpackClientCodec, tensorFromBytes, MSGPACK_PROTOCOL } from '../../src/tooling.js';
+import { msgpackClientCodec, tensorFromBytes, MSGPACK_PROTOCOL } from 'infernode/tooling';
 import { readReply } from '../load/ws-request.js';
 import type { StepFunction } from './stream-pacer.js';
 

@@ -5,7 +5,7 @@
 // so latency includes the wait for the session exactly as a server's queue time would.
 
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { datatypeInfo, decodeStringElements, type Datatype } from '../../src/tooling.js';
+import { datatypeInfo, decodeStringElements, type Datatype } from 'infernode/tooling';
 import { ArrivalSchedule } from '../load/arrival-schedule.js';
 import type { LoadEngine } from '../load/load-engine.js';
 import type { LoadShare } from '../load/messages.js';

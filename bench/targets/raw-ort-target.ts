@@ -2,7 +2,7 @@
 // (one per worker thread), plus two fixed points that bound what the machine can do — one session
 // looping on the main thread, and N sessions each looping on its own thread.
 
-import type { ModelConfig } from '../../src/tooling.js';
+import type { ModelConfig } from 'infernode/tooling';
 import { DriverClient } from '../load/driver-client.js';
 import type { LoadLevel } from '../load/messages.js';
 import type { InputSet } from '../model/input-data.js';

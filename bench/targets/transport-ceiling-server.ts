@@ -11,7 +11,7 @@
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
-import { loadUws } from '../../src/tooling.js';
+import { loadUws } from 'infernode/tooling';
 
 const MESSAGE_BYTES = 60;
 

@@ -7,7 +7,7 @@
 
 import { parseArgs } from 'node:util';
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
-import { loadUws } from '../../src/tooling.js';
+import { loadUws } from 'infernode/tooling';
 
 function main(): void {
   const { values } = parseArgs({

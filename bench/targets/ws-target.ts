@@ -3,7 +3,7 @@
 // generator with the frames, sweep the levels. Server stats come from the HTTP statistics
 // extension as for HTTP targets, so the breakdown columns mean the same thing.
 
-import { MSGPACK_PROTOCOL, WS_PATH } from '../../src/tooling.js';
+import { MSGPACK_PROTOCOL, WS_PATH } from 'infernode/tooling';
 import type { LoadLevel } from '../load/messages.js';
 import type { ShardedInit } from '../load/sharded-engine.js';
 import type { WsEngineInit } from '../load/ws-load-engine.js';
