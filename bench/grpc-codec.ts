@@ -5,19 +5,16 @@
 // messages from an `mlp` row to 64 MiB of raw FP32. Per message and codec: ns/op (median of the
 // rounds, with their spread), ops/s, bytes allocated per op, and whether raw tensor bytes come
 // back as views of the message or as copies. No server runs.
-//   node dist/bench/grpc-codec.js [--rounds N] [--round-ms MS] [--out DIR] [--only TEXT]
+//   node dist/bench/cli.js grpc-codec [--rounds N] [--round-ms MS] [--out DIR] [--only TEXT]
 // Writes grpc-codec.json and grpc-codec.md into DIR (bench/out/grpc-codec/ unless given; the
 // published run is `--out bench/results`).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { ModelInferResponse } from '../src/grpc/infer-codec.js';
-import type { ModelStreamInferResponse } from '../src/grpc/stream-session.js';
+import type { ModelInferResponse, ModelStreamInferResponse } from 'infernode/tooling';
 import {
   generatedAdaptedCodec,
   generatedCodec,
@@ -27,9 +24,13 @@ import {
   protoLoaderCodec,
   type InferCodec,
 } from './grpc-codec/codecs.js';
+import { commandLine } from './entry.js';
 import { machineInfo, type MachineInfo } from './measure/machine-info.js';
+import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
+import { UsageError } from './options/usage-error.js';
+import { REPO_ROOT } from './paths.js';
+import type { SubcommandModule } from './subcommands.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCHEMA = 'infernode-bench-grpc-codec/1';
 
 // ---- the messages ----------------------------------------------------------------------------
@@ -486,32 +487,25 @@ async function formatted(file: string, text: string): Promise<string> {
   }
 }
 
-const USAGE = `usage: node dist/bench/grpc-codec.js [--rounds N] [--round-ms MS] [--out DIR] [--only TEXT]
-  --rounds N     timed rounds per cell (default 7); the median is reported
-  --round-ms MS  length of one round (default 200)
-  --out DIR      where grpc-codec.json and grpc-codec.md go (default bench/out/grpc-codec)
-  --only TEXT    only the messages whose name contains TEXT (e.g. "mlp", "encode")`;
+/** Every flag of `infernode-bench grpc-codec`: parsing and its --help read this table. */
+export const FLAGS = {
+  rounds: { kind: 'uint', default: '7', help: 'Timed rounds per cell; the median is reported' },
+  'round-ms': { kind: 'number', default: '200', help: 'Length of one round, ms' },
+  out: {
+    kind: 'string',
+    default: 'bench/out/grpc-codec',
+    help: 'Where grpc-codec.json and grpc-codec.md go',
+  },
+  only: { kind: 'string', help: 'Only the messages whose name contains this text (mlp, encode)' },
+  help: HELP_FLAG,
+} as const satisfies FlagTable;
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      rounds: { type: 'string', default: '7' },
-      'round-ms': { type: 'string', default: '200' },
-      out: { type: 'string', default: path.join(REPO_ROOT, 'bench', 'out', 'grpc-codec') },
-      only: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const { values } = parseFlags(argv, FLAGS);
   const rounds = Number(values.rounds);
   const roundMs = Number(values['round-ms']);
-  if (!Number.isInteger(rounds) || rounds < 1 || !(roundMs > 0)) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
+  if (!(rounds >= 1) || !(roundMs > 0)) {
+    throw new UsageError(`--rounds: expected >= 1, --round-ms: > 0; got ${rounds}, ${roundMs}`);
   }
   const loadAverage = os.loadavg();
   const generated = await loadGenerated();
@@ -530,13 +524,9 @@ async function main(argv: readonly string[]): Promise<number> {
       readFileSync(path.join(REPO_ROOT, 'node_modules', 'protobufjs', 'package.json'), 'utf8'),
     ) as { version: string }
   ).version;
-  const argsText = argv.join(' ');
   const result: CodecBenchResult = {
     schema: SCHEMA,
-    command:
-      process.env.npm_lifecycle_event === 'bench:grpc-codec'
-        ? `npm run bench:grpc-codec${argsText === '' ? '' : ` -- ${argsText}`}`
-        : `node dist/bench/grpc-codec.js${argsText === '' ? '' : ` ${argsText}`}`,
+    command: commandLine('bench:grpc-codec', argv),
     date: new Date().toISOString(),
     machine: machineInfo(),
     loadAverage,
@@ -546,7 +536,7 @@ async function main(argv: readonly string[]): Promise<number> {
     messages: messageTable().filter((m) => results.some((x) => x.message === m.message)),
     results,
   };
-  const out = path.resolve(values.out);
+  const out = path.resolve(REPO_ROOT, values.out ?? 'bench/out/grpc-codec');
   mkdirSync(out, { recursive: true });
   const json = path.join(out, 'grpc-codec.json');
   const md = path.join(out, 'grpc-codec.md');
@@ -558,12 +548,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(
-      `grpc-codec: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    process.exit(1);
-  },
-);
+export const command: SubcommandModule = { flags: FLAGS, main };

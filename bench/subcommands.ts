@@ -105,4 +105,9 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     summary: 'oversized tensor lists: time to refuse, liveness meanwhile; prints JSON lines',
     load: () => m(import('./hostile-lists.js')),
   },
+  {
+    name: 'grpc-codec',
+    summary: 'the ModelInfer codec, hand-written against protobufjs generated code; no server',
+    load: () => m(import('./grpc-codec.js')),
+  },
 ];

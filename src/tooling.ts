@@ -21,7 +21,21 @@ export { msgpackClientCodec } from './client/client-codecs.js';
 export { MSGPACK_PROTOCOL, WS_PATH } from './websocket/ws-protocol.js';
 export { MessageReader } from './grpc/message-reader.js';
 export { PREFIX_BYTES } from './grpc/h2-response.js';
-export { tritonServices } from './grpc/grpc-protos.js';
+export { PROTO_OPTIONS, tritonServices } from './grpc/grpc-protos.js';
+// The server's ModelInfer codec, which bench/grpc-codec.ts holds against generated code.
+export type {
+  InferInputTensor,
+  InferParameter,
+  ModelInferRequest,
+  ModelInferResponse,
+} from './grpc/infer-codec.js';
+export { decodeModelInferRequest } from './grpc/infer-request-wire.js';
+export {
+  encodeModelInferResponse,
+  encodeModelStreamInferResponse,
+} from './grpc/infer-response-wire.js';
+export type { ModelStreamInferResponse } from './grpc/stream-session.js';
+export type { TensorContents } from './grpc/tensor-contents.js';
 
 // The uWebSockets.js binary as the server loads it (comparators serve with the same one).
 export { loadUws } from './http/uws/uws-loader.js';

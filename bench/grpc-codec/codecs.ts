@@ -9,20 +9,18 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadPackageDefinition, type MethodDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import type {
-  InferInputTensor,
-  InferParameter,
-  ModelInferRequest,
-  ModelInferResponse,
-} from '../../src/grpc/infer-codec.js';
-import { decodeModelInferRequest } from '../../src/grpc/infer-request-wire.js';
 import {
+  decodeModelInferRequest,
   encodeModelInferResponse,
   encodeModelStreamInferResponse,
-} from '../../src/grpc/infer-response-wire.js';
-import { PROTO_OPTIONS } from '../../src/grpc/grpc-protos.js';
-import type { ModelStreamInferResponse } from '../../src/grpc/stream-session.js';
-import type { TensorContents } from '../../src/grpc/tensor-contents.js';
+  PROTO_OPTIONS,
+  type InferInputTensor,
+  type InferParameter,
+  type ModelInferRequest,
+  type ModelInferResponse,
+  type ModelStreamInferResponse,
+  type TensorContents,
+} from 'infernode/tooling';
 import type { inference } from './generated/infer-messages.js';
 
 /** How one codec decodes a request and encodes the two answers. */
