@@ -173,8 +173,6 @@ function tensorContents(
   const int64s = c.int64_contents as string[];
   const uints = c.uint_contents as number[];
   const uint64s = c.uint64_contents as string[];
-  const fp32s = c.fp32_contents as number[];
-  const fp64s = c.fp64_contents as number[];
   const bytes = c.bytes_contents as Uint8Array[];
   while (!r.done) {
     const tag = r.varint();
@@ -196,10 +194,12 @@ function tensorContents(
         repeated(r, wire, WIRE_VARINT, () => uint64s.push(r.uint64String()));
         break;
       case 6:
-        repeated(r, wire, WIRE_FIXED32, () => fp32s.push(r.float()));
+        if (wire === WIRE_BYTES) appendRun(c, 'fp32_contents', r.packedFloats(4));
+        else repeated(r, wire, WIRE_FIXED32, () => (c.fp32_contents as number[]).push(r.float()));
         break;
       case 7:
-        repeated(r, wire, WIRE_FIXED64, () => fp64s.push(r.double()));
+        if (wire === WIRE_BYTES) appendRun(c, 'fp64_contents', r.packedFloats(8));
+        else repeated(r, wire, WIRE_FIXED64, () => (c.fp64_contents as number[]).push(r.double()));
         break;
       case 8:
         if (wire !== WIRE_BYTES) r.skip(wire);
@@ -210,6 +210,20 @@ function tensorContents(
     }
   }
   return c;
+}
+
+/**
+ * A packed run of floats or doubles: the field's array when it is the first run (the usual case: one
+ * run per field), else appended to what earlier runs or single values gave.
+ */
+function appendRun(
+  c: Mutable<Required<TensorContents>>,
+  key: 'fp32_contents' | 'fp64_contents',
+  run: number[],
+): void {
+  const have = c[key] as number[];
+  if (have.length === 0) c[key] = run;
+  else for (const v of run) have.push(v);
 }
 
 /**
