@@ -526,7 +526,7 @@ async function main(argv: readonly string[]): Promise<number> {
   ).version;
   const result: CodecBenchResult = {
     schema: SCHEMA,
-    command: commandLine('bench:grpc-codec', argv),
+    command: commandLine('grpc-codec', argv),
     date: new Date().toISOString(),
     machine: machineInfo(),
     loadAverage,

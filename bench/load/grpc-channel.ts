@@ -10,7 +10,10 @@ import { H2Client, type H2Target } from './h2-client.js';
 import { encodeHeaderBlock, type HeaderField } from './h2-header-block.js';
 import type { RequestOutcome } from './multiplexed-connection.js';
 
-export type GrpcTarget = H2Target;
+export interface GrpcTarget extends H2Target {
+  /** The deadline every call declares (`grpc-timeout`), in ms; absent or 0: none. */
+  readonly clientTimeoutMs?: number;
+}
 
 export type GrpcOutcomeCallback<C> = (conn: C, outcome: RequestOutcome) => void;
 
@@ -24,6 +27,10 @@ export function grpcCallHeaderBlock(target: GrpcTarget, path: string): Buffer {
     [':authority', `${host}:${target.port}`],
     ['content-type', 'application/grpc'],
     ['te', 'trailers'],
+    // gRPC's timeout unit "m" is milliseconds; the value is at most 8 digits.
+    ...(target.clientTimeoutMs
+      ? [['grpc-timeout', `${Math.min(target.clientTimeoutMs, 99_999_999)}m`] as HeaderField]
+      : []),
   ]);
 }
 

@@ -95,6 +95,12 @@ export interface BenchOptions {
   /** -i ws: sockets per generator thread; 0 = one per 64 outstanding requests. */
   readonly wsConnections: number;
   readonly requestTimeoutMs: number;
+  /**
+   * -i grpc: the deadline every call declares (a `grpc-timeout` header), in ms; 0 = none. A
+   * deadline is what tritonclient's `client_timeout` sends, and infernode serves such calls through
+   * grpc-js rather than on the HTTP/2 stream directly: this measures that path.
+   */
+  readonly grpcClientTimeoutMs: number;
   readonly seed: number;
   /** `bench`: start infernode on a free port instead of using --url. */
   readonly serve: boolean;

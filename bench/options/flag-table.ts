@@ -26,6 +26,11 @@ export const FLAGS: Readonly<Record<string, SharedFlagSpec>> = {
     short: 'i',
     help: 'http | ws (WebSocket, msgpack frames, many requests per socket) | grpc',
   },
+  'grpc-client-timeout': {
+    kind: 'uint',
+    only: 'bench',
+    help: "-i grpc: a deadline (grpc-timeout) of this many ms on every call, as tritonclient's client_timeout sends",
+  },
   streaming: {
     kind: 'flag',
     only: 'bench',

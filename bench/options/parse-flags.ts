@@ -229,6 +229,9 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   if (streaming && protocol !== 'grpc') {
     throw new UsageError('--streaming is gRPC streaming (ModelStreamInfer): it needs -i grpc');
   }
+  if (r.has('grpc-client-timeout') && protocol !== 'grpc') {
+    throw new UsageError('--grpc-client-timeout is a gRPC deadline: it needs -i grpc');
+  }
   const sweep = parseSweep(r);
   const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
   if (sweep.range.end === 0 && latencyThresholdMs === 0) {
@@ -285,6 +288,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     maxConnections: r.number('max-connections', 256, (n) => n >= 1, 'an integer >= 1'),
     wsConnections: r.number('ws-connections', 0, (n) => n >= 0 && n <= 1024, 'an integer 0..1024'),
     requestTimeoutMs: r.number('request-timeout', 30_000, (n) => n >= 1, 'ms >= 1'),
+    grpcClientTimeoutMs: r.number('grpc-client-timeout', 0, (n) => n >= 1, 'ms >= 1'),
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
     serve: r.flag('serve'),
     modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),

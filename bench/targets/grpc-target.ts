@@ -44,7 +44,7 @@ export async function runGrpcTarget(
   const servers = targetServers(spec);
   for (const server of servers) {
     await grpcPreflight(
-      { host: spec.host, port: server.port },
+      { host: spec.host, port: server.port, clientTimeoutMs: options.grpcClientTimeoutMs },
       first,
       streaming,
       expectedOutputs,
@@ -63,6 +63,7 @@ export async function runGrpcTarget(
         requests,
         maxConnections: options.maxConnections,
         requestTimeoutMs: options.requestTimeoutMs,
+        clientTimeoutMs: options.grpcClientTimeoutMs,
       }));
     return await runGeneratorSweep(
       spec,
