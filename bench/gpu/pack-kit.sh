@@ -22,7 +22,11 @@ cp package.json package-lock.json .npmrc "$WORK/app/"
 # (bench/package.json); the few the GPU checks need are copied below.
 (cd "$WORK/app" && npm ci --omit=dev --workspaces=false --ignore-scripts --no-audit --no-fund >/dev/null 2>&1)
 NM="$WORK/app/node_modules"
-for p in hdr-histogram-js @assemblyscript/loader base64-js pako; do
+# The bench workspace's own dependencies that the GPU checks and a gRPC run load: the latency
+# histograms, and hpack.js (the gRPC load generator's header blocks) with what it requires.
+for p in hdr-histogram-js @assemblyscript/loader base64-js pako hpack.js obuf inherits \
+  readable-stream process-nextick-args isarray safe-buffer core-util-is util-deprecate wbuf \
+  minimalistic-assert; do
   mkdir -p "$NM/$(dirname "$p")" && rm -rf "${NM:?}/$p" && cp -r "node_modules/$p" "$NM/$p"
 done
 rm -rf "$NM"/onnxruntime-node/bin/napi-v6/{darwin,win32} "$NM"/onnxruntime-node/bin/napi-v6/linux/arm64 \
