@@ -26,6 +26,7 @@ import {
 } from './grpc-codec/codecs.js';
 import { commandLine } from './entry.js';
 import { machineInfo, type MachineInfo } from './measure/machine-info.js';
+import { formatted } from './report/publish.js';
 import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 import { UsageError } from './options/usage-error.js';
 import { REPO_ROOT } from './paths.js';
@@ -474,17 +475,6 @@ export function renderMarkdown(r: CodecBenchResult): string {
     '',
   ];
   return lines.join('\n');
-}
-
-async function formatted(file: string, text: string): Promise<string> {
-  try {
-    const prettier = await import('prettier');
-    const config = (await prettier.resolveConfig(file)) ?? {};
-    return await prettier.format(text, { ...config, filepath: file });
-  } catch {
-    // prettier is a dev dependency; without it the files are still valid, just not reformatted.
-    return text;
-  }
 }
 
 /** Every flag of `infernode-bench grpc-codec`: parsing and its --help read this table. */

@@ -47,7 +47,8 @@ export interface Published {
   readonly readmeUpdated: boolean;
 }
 
-async function formatted(file: string, text: string): Promise<string> {
+/** `text` as Prettier writes `file`, or as given where Prettier is not installed. */
+export async function formatted(file: string, text: string): Promise<string> {
   try {
     const prettier = await import('prettier');
     const config = (await prettier.resolveConfig(file)) ?? {};

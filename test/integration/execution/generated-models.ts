@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { generateBundled, generateFixtures } from '../../../scripts/generate-models.js';
 import type { Datatype } from '../../../src/tensor/datatypes.js';
-import type { OrtSessionPlan } from '../../../src/execution/onnxruntime/session-plan.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import type { TensorDescriptor } from '../../../src/tensor/tensor.js';
 
@@ -32,17 +31,7 @@ export async function generateModels(): Promise<GeneratedRepos> {
   };
 }
 
-/** A CPU-only plan with one intra-op thread: what the thread budget gives on a 2-core machine. */
-export const CPU_PLAN: OrtSessionPlan = Object.freeze<OrtSessionPlan>({
-  intraOpNumThreads: 1,
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  graphOptimizationLevel: 'all',
-  enableCpuMemArena: true,
-  enableMemPattern: true,
-  configEntries: {},
-  executionProviders: [{ name: 'cpu', options: {} }],
-});
+export { CPU_PLAN } from '../../helpers/cpu-session-plan.js';
 
 /** One input tensor: its raw little-endian bytes (BYTES: length-prefixed) and shape. */
 export interface InputSpec {

@@ -12,10 +12,7 @@ import { describe, it } from 'node:test';
 import { InstancePool } from '../../../src/execution/instance-pool.js';
 import type { RunRequest, RunResponse, WorkerInit } from '../../../src/execution/messages.js';
 import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
-import type {
-  InstanceGroupPlan,
-  OrtSessionPlan,
-} from '../../../src/execution/onnxruntime/session-plan.js';
+import type { InstanceGroupPlan } from '../../../src/execution/onnxruntime/session-plan.js';
 import { RESTART_MAX_DELAY_MS, RESTART_STABLE_MS } from '../../../src/execution/restart-backoff.js';
 import type { WorkerBackend } from '../../../src/execution/run-channel.js';
 import { flush } from '../scheduler/fixtures.js';
@@ -28,20 +25,12 @@ import {
   START_READY,
   STARTS,
 } from './fixtures/supervised-control.js';
+import { CPU_PLAN } from '../../helpers/cpu-session-plan.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/supervised-worker.js', import.meta.url));
 
 /** The worker opens no session: any CPU plan does. */
-const PLAN: OrtSessionPlan = {
-  intraOpNumThreads: 1,
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  graphOptimizationLevel: 'all',
-  enableCpuMemArena: true,
-  enableMemPattern: true,
-  configEntries: {},
-  executionProviders: [{ name: 'cpu', options: {} }],
-};
+const PLAN = CPU_PLAN;
 
 const RUN: RunRequest = { inputs: [], outputs: [] };
 /** A run during which the worker's thread exits (code 3). */

@@ -14,6 +14,7 @@ import {
 } from '../../../src/execution/messages.js';
 import { ortWorkers } from '../../../src/execution/onnxruntime/ort-workers.js';
 import { providerInventory } from '../../../src/execution/onnxruntime/provider-availability.js';
+import { CPU_PLAN } from '../../helpers/cpu-session-plan.js';
 
 const OK: RunResponse = { ok: true, outputs: [], timing: { inputNs: 0, inferNs: 0, outputNs: 0 } };
 const REQ: RunRequest = { inputs: [], outputs: [], members: [1, 1] };
@@ -48,16 +49,7 @@ void describe('ONNX Runtime workerData', () => {
       modelPath: '/m/1/model.onnx',
       sabTensors: false,
     };
-    const plan = {
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      enableCpuMemArena: true,
-      enableMemPattern: true,
-      configEntries: {},
-      executionProviders: [{ name: 'cpu', options: {} }],
-    } as const;
+    const plan = CPU_PLAN;
     const group = { instance: 'm_0', count: 1, plan };
     assert.deepEqual(backend.workerData(common, group), { ...common, plan });
     assert.doesNotThrow(() => backend.checkGroups([group]));
