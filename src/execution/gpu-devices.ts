@@ -3,7 +3,10 @@
 // start with the provider's install hint (see provider-availability.ts) instead of a GPU id error.
 
 import { readdirSync } from 'node:fs';
-import { EXECUTION_PROVIDER_NAMES, EXECUTION_PROVIDERS } from '../config/accelerators.js';
+import {
+  EXECUTION_PROVIDER_NAMES,
+  EXECUTION_PROVIDERS,
+} from './onnxruntime/config/accelerators.js';
 import { providerInventory } from './onnxruntime/provider-availability.js';
 
 /** The NVIDIA driver lists one directory per GPU here. */

@@ -16,7 +16,7 @@
 
 import type { InstanceGroupConfig, InstanceKind } from '../config/model-config.js';
 import { fail } from '../errors.js';
-import type { OrtParameters } from '../config/ort-parameters.js';
+import type { OrtParameters } from './onnxruntime/config/ort-parameters.js';
 
 /** `--backend-config=onnxruntime,...` thread settings. 0 = not given. */
 export interface BackendThreadConfig {

@@ -3,7 +3,7 @@
 // files, no environment, no raw config parameters.
 
 import type { InstanceKind, ModelConfig } from '../../config/model-config.js';
-import type { OrtParameters } from '../../config/ort-parameters.js';
+import type { OrtParameters } from './config/ort-parameters.js';
 import { instancePlacements } from '../instance-groups.js';
 import { executionProvidersFor } from './execution-providers.js';
 import type { InstanceGroupPlan, OrtSessionPlan } from './session-plan.js';

@@ -3,7 +3,7 @@
 // CPU last. Which accelerators exist and what their parameters mean is config/accelerators.ts.
 
 import type { InstanceKind } from '../../config/model-config.js';
-import type { OrtParameters } from '../../config/ort-parameters.js';
+import type { OrtParameters } from './config/ort-parameters.js';
 import type { ExecutionProviderPlan } from './session-plan.js';
 
 export function executionProvidersFor(

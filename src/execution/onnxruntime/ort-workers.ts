@@ -6,7 +6,7 @@
 
 import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
-import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
+import { EXECUTION_PROVIDERS } from './config/accelerators.js';
 import { DoorbellClient, SERVE_TASK } from './doorbell.js';
 import { deviceLockBuffer, releaseLocksHeldBy } from './device-lock.js';
 import { assertProvidersInstalled } from './provider-availability.js';

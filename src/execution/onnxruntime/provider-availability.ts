@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { listSupportedBackends } from 'onnxruntime-node';
-import { EXECUTION_PROVIDERS, providerForOrtName } from '../../config/accelerators.js';
+import { EXECUTION_PROVIDERS, providerForOrtName } from './config/accelerators.js';
 import { fail } from '../../errors.js';
 import type { OrtSessionPlan } from './session-plan.js';
 

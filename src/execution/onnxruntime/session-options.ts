@@ -2,7 +2,7 @@
 // worker so the exact options a session is created with can be unit-tested without a worker.
 
 import type { InferenceSession } from 'onnxruntime-node';
-import { EXECUTION_PROVIDERS } from '../../config/accelerators.js';
+import { EXECUTION_PROVIDERS } from './config/accelerators.js';
 import type { ExecutionProviderPlan, OrtSessionPlan } from './session-plan.js';
 
 type ProviderEntry = InferenceSession.ExecutionProviderConfig;

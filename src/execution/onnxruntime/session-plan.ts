@@ -2,8 +2,8 @@
 // model's OrtParameters (see `build-session-plan.ts`), logged at start-up, sent as workerData (the
 // ORT worker's `OrtWorkerInit`, which no other backend's worker gets).
 
-import type { ProviderSettings } from '../../config/accelerators.js';
-import type { ExecutionMode, GraphOptimizationLevel } from '../../config/ort-parameters.js';
+import type { ProviderSettings } from './config/accelerators.js';
+import type { ExecutionMode, GraphOptimizationLevel } from './config/ort-parameters.js';
 import type { WorkerInit } from '../messages.js';
 import type { InstanceGroup } from '../run-channel.js';
 

@@ -6,7 +6,10 @@ import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
 import type { RawModelConfig } from '../../../src/config/generated/model-config-schema.js';
 import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
-import { readOrtParameters, type OrtParameters } from '../../../src/config/ort-parameters.js';
+import {
+  readOrtParameters,
+  type OrtParameters,
+} from '../../../src/execution/onnxruntime/config/ort-parameters.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { checkSupported } from '../../../src/config/unsupported.js';
 import { validateModelConfig } from '../../../src/config/validate.js';

@@ -1,5 +1,6 @@
 // Triton features infernode parses but does not implement (UNSUPPORTED errors, or warnings for ones
-// that only tune absent hardware). The ORT backend's parameters are in ort-parameters.test.ts.
+// that only tune absent hardware). The ORT backend's parameters are in
+// test/unit/execution/onnxruntime/config/ort-parameters.test.ts.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

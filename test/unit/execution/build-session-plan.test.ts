@@ -1,6 +1,6 @@
 // Session plans from a model's OrtParameters: every field a session takes, thread counts from the
 // budget, and the per-GPU instance plans. Reading the parameters is tested in
-// test/unit/config/ort-parameters.test.ts.
+// test/unit/execution/onnxruntime/config/ort-parameters.test.ts.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

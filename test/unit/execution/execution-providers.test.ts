@@ -1,6 +1,7 @@
 // The execution providers each instance registers, from the model's OrtParameters: GPU providers on
 // the instance's device for GPU instances only, CPU ones for every instance, CPU last. The parameter
-// mapping itself is tested in test/unit/config (accelerators, tensorrt-options, ort-parameters).
+// mapping itself is tested in test/unit/execution/onnxruntime/config/ (accelerators, tensorrt-options,
+// ort-parameters).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

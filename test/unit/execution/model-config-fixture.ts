@@ -6,7 +6,10 @@ import type {
   InstanceGroupConfig,
   ModelConfig,
 } from '../../../src/config/model-config.js';
-import { readOrtParameters, type OrtParameters } from '../../../src/config/ort-parameters.js';
+import {
+  readOrtParameters,
+  type OrtParameters,
+} from '../../../src/execution/onnxruntime/config/ort-parameters.js';
 
 export interface ConfigOptions {
   readonly name?: string;

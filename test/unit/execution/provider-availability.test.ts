@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ExecutionProviderName } from '../../../src/config/accelerators.js';
+import type { ExecutionProviderName } from '../../../src/execution/onnxruntime/config/accelerators.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import {
   assertProvidersInstalled,

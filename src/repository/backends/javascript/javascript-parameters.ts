@@ -4,7 +4,7 @@
 // `args.model_config`, and no ONNX Runtime reader sees it.
 
 import type { ModelConfig } from '../../../config/model-config.js';
-import { graphLevel } from '../../../config/ort-parameters.js';
+import { graphLevel } from '../../../execution/onnxruntime/config/ort-parameters.js';
 import { COUNT, readParameter } from '../../../config/parameter-value.js';
 import { fail } from '../../../errors.js';
 

@@ -6,7 +6,10 @@
 
 import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
 import { checkModelAgainstConfig } from '../../../config/check-model-io.js';
-import { readOrtParameters, type OrtParameters } from '../../../config/ort-parameters.js';
+import {
+  readOrtParameters,
+  type OrtParameters,
+} from '../../../execution/onnxruntime/config/ort-parameters.js';
 import { buildInstanceGroupPlans } from '../../../execution/onnxruntime/build-session-plan.js';
 import { unappliedOptionWarnings } from '../../../execution/onnxruntime/execution-providers.js';
 import { ortWorkers } from '../../../execution/onnxruntime/ort-workers.js';
@@ -41,7 +44,7 @@ export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   ortSessions: true,
   // ONNX Runtime reads a BYTES element as a C string: a NUL would cut it short.
   bytesMayHoldNul: false,
-  // Its parameters, graph level and execution providers, read once (config/ort-parameters.ts).
+  // Its parameters, graph level and execution providers, read once (execution/onnxruntime/config/ort-parameters.ts).
   bind: (loaded) => {
     const ort = readOrtParameters(loaded.config);
     const bound = parts(ort.parameters);

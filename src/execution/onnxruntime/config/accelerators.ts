@@ -4,14 +4,14 @@
 // accelerator parameters become ORT options (Triton ORT backend README; onnxruntime.cc LoadModel),
 // and whether one process may enter it from two threads at once.
 
-import { fail } from '../errors.js';
+import { fail } from '../../../errors.js';
 import {
   BOOL,
   choice,
   readParameter,
   type OptionValue,
   type ValueReader,
-} from './parameter-value.js';
+} from '../../../config/parameter-value.js';
 import { tensorRtOptions } from './tensorrt-options.js';
 
 /**

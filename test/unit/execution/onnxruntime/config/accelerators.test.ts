@@ -11,8 +11,8 @@ import {
   EXECUTION_PROVIDER_NAMES,
   EXECUTION_PROVIDERS,
   providerForOrtName,
-} from '../../../src/config/accelerators.js';
-import { InferenceServerError } from '../../../src/errors.js';
+} from '../../../../../src/execution/onnxruntime/config/accelerators.js';
+import { InferenceServerError } from '../../../../../src/errors.js';
 
 const invalid = (pattern: RegExp) => (e: unknown) =>
   e instanceof InferenceServerError && e.code === 'CONFIG_INVALID' && pattern.test(e.message);

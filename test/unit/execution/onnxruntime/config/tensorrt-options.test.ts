@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tensorRtOptions } from '../../../src/config/tensorrt-options.js';
-import { InferenceServerError } from '../../../src/errors.js';
+import { tensorRtOptions } from '../../../../../src/execution/onnxruntime/config/tensorrt-options.js';
+import { InferenceServerError } from '../../../../../src/errors.js';
 
 const invalid = (pattern: RegExp) => (e: unknown) =>
   e instanceof InferenceServerError && e.code === 'CONFIG_INVALID' && pattern.test(e.message);

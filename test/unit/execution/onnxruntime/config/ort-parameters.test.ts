@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { InferenceServerError } from '../../../src/errors.js';
-import { check, IO, pipeline, rejects } from './pipeline-helpers.js';
+import { InferenceServerError } from '../../../../../src/errors.js';
+import { check, IO, pipeline, rejects } from '../../../config/pipeline-helpers.js';
 
 const p = (key: string, value: string): string =>
   `${IO} parameters { key: "${key}" value { string_value: "${value}" } }`;

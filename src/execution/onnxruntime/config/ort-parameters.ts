@@ -2,8 +2,11 @@
 // map (ORT backend README "Model Config Options" and "Deprecated Parameters"), `optimization.graph`
 // and `optimization.execution_accelerators` — read once, at load, into one frozen typed result.
 // A bad value is CONFIG_INVALID naming the key; keys the backend does not read are kept and reported.
+// It lives with the ORT backend's worker side, below the repository layer, because the session
+// plan (build-session-plan.ts) and the thread budget read its result; the backend
+// (repository/backends/onnxruntime/) calls it once per model.
 
-import { fail } from '../errors.js';
+import { fail } from '../../../errors.js';
 import {
   acceleratorNamed,
   acceleratorsIn,
@@ -13,8 +16,8 @@ import {
   type ProviderOptions,
   type ProviderSettings,
 } from './accelerators.js';
-import { deepFreeze } from './deep-freeze.js';
-import type { ModelConfig } from './model-config.js';
+import { deepFreeze } from '../../../config/deep-freeze.js';
+import type { ModelConfig } from '../../../config/model-config.js';
 import {
   BOOL,
   choice,
@@ -22,7 +25,7 @@ import {
   TEXT,
   type OptionValue,
   type ValueReader,
-} from './parameter-value.js';
+} from '../../../config/parameter-value.js';
 
 export type ExecutionMode = 'sequential' | 'parallel';
 export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';

@@ -2,7 +2,7 @@
 // table "Parameter mapping between ONNX Runtime and Triton ONNXRuntime Backend" (onnxruntime.cc
 // ~445-745), one row per key, with how each value is checked.
 
-import { fail } from '../errors.js';
+import { fail } from '../../../errors.js';
 import type { ProviderOptions } from './accelerators.js';
 import {
   BOOL,
@@ -12,7 +12,7 @@ import {
   TEXT,
   type OptionValue,
   type ValueReader,
-} from './parameter-value.js';
+} from '../../../config/parameter-value.js';
 
 /** Triton's key -> ORT's key and its value. `precision_mode` is apart: one key, three flags. */
 export const TENSORRT_PARAMETERS: Readonly<
