@@ -6,6 +6,8 @@
 // Nothing here starts anything; what a tool needs and this lacks is added here, never imported from
 // a deep path (eslint refuses bench/ imports of src/ other than the entry points).
 
+import type { LoadedModelConfig, LoadModelConfigOptions } from './config/load-model-config.js';
+
 // The datatype table and the conversions at its edges.
 export { datatypeInfo, fromConfigType, isDatatype, type Datatype } from './tensor/datatypes.js';
 export { numberToBf16Bits, numberToHalfBits } from './tensor/half.js';
@@ -13,8 +15,23 @@ export { decodeStringElements } from './execution/onnxruntime/string-tensor.js';
 export { tensorFromBytes } from './client/client-tensor.js';
 
 // Model configuration, read as the server reads it.
-export { loadModelConfig } from './config/load-model-config.js';
 export type { ModelConfig } from './config/model-config.js';
+
+/**
+ * The config pipeline with the server's backends' rules (the registry's), as a model load runs it.
+ * The registry is imported when this is called, not with this module: it brings the backends' worker
+ * pools (piscina, ONNX Runtime's), which a load-generator thread importing tooling must not load.
+ */
+export async function loadModelConfig(
+  modelDir: string,
+  options: Omit<LoadModelConfigOptions, 'backends'> = {},
+): Promise<LoadedModelConfig> {
+  const [{ loadModelConfig: load }, { backendConfigRules }] = await Promise.all([
+    import('./config/load-model-config.js'),
+    import('./repository/backends/registry.js'),
+  ]);
+  return load(modelDir, { ...options, backends: backendConfigRules() });
+}
 
 // Wire formats: the WebSocket protocol, the gRPC message framing and service definitions.
 export { msgpackClientCodec } from './client/client-codecs.js';

@@ -11,7 +11,6 @@ import type {
   RawModelOutput,
 } from './generated/model-config-schema.js';
 import type { ModelIO, ModelIOTensor } from './read-model-io.js';
-import { JAVASCRIPT_BACKEND, JAVASCRIPT_MODEL_FILENAMES } from './javascript-backend.js';
 
 /** A raw config being filled in: the same shape with writable top-level fields. */
 type Draft = { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] };
@@ -30,17 +29,19 @@ export interface CoreFieldsContext {
   /** True when a version directory holds `model.onnx` (a file, or a directory of an external-data model). */
   readonly versionHasOnnxModel: boolean;
   /**
-   * For a `javascript` model: the first of `model.js`, `model.mjs` that a version directory holds
-   * (undefined when none does; `model.js` is then what the error names).
+   * For a backend whose config rules name its model files (`BackendConfigRules.modelFilenames`,
+   * e.g. JavaScript's `model.js`, `model.mjs`): the first that a version directory holds, else the
+   * first of them; the default_model_filename when the config sets none.
    */
-  readonly javascriptModelFile?: string;
+  readonly backendModelFilename?: string;
 }
 
 /**
  * Core's AutoCompleteBackendFields, ONNX part: name from the directory; backend `onnxruntime` when
  * the platform says `onnxruntime_onnx`, the default file is `model.onnx`, or (nothing else given) a
  * version directory holds `model.onnx`; then platform and default_model_filename from the backend.
- * A `javascript` model's default file is `model.js`, or `model.mjs` when that is what it has.
+ * A backend whose rules name its model files gets the one the loader found (JavaScript: `model.js`,
+ * or `model.mjs` when that is what it has).
  * Other backends are left as written; validation rejects them with a clear message.
  */
 export function autocompleteCoreFields(
@@ -64,8 +65,8 @@ export function autocompleteCoreFields(
     if (!out.platform) out.platform = ONNXRUNTIME_PLATFORM;
     if (!out.default_model_filename) out.default_model_filename = ONNX_MODEL_FILENAME;
   }
-  if (out.backend === JAVASCRIPT_BACKEND && !out.default_model_filename) {
-    out.default_model_filename = ctx.javascriptModelFile ?? JAVASCRIPT_MODEL_FILENAMES[0];
+  if (!out.default_model_filename && ctx.backendModelFilename !== undefined) {
+    out.default_model_filename = ctx.backendModelFilename;
   }
   return out;
 }

@@ -15,9 +15,9 @@ import {
   ONNX_MODEL_FILENAME,
   ONNXRUNTIME_BACKEND,
 } from './autocomplete.js';
+import { rulesFor, type BackendRuleList } from './backend-rules.js';
 import { checkModelAgainstConfig } from './check-model-io.js';
 import { deepFreeze } from './deep-freeze.js';
-import { JAVASCRIPT_BACKEND, JAVASCRIPT_MODEL_FILENAMES } from './javascript-backend.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
@@ -31,6 +31,11 @@ import { validateBackend, validateModelConfig } from './validate.js';
 export const CONFIG_JSON_LABEL = 'config JSON';
 
 export interface LoadModelConfigOptions {
+  /**
+   * The backends the server runs (repository/backends/registry.ts, `backendConfigRules()`): the
+   * backend/platform pairs accepted, and each one's model files, instance defaults and rules.
+   */
+  readonly backends: BackendRuleList;
   /** `--backend-config=default-max-batch-size`; 4 when absent. */
   readonly defaultMaxBatchSize?: number;
   /** `--disable-auto-complete-config`: config.pbtxt must exist and list inputs and outputs itself. */
@@ -63,7 +68,7 @@ export interface LoadedModelConfig {
 
 export async function loadModelConfig(
   modelDir: string,
-  options: LoadModelConfigOptions = {},
+  options: LoadModelConfigOptions,
 ): Promise<LoadedModelConfig> {
   const modelName = path.basename(path.resolve(modelDir));
   const autoComplete = options.disableAutoComplete !== true;
@@ -71,20 +76,23 @@ export async function loadModelConfig(
   const { parsed, configPath } = await readConfig(modelDir, modelName, options);
 
   const hasOnnx = await firstVersionWith(modelDir, versions, ONNX_MODEL_FILENAME);
-  const javascriptModelFile =
-    parsed.backend === JAVASCRIPT_BACKEND ? await javascriptFile(modelDir, versions) : undefined;
+  const filenames =
+    parsed.backend !== undefined && parsed.backend !== ''
+      ? rulesFor(options.backends, parsed)?.modelFilenames
+      : undefined;
+  const backendModelFilename =
+    filenames === undefined ? undefined : await modelFileOf(modelDir, versions, filenames);
   let raw = autocompleteCoreFields(parsed, {
     modelName,
     versionHasOnnxModel: hasOnnx !== undefined,
-    ...(javascriptModelFile !== undefined && { javascriptModelFile }),
+    ...(backendModelFilename !== undefined && { backendModelFilename }),
   });
   // Cheap checks first, so a misnamed or non-ONNX model fails before its model file is opened.
   checkName(raw, modelName);
-  validateBackend({
-    name: raw.name ?? '',
-    platform: raw.platform ?? '',
-    backend: raw.backend ?? '',
-  });
+  validateBackend(
+    { name: raw.name ?? '', platform: raw.platform ?? '', backend: raw.backend ?? '' },
+    options.backends,
+  );
 
   const warnings: string[] = [];
   let io: ModelIO | undefined;
@@ -106,11 +114,15 @@ export async function loadModelConfig(
     warnings.push(...done.warnings);
   }
 
-  warnings.push(...checkSupported(raw));
-  const normalized = normalizeModelConfig(raw, { availableGpus: options.availableGpus ?? [] });
+  warnings.push(...checkSupported(raw, options.backends));
+  const normalized = normalizeModelConfig(raw, {
+    availableGpus: options.availableGpus ?? [],
+    backends: options.backends,
+  });
   warnings.push(...normalized.warnings);
   validateModelConfig(normalized.config, {
     modelName,
+    backends: options.backends,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
   });
   // The model was opened anyway: check the parts of the config that were not autofilled against it.
@@ -186,15 +198,16 @@ async function statOrUndefined(p: string): Promise<Awaited<ReturnType<typeof sta
   }
 }
 
-/** The first of the JavaScript model file names that some version directory holds. */
-async function javascriptFile(
+/** The first of a backend's model file names that some version directory holds, else the first. */
+async function modelFileOf(
   modelDir: string,
   versions: readonly number[],
+  filenames: readonly string[],
 ): Promise<string | undefined> {
-  for (const file of JAVASCRIPT_MODEL_FILENAMES) {
+  for (const file of filenames) {
     if ((await firstVersionWith(modelDir, versions, file)) !== undefined) return file;
   }
-  return undefined;
+  return filenames[0];
 }
 
 /**

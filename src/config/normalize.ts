@@ -1,7 +1,9 @@
 // Normalize: a raw (parsed, autocompleted) config -> the complete ModelConfig, with every default Triton
 // fills in (core NormalizeModelConfig and NormalizeInstanceGroup) made explicit, so nothing downstream
 // applies a default of its own. Values that cannot be represented at all (a missing data_type) fail
-// here; every other rule is checked by validate.ts on the result.
+// here; every other rule is checked by validate.ts on the result. The instance defaults that differ
+// by backend (none for an ensemble, never a GPU for JavaScript, two CPU instances for ONNX Runtime)
+// are the backend's (`BackendConfigRules.instances`).
 
 import { fromConfigType, type ConfigDataType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
@@ -29,12 +31,13 @@ import type {
   VersionPolicy,
   WarmupInputConfig,
 } from './model-config.js';
-import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND } from './autocomplete.js';
-import { JAVASCRIPT_BACKEND } from './javascript-backend.js';
+import { rulesFor, type BackendRuleList } from './backend-rules.js';
 
 export interface NormalizeOptions {
   /** GPU ids this process can use (Triton's "supported GPUs"); none by default. */
   readonly availableGpus?: readonly number[];
+  /** The backends the server runs (the registry's list), whose instance defaults apply. */
+  readonly backends: BackendRuleList;
 }
 
 export interface NormalizeResult {
@@ -44,7 +47,7 @@ export interface NormalizeResult {
 
 export function normalizeModelConfig(
   raw: RawModelConfig,
-  options: NormalizeOptions = {},
+  options: NormalizeOptions,
 ): NormalizeResult {
   const name = raw.name ?? '';
   const maxBatchSize = raw.max_batch_size ?? 0;
@@ -57,7 +60,7 @@ export function normalizeModelConfig(
     max_batch_size: maxBatchSize,
     input: (raw.input ?? []).map((t) => input(name, t)),
     output: (raw.output ?? []).map((t) => output(name, t)),
-    instance_group: instanceGroups(raw, options.availableGpus ?? []),
+    instance_group: instanceGroups(raw, options.availableGpus ?? [], options.backends),
     default_model_filename: raw.default_model_filename ?? '',
     optimization: optimization(raw.optimization),
     ...(raw.dynamic_batching !== undefined && {
@@ -124,15 +127,21 @@ function output(model: string, t: RawModelOutput): ModelTensorConfig {
 
 /**
  * Core's NormalizeInstanceGroup with no backend-preferred groups (the ORT backend declares none):
- * no group -> one group named after the model; unnamed groups -> `<model>_<index>`; KIND_AUTO -> GPU
- * when GPUs are available and every listed one exists, else CPU (always CPU for a javascript
- * model); count < 1 -> 2 for KIND_CPU under
- * onnxruntime (SetDefaultInstanceCount), else 1; KIND_GPU without gpus -> every available GPU.
+ * none for a backend without instances of its own (an ensemble); no group -> one group named after
+ * the model; unnamed groups -> `<model>_<index>`; KIND_AUTO -> GPU when the backend may use one,
+ * GPUs are available and every listed one exists, else CPU; count < 1 -> the backend's
+ * `defaultCpuCount` for KIND_CPU (ORT's SetDefaultInstanceCount: 2), else 1; KIND_GPU without gpus
+ * -> every available GPU. A backend no rules name (refused by validation) gets GPU-capable groups
+ * of one instance.
  */
-function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceGroupConfig[] {
+function instanceGroups(
+  raw: RawModelConfig,
+  gpus: readonly number[],
+  backends: BackendRuleList,
+): InstanceGroupConfig[] {
   const model = raw.name ?? '';
-  // An ensemble runs nothing itself: its steps run on their models' instances.
-  if (raw.platform === ENSEMBLE_PLATFORM) return [];
+  const rules = rulesFor(backends, raw);
+  if (rules !== undefined && rules.instances === undefined) return [];
   const groups: RawModelInstanceGroup[] =
     (raw.instance_group ?? []).length > 0 ? [...(raw.instance_group ?? [])] : [{ name: model }];
   const available = new Set(gpus);
@@ -140,15 +149,14 @@ function instanceGroups(raw: RawModelConfig, gpus: readonly number[]): InstanceG
     let kind = g.kind ?? 'KIND_AUTO';
     const listed = g.gpus ?? [];
     if (kind === 'KIND_AUTO') {
-      // A JavaScript model runs on worker threads whatever the machine has.
       const gpu =
-        raw.backend !== JAVASCRIPT_BACKEND &&
+        (rules?.instances?.gpu ?? true) &&
         available.size > 0 &&
         listed.every((id) => available.has(id));
       kind = gpu ? 'KIND_GPU' : 'KIND_CPU';
     }
     let count = g.count ?? 0;
-    if (count < 1) count = kind === 'KIND_CPU' && raw.backend === ONNXRUNTIME_BACKEND ? 2 : 1;
+    if (count < 1) count = kind === 'KIND_CPU' ? (rules?.instances?.defaultCpuCount ?? 1) : 1;
     return {
       name: g.name ? g.name : `${model}_${i}`,
       kind,

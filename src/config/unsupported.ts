@@ -4,8 +4,8 @@
 // bookkeeping infernode does not have are accepted with a warning saying they are ignored.
 
 import { fail } from '../errors.js';
+import { rulesFor, type BackendRuleList } from './backend-rules.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
-import { JAVASCRIPT_BACKEND } from './javascript-backend.js';
 
 /** Runtime library names that mean "the onnxruntime backend" (Triton's default for it is ""). */
 const ORT_RUNTIMES = new Set(['', 'libtriton_onnxruntime.so', 'triton_onnxruntime.dll']);
@@ -20,8 +20,9 @@ function unsupported(model: string, field: string, why: string): Error {
 /**
  * Throws UNSUPPORTED for the first field infernode cannot honour; returns warnings for fields it
  * ignores. Runs on the raw config (after autocomplete), since normalization drops these fields.
+ * `backends` (the registry's list) say which backends' models may be decoupled.
  */
-export function checkSupported(raw: RawModelConfig): string[] {
+export function checkSupported(raw: RawModelConfig, backends: BackendRuleList): string[] {
   const model = raw.name ?? '';
   const no = (field: string, why: string): never => {
     throw unsupported(model, field, why);
@@ -33,12 +34,16 @@ export function checkSupported(raw: RawModelConfig): string[] {
   if ((raw.batch_input?.length ?? 0) > 0)
     no('batch_input', 'ragged batch inputs are not generated');
   if ((raw.batch_output?.length ?? 0) > 0) no('batch_output', 'batch outputs are not scattered');
-  // A JavaScript model may be decoupled (its requests get response senders); an ONNX model answers
-  // each request with exactly one response.
-  if (raw.model_transaction_policy?.decoupled === true && raw.backend !== JAVASCRIPT_BACKEND) {
+  // A backend whose rules say so (JavaScript) may be decoupled: its requests get response senders.
+  // An ONNX model, or an ensemble, answers each request with exactly one response.
+  if (
+    raw.model_transaction_policy?.decoupled === true &&
+    rulesFor(backends, raw)?.mayBeDecoupled !== true
+  ) {
+    const may = backends.filter((r) => r.mayBeDecoupled).map((r) => `backend "${r.backend}"`);
     no(
       'model_transaction_policy { decoupled: true }',
-      `every request to an ONNX model gets exactly one response (backend "${JAVASCRIPT_BACKEND}" ` +
+      `every request to an ONNX model gets exactly one response (${may.join(', ')} ` +
         `models may be decoupled)`,
     );
   }

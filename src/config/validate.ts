@@ -1,15 +1,15 @@
 // Validate: the rules a normalized ModelConfig must meet before a model loads. Mostly Triton core's
 // ValidateModelConfig / ValidateIOShape / ValidateInstanceGroup (messages kept close to Triton's, so
 // they search well), plus checks Triton leaves to load time (warmup inputs, paths escaping the model
-// directory). Errors say what was expected and what arrived.
+// directory). Errors say what was expected and what arrived. The rules of one backend (JavaScript's,
+// the ensemble's steps, ONNX Runtime's own) are its `BackendConfigRules` (backend-rules.ts), which
+// run here at fixed points, so that a config broken twice is refused for the same rule as before.
 
-import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
-import { ENSEMBLE_PLATFORM, ONNXRUNTIME_BACKEND, ONNXRUNTIME_PLATFORM } from './autocomplete.js';
-import { JAVASCRIPT_BACKEND, validateJavascriptConfig } from './javascript-backend.js';
+import { ENSEMBLE_PLATFORM, ONNX_MODEL_FILENAME } from './autocomplete.js';
+import { rulesFor, type BackendConfigRules, type BackendRuleList } from './backend-rules.js';
 import type { ModelConfig, ModelTensorConfig } from './model-config.js';
 import { validateSequenceBatching } from './validate-sequence.js';
-import { validateEnsemble } from './validate-ensemble.js';
 
 export interface ValidateContext {
   /** The model directory's name, which `name` must equal. */
@@ -20,6 +20,8 @@ export interface ValidateContext {
    * message naming the missing provider and how to install it, which is what a user needs to read.
    */
   readonly availableGpus?: readonly number[];
+  /** The backends the server runs (the registry's list): the pairs accepted, and their rules. */
+  readonly backends: BackendRuleList;
 }
 
 const invalid = (message: string): Error => fail('CONFIG_INVALID', message);
@@ -37,8 +39,8 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
       `unexpected directory name '${ctx.modelName}' for model '${name}', directory name must equal model name`,
     );
   }
-  validateBackend(config);
-  if (config.backend === JAVASCRIPT_BACKEND) validateJavascriptConfig(config);
+  const rules = validateBackend(config, ctx.backends);
+  rules.checkConfig?.(config);
   if (config.max_batch_size < 0) {
     throw invalid(
       `'max_batch_size' must be non-negative value for ${name}, got ${config.max_batch_size}`,
@@ -58,14 +60,21 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
       `version_policy specific.versions must list version numbers >= 0 for ${name}, got [${vp.specific.versions.join(', ')}]`,
     );
   }
-  validateTensors(config, 'input', config.input);
-  validateTensors(config, 'output', config.output);
+  validateTensors(config, rules, 'input', config.input);
+  validateTensors(config, rules, 'output', config.output);
   validateDynamicBatching(config);
   validateSequenceBatching(config);
-  validateEnsemble(config);
-  if (config.platform !== ENSEMBLE_PLATFORM)
+  // Triton's rule for every model: ensemble_scheduling belongs to platform "ensemble" alone.
+  if (config.platform !== ENSEMBLE_PLATFORM && config.ensemble_scheduling !== undefined) {
+    throw invalid(
+      `ensemble scheduling cannot be set for model '${name}' whose platform is not ensemble`,
+    );
+  }
+  rules.checkScheduling?.(config);
+  if (rules.instances !== undefined)
     validateInstanceGroups(
       config,
+      rules,
       ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
     );
   validateWarmup(config);
@@ -73,27 +82,39 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
 }
 
 /**
- * Backend "onnxruntime" (platform "onnxruntime_onnx" or empty) and backend "javascript" (no
- * platform) are served; anything else is UNSUPPORTED, naming both.
+ * The pairs `backends` accept (each backend's `backend` with one of its `platforms`) are served, and
+ * their rules returned; anything else is refused: CONFIG_INVALID when neither is given or a served
+ * backend has another platform, else UNSUPPORTED, naming what is served.
  */
-export function validateBackend(config: Pick<ModelConfig, 'name' | 'platform' | 'backend'>): void {
+export function validateBackend(
+  config: Pick<ModelConfig, 'name' | 'platform' | 'backend'>,
+  backends: BackendRuleList,
+): BackendConfigRules {
   const { name, platform, backend } = config;
-  if (platform === ENSEMBLE_PLATFORM && backend === '') return;
-  if (backend === ONNXRUNTIME_BACKEND && (platform === '' || platform === ONNXRUNTIME_PLATFORM))
-    return;
-  if (backend === JAVASCRIPT_BACKEND && platform === '') return;
+  const rules = rulesFor(backends, config);
+  if (rules !== undefined && rules.backend === backend && rules.platforms.includes(platform))
+    return rules;
   if (backend === '' && platform === '') {
+    const named = backends.filter((r) => r.backend !== '').map((r) => `backend "${r.backend}"`);
     throw invalid(
-      `must specify 'platform' or 'backend' for '${name}' (infernode serves backend "${ONNXRUNTIME_BACKEND}" and backend "${JAVASCRIPT_BACKEND}"; with auto-complete on, a version directory holding model.onnx is enough)`,
+      `must specify 'platform' or 'backend' for '${name}' (infernode serves ${list(named)}; with auto-complete on, a version directory holding ${ONNX_MODEL_FILENAME} is enough)`,
     );
   }
-  if (backend === ONNXRUNTIME_BACKEND || backend === JAVASCRIPT_BACKEND) {
+  if (backend !== '' && rules !== undefined) {
     throw invalid(`unexpected 'platform' and 'backend' pair, got:${platform}, ${backend}`);
   }
+  const served = backends.flatMap((r) => (r.serves === undefined ? [] : [r.serves]));
   throw fail(
     'UNSUPPORTED',
-    `model '${name}' has backend "${backend}" and platform "${platform}": infernode serves ONNX models (backend "${ONNXRUNTIME_BACKEND}", platform "${ONNXRUNTIME_PLATFORM}") and JavaScript models (backend "${JAVASCRIPT_BACKEND}")`,
+    `model '${name}' has backend "${backend}" and platform "${platform}": infernode serves ${list(served)}`,
   );
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function list(items: readonly string[]): string {
+  return items.length < 2
+    ? items.join('')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1] ?? ''}`;
 }
 
 /** Element counts of the runs of fixed dims between -1 dims: [2, 4, -1, 6] -> [8, 6]. */
@@ -112,6 +133,7 @@ function chunks(dims: readonly number[]): number[] {
 
 function validateTensors(
   config: ModelConfig,
+  rules: BackendConfigRules,
   role: 'input' | 'output',
   list: readonly ModelTensorConfig[],
 ): void {
@@ -122,13 +144,7 @@ function validateTensors(
     if (t.name === '') throw invalid(`model ${role} must specify 'name' for ${model}`);
     if (seen.has(t.name)) throw invalid(`${what} is specified more than once for ${model}`);
     seen.add(t.name);
-    const datatype = fromConfigType(t.data_type);
-    if (datatype !== undefined && DATATYPE_TABLE[datatype].ort === null) {
-      throw fail(
-        'UNSUPPORTED',
-        `${what} of ${model} has data_type ${t.data_type}, which onnxruntime-node cannot run`,
-      );
-    }
+    rules.checkTensorType?.(config, what, t);
     if (t.dims.length === 0) throw invalid(`${what} must specify 'dims' for ${model}`);
     const badDim = t.dims.find((d) => d < 1 && d !== -1);
     if (badDim !== undefined) {
@@ -145,12 +161,7 @@ function validateTensors(
     if (t.label_filename !== undefined) {
       checkRelativePath(model, `output '${t.name}' label_filename`, t.label_filename);
     }
-    if (t.optional === true && config.max_batch_size !== 0) {
-      // The ORT backend's rule (ValidateInputs): a batch cannot mix requests with and without it.
-      throw invalid(
-        `optional ${what} is not supported for models that support batching (max_batch_size ${config.max_batch_size}) for ${model}`,
-      );
-    }
+    rules.checkTensor?.(config, what, t);
   }
 }
 
@@ -234,7 +245,11 @@ function validateDynamicBatching(config: ModelConfig): void {
   }
 }
 
-function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number> | undefined): void {
+function validateInstanceGroups(
+  config: ModelConfig,
+  rules: BackendConfigRules,
+  gpus: ReadonlySet<number> | undefined,
+): void {
   const model = config.name;
   if (config.instance_group.length === 0)
     throw invalid(`must specify one or more 'instance group's for ${model}`);
@@ -261,13 +276,11 @@ function validateInstanceGroups(config: ModelConfig, gpus: ReadonlySet<number> |
         break;
       }
       case 'KIND_MODEL':
-        throw fail(
-          'UNSUPPORTED',
-          `${at} has kind KIND_MODEL, which the onnxruntime backend does not support; use KIND_CPU or KIND_GPU`,
-        );
+        break; // the backend decides (ONNX Runtime and JavaScript refuse it)
       case 'KIND_AUTO':
         throw fail('INTERNAL', `${at} has unexpected kind KIND_AUTO after normalization`);
     }
+    rules.checkInstanceGroup?.(config, at, g);
   }
 }
 

@@ -10,7 +10,7 @@ import type { ModelConfig } from '../config/model-config.js';
 import { fail } from '../errors.js';
 import type { ModelThreadDemand } from '../execution/thread-budget.js';
 import type { Backend, VersionStart } from './backends/backend.js';
-import { backendFor } from './backends/registry.js';
+import { backendConfigRules, backendFor } from './backends/registry.js';
 import { selectVersions } from './version-policy.js';
 
 /** Where a model is loaded from: a repository directory, or a load call's private directory. */
@@ -60,6 +60,7 @@ export async function configureModel(
   options: ConfigureOptions,
 ): Promise<ConfiguredModel> {
   const loaded = await loadModelConfig(source.dir, {
+    backends: backendConfigRules(),
     defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
     disableAutoComplete: options.disableAutoComplete,
     ...(options.configName !== undefined ? { configName: options.configName } : {}),

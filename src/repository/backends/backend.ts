@@ -3,7 +3,9 @@
 // backend (or, for an ensemble, its platform) to one `Backend`, once, when the model is configured;
 // from then on the load steps ask the backend and never look at the config's backend fields again.
 //
-// A backend decides: whether a version directory holds a model file, what it reads of the config
+// A backend decides: its rules in the config pipeline (`config`: the backend/platform pairs it serves,
+// its model files and instance defaults, and the validation rules of its own), whether a version
+// directory holds a model file, what it reads of the config
 // beyond the common fields (ORT: its parameters, graph level and accelerators; JavaScript: its
 // timeouts), whether its instances hold ONNX Runtime sessions (the thread budget divides their
 // threads), and how a version starts (its
@@ -11,6 +13,7 @@
 // model it opened against the config; or, for an ensemble, no instances at all). The worker-side
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
 
+import type { BackendConfigRules } from '../../config/backend-rules.js';
 import type { LoadedModelConfig } from '../../config/load-model-config.js';
 import type { ModelConfig } from '../../config/model-config.js';
 import type { WarmupRun } from '../../execution/messages.js';
@@ -38,6 +41,11 @@ export interface BackendDeps {
 export interface Backend {
   /** Its registry key: the config's `backend`, or its `platform` when it names no backend. */
   readonly name: string;
+  /**
+   * Its part in the config pipeline, which the registry hands to it (config/backend-rules.ts): the
+   * backend/platform pairs it serves and the rules its configs meet beyond the common ones.
+   */
+  readonly config: BackendConfigRules;
   /**
    * A version directory holds the file `default_model_filename` names (ONNX, JavaScript); an
    * ensemble's holds none, its steps name other models.

@@ -9,13 +9,14 @@ import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import type { ModelIO, ModelIOTensor } from '../../../src/config/read-model-io.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 function config(text: string): ModelConfig {
   const raw = autocompleteCoreFields(parseModelConfig(text, 'c'), {
     modelName: 'm',
     versionHasOnnxModel: true,
   });
-  return normalizeModelConfig(raw).config;
+  return normalizeModelConfig(raw, { backends: backendConfigRules() }).config;
 }
 const t = (name: string, shape: (number | string)[], ortType = 'float32'): ModelIOTensor => ({
   name,

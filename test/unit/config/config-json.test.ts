@@ -8,13 +8,14 @@ import { toConfigJson } from '../../../src/config/config-json.js';
 import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 function config(text: string): ModelConfig {
   const raw = autocompleteCoreFields(parseModelConfig(text, 'c'), {
     modelName: 'm',
     versionHasOnnxModel: true,
   });
-  return normalizeModelConfig(raw).config;
+  return normalizeModelConfig(raw, { backends: backendConfigRules() }).config;
 }
 
 const TEXT = `max_batch_size: 8

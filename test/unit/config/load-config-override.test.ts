@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadModelConfig } from '../../../src/config/load-model-config.js';
 import { loadError, neverRead, recorder, tempRepository } from './model-dir-helpers.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 const repo = tempRepository('infernode-config-override-');
 
@@ -23,6 +24,7 @@ void test('the override is used instead of config.pbtxt and --model-config-name'
     '1/model.onnx': '',
   });
   const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
     configName: 'h100',
     readModelIO: neverRead,
     ...override({ maxBatchSize: 6, ...IO, instance_group: [{ kind: 'KIND_CPU', count: '3' }] }),
@@ -40,6 +42,7 @@ void test('the name: missing or empty takes the directory name; any other must e
   const dir = await repo.model('named', { '1/model.onnx': '' });
   for (const name of [undefined, '', 'named']) {
     const loaded = await loadModelConfig(dir, {
+      backends: backendConfigRules(),
       readModelIO: neverRead,
       ...override({ ...(name !== undefined && { name }), ...IO }),
     });
@@ -57,6 +60,7 @@ void test('an override without inputs and outputs is autocompleted from the mode
   const dir = await repo.model('completed', { '2/model.onnx': '' });
   const r = recorder();
   const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
     readModelIO: r.read,
     ...override({ backend: 'onnxruntime', max_batch_size: 0 }),
   });
@@ -74,6 +78,7 @@ void test('an override without inputs and outputs is autocompleted from the mode
 void test('--disable-auto-complete-config: the override stands in for the required config.pbtxt', async () => {
   const dir = await repo.model('strict', { '1/model.onnx': '' });
   const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
     disableAutoComplete: true,
     readModelIO: neverRead,
     ...override({ input: IO.input }),

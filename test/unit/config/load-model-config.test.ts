@@ -15,6 +15,7 @@ import {
   recorder,
   tempRepository,
 } from './model-dir-helpers.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 const repo = tempRepository('infernode-load-config-');
 const model = repo.model;
@@ -28,7 +29,10 @@ void test('no config.pbtxt: everything is autocompleted from the highest version
     'abc/model.onnx': 'not a version',
   });
   const r = recorder();
-  const loaded = await loadModelConfig(dir, { readModelIO: r.read });
+  const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    readModelIO: r.read,
+  });
   assert.deepEqual(r.paths, [path.join(dir, '3', 'model.onnx')]);
   assert.equal(loaded.configPath, undefined);
   assert.equal(loaded.config.name, 'auto');
@@ -53,7 +57,10 @@ void test('no config.pbtxt: everything is autocompleted from the highest version
 
 void test('the result is deeply frozen', async () => {
   const dir = await model('frozen', { '1/model.onnx': '' });
-  const loaded = await loadModelConfig(dir, { readModelIO: recorder().read });
+  const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    readModelIO: recorder().read,
+  });
   assert.ok(Object.isFrozen(loaded));
   assert.ok(Object.isFrozen(loaded.warnings));
   assert.ok(Object.isFrozen(loaded.config.input[0]?.dims));
@@ -94,7 +101,10 @@ void test('a config with inputs and outputs never opens the model', async () => 
       'max_batch_size: 2 input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }',
     '1/model.onnx': '',
   });
-  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
+  const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    readModelIO: neverRead,
+  });
   assert.equal(loaded.configPath, path.join(dir, 'config.pbtxt'));
   assert.equal(loaded.config.max_batch_size, 2);
   assert.equal(
@@ -108,6 +118,7 @@ void test('a config with inputs and outputs never opens the model', async () => 
 void test('defaultMaxBatchSize reaches autocomplete', async () => {
   const dir = await model('mbs', { '1/model.onnx': '' });
   const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
     readModelIO: recorder().read,
     defaultMaxBatchSize: 32,
   });
@@ -121,7 +132,7 @@ void test('default_model_filename may name a directory holding model.onnx (exter
     '1/big.onnx/weights.bin': '',
   });
   const r = recorder();
-  await loadModelConfig(dir, { readModelIO: r.read });
+  await loadModelConfig(dir, { backends: backendConfigRules(), readModelIO: r.read });
   assert.deepEqual(r.paths, [path.join(dir, '1', 'big.onnx', 'model.onnx')]);
 });
 
@@ -139,6 +150,7 @@ void test('--disable-auto-complete-config: config.pbtxt is required and the mode
     '1/model.onnx': '',
   });
   const loaded = await loadModelConfig(partial, {
+    backends: backendConfigRules(),
     disableAutoComplete: true,
     readModelIO: neverRead,
   });
@@ -154,10 +166,18 @@ void test('--model-config-name picks configs/<name>.pbtxt when present, else con
     'configs/h100.pbtxt': `max_batch_size: 7 ${io}`,
     '1/model.onnx': '',
   });
-  const custom = await loadModelConfig(dir, { configName: 'h100', readModelIO: neverRead });
+  const custom = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    configName: 'h100',
+    readModelIO: neverRead,
+  });
   assert.equal(custom.config.max_batch_size, 7);
   assert.equal(custom.configPath, path.join(dir, 'configs', 'h100.pbtxt'));
-  const fallback = await loadModelConfig(dir, { configName: 'a100', readModelIO: neverRead });
+  const fallback = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    configName: 'a100',
+    readModelIO: neverRead,
+  });
   assert.equal(fallback.config.max_batch_size, 1);
   assert.equal((await loadError(dir, { configName: '../x' })).code, 'CONFIG_INVALID');
 });
@@ -234,7 +254,10 @@ void test('end to end with onnxruntime-node: an ONNX file and no config', async 
     ],
   });
   await writeFile(path.join(dir, '1', 'model.onnx'), bytes);
-  const { config } = await loadModelConfig(dir, { defaultMaxBatchSize: 8 });
+  const { config } = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    defaultMaxBatchSize: 8,
+  });
   assert.equal(config.max_batch_size, 8);
   assert.deepEqual(
     config.input.map((t) => [t.name, t.data_type, t.dims, t.reshape]),

@@ -6,11 +6,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { loadModelConfig, type LoadedModelConfig } from '../../../src/config/load-model-config.js';
+import {
+  loadModelConfig,
+  type LoadedModelConfig,
+  type LoadModelConfigOptions,
+} from '../../../src/config/load-model-config.js';
 import type { ModelIO } from '../../../src/config/read-model-io.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import type { BoundBackend } from '../../../src/repository/backends/backend.js';
-import { backendFor } from '../../../src/repository/backends/registry.js';
+import { backendConfigRules, backendFor } from '../../../src/repository/backends/registry.js';
 
 export const BATCHABLE: ModelIO = {
   inputs: [{ name: 'x', ortType: 'float32', shape: ['batch', 3] }],
@@ -82,9 +86,9 @@ export const neverRead = (): Promise<ModelIO> =>
  */
 export async function loadAndBind(
   dir: string,
-  options: Parameters<typeof loadModelConfig>[1] = {},
+  options: Omit<LoadModelConfigOptions, 'backends'> = {},
 ): Promise<{ loaded: LoadedModelConfig; bound: BoundBackend; warnings: readonly string[] }> {
-  const loaded = await loadModelConfig(dir, options);
+  const loaded = await loadModelConfig(dir, { ...options, backends: backendConfigRules() });
   const bound = backendFor(loaded.config).bind(loaded);
   return { loaded, bound, warnings: [...loaded.warnings, ...bound.warnings] };
 }
@@ -92,7 +96,7 @@ export async function loadAndBind(
 /** The error of the config pipeline or of its backend's reading (loadAndBind). */
 export async function loadError(
   dir: string,
-  options: Parameters<typeof loadModelConfig>[1] = {},
+  options: Omit<LoadModelConfigOptions, 'backends'> = {},
 ): Promise<InferenceServerError> {
   try {
     await loadAndBind(dir, options);

@@ -8,6 +8,7 @@ import type { ModelConfig } from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { InferenceServerError } from '../../../src/errors.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 const IO =
   'input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }';
@@ -20,7 +21,7 @@ function normalize(
     modelName: 'm',
     versionHasOnnxModel: true,
   });
-  return normalizeModelConfig(raw, { availableGpus });
+  return normalizeModelConfig(raw, { backends: backendConfigRules(), availableGpus });
 }
 
 void test('a minimal config gets every default', () => {

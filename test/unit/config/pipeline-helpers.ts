@@ -14,6 +14,7 @@ import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { checkSupported } from '../../../src/config/unsupported.js';
 import { validateModelConfig } from '../../../src/config/validate.js';
 import { InferenceServerError, type ErrorCode } from '../../../src/errors.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 export const IO =
   'input { name: "x" data_type: TYPE_FP32 dims: [ 3 ] } output { name: "y" data_type: TYPE_FP32 dims: [ 3 ] }';
@@ -36,9 +37,13 @@ export function pipelineFrom(
   modelName = 'm',
 ): PipelineResult {
   const raw = autocompleteCoreFields(parsed, { modelName, versionHasOnnxModel: true });
-  const warnings = checkSupported(raw);
-  const normalized = normalizeModelConfig(raw, { availableGpus });
-  validateModelConfig(normalized.config, { modelName, availableGpus });
+  const warnings = checkSupported(raw, backendConfigRules());
+  const normalized = normalizeModelConfig(raw, { backends: backendConfigRules(), availableGpus });
+  validateModelConfig(normalized.config, {
+    backends: backendConfigRules(),
+    modelName,
+    availableGpus,
+  });
   const ort = readOrtParameters(normalized.config);
   return {
     config: normalized.config,

@@ -8,6 +8,7 @@ import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { validateModelConfig } from '../../../src/config/validate.js';
 import { check, IO, rejects } from './pipeline-helpers.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 void test('a complete valid config passes without warnings', () => {
   assert.deepEqual(
@@ -48,7 +49,11 @@ void test('only the onnxruntime and javascript backends are served', () => {
       modelName: 'm',
       versionHasOnnxModel: false,
     });
-    validateModelConfig(normalizeModelConfig(raw).config, { modelName: 'm' });
+    const backends = backendConfigRules();
+    validateModelConfig(normalizeModelConfig(raw, { backends }).config, {
+      modelName: 'm',
+      backends,
+    });
   }, /must specify 'platform' or 'backend' for 'm'/);
 });
 

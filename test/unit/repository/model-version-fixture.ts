@@ -18,6 +18,7 @@ import type { ModelEntry, ModelVersion } from '../../../src/repository/model-ver
 import { createScheduler } from '../../../src/scheduler/create-scheduler.js';
 import type { ExecutionTarget } from '../../../src/scheduler/execution-target.js';
 import { ManualTarget } from '../scheduler/fixtures.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 /** The config pipeline on `text` for a model directory named `name` holding model.onnx. */
 export function configFromText(text: string, name = 'm'): ModelConfig {
@@ -25,9 +26,16 @@ export function configFromText(text: string, name = 'm'): ModelConfig {
     modelName: name,
     versionHasOnnxModel: true,
   });
-  checkSupported(raw);
-  const { config } = normalizeModelConfig(raw, { availableGpus: [] });
-  validateModelConfig(config, { modelName: name, availableGpus: [] });
+  checkSupported(raw, backendConfigRules());
+  const { config } = normalizeModelConfig(raw, {
+    backends: backendConfigRules(),
+    availableGpus: [],
+  });
+  validateModelConfig(config, {
+    backends: backendConfigRules(),
+    modelName: name,
+    availableGpus: [],
+  });
   return deepFreeze(config);
 }
 

@@ -22,6 +22,7 @@ import {
 } from '../../../src/scheduler/validated-request.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
+import { backendConfigRules } from '../../../src/repository/backends/registry.js';
 
 /** A frozen config from config.pbtxt text, through the real config pipeline. */
 export function modelConfig(text: string): ModelConfig {
@@ -29,8 +30,11 @@ export function modelConfig(text: string): ModelConfig {
     modelName: 'm',
     versionHasOnnxModel: true,
   });
-  const { config: c } = normalizeModelConfig(raw, { availableGpus: [] });
-  validateModelConfig(c, { modelName: 'm', availableGpus: [] });
+  const { config: c } = normalizeModelConfig(raw, {
+    backends: backendConfigRules(),
+    availableGpus: [],
+  });
+  validateModelConfig(c, { backends: backendConfigRules(), modelName: 'm', availableGpus: [] });
   return c;
 }
 

@@ -5,7 +5,7 @@
 
 import { fail } from '../../../errors.js';
 import type { ModelConfig } from '../../../config/model-config.js';
-import { stepOrder } from '../../../config/validate-ensemble.js';
+import { stepOrder } from './ensemble-config.js';
 import { fromConfigType, type Datatype } from '../../../tensor/datatypes.js';
 import { fullDims, type ModelSignature } from '../../model-signature.js';
 import { stepVersion, type EnsembleHost } from './ensemble-host.js';

@@ -10,17 +10,19 @@ import { modelSignature } from '../../model-signature.js';
 import type { ModelVersion } from '../../model-version.js';
 import { NO_THREAD_PARAMETERS, type Backend, type BackendDeps } from '../backend.js';
 import { checkEnsemble } from './check-ensemble.js';
+import { ENSEMBLE_CONFIG_RULES } from './ensemble-config.js';
 import { stepVersion } from './ensemble-host.js';
 import { EnsembleScheduler } from './ensemble-scheduler.js';
 
 export const ENSEMBLE: Backend = Object.freeze<Backend>({
   name: ENSEMBLE_PLATFORM,
+  config: ENSEMBLE_CONFIG_RULES,
   hasModelFile: false,
   ortSessions: false,
   // Each step's model checks its own inputs for NUL bytes.
   bytesMayHoldNul: true,
   dependencies: (config) => ensembleDependencies(config),
-  // It reads nothing beyond the common fields (config/validate-ensemble.ts checks its steps).
+  // It reads nothing beyond the common fields (ensemble-config.ts checks its steps).
   bind: () => ({
     // Synchronous throws become the load's rejection, as for the other backends.
     start: (configured, version, _budget, _warmup, deps) =>

@@ -6,7 +6,7 @@
 // responses are checked against the config instead.
 
 import { toConfigJson } from '../../../config/config-json.js';
-import { JAVASCRIPT_BACKEND } from '../../../config/javascript-backend.js';
+import { JAVASCRIPT_BACKEND, JAVASCRIPT_CONFIG_RULES } from './javascript-config.js';
 import type { ModelConfig } from '../../../config/model-config.js';
 import type { JavascriptWorkerInit } from '../../../execution/javascript/js-worker-init.js';
 import { javascriptWorkers } from '../../../execution/javascript/js-workers.js';
@@ -41,6 +41,7 @@ function parts(js: JavascriptParameters): InstanceBackendParts<InstanceGroup> {
 
 export const JAVASCRIPT: Backend = Object.freeze<Backend>({
   name: JAVASCRIPT_BACKEND,
+  config: JAVASCRIPT_CONFIG_RULES,
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: false,

@@ -15,6 +15,7 @@ import { unappliedOptionWarnings } from '../../../execution/onnxruntime/executio
 import { ortWorkers } from '../../../execution/onnxruntime/ort-workers.js';
 import type { InstanceGroupPlan } from '../../../execution/onnxruntime/session-plan.js';
 import type { Backend } from '../backend.js';
+import { ONNXRUNTIME_CONFIG_RULES } from './onnxruntime-config.js';
 import { startInstances, type InstanceBackendParts } from '../start-instances.js';
 
 /** The instance start's parts for a model with these ORT parameters. */
@@ -39,6 +40,7 @@ function parts(ort: OrtParameters): InstanceBackendParts<InstanceGroupPlan> {
 
 export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   name: ONNXRUNTIME_BACKEND,
+  config: ONNXRUNTIME_CONFIG_RULES,
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: true,

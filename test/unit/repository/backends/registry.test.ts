@@ -8,6 +8,7 @@ import { validateBackend } from '../../../../src/config/validate.js';
 import { InferenceServerError } from '../../../../src/errors.js';
 import type { ModelConfig } from '../../../../src/config/model-config.js';
 import {
+  backendConfigRules,
   backendFor,
   modelDependencies,
   registeredBackends,
@@ -44,7 +45,7 @@ void describe('backend registry', () => {
   void it('maps every accepted platform/backend pair to exactly one backend', () => {
     for (const { platform, backend, expect } of ACCEPTED) {
       const config = { name: 'm', platform, backend };
-      validateBackend(config); // the pair is one the config pipeline lets through
+      validateBackend(config, backendConfigRules()); // the pair is one the config pipeline lets through
       const found = backendFor(config);
       assert.equal(found.name, expect, `platform "${platform}", backend "${backend}"`);
       assert.equal(registeredBackends().filter((b) => b === found).length, 1);
@@ -60,7 +61,7 @@ void describe('backend registry', () => {
   void it('refuses an unknown pair with the config pipeline error, code and message', () => {
     for (const { platform, backend } of REFUSED) {
       const config = { name: 'm', platform, backend };
-      const expected = errorOf(() => validateBackend(config));
+      const expected = errorOf(() => validateBackend(config, backendConfigRules()));
       const got = errorOf(() => backendFor(config));
       assert.equal(got.code, expected.code);
       assert.equal(got.message, expected.message);

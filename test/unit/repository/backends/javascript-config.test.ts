@@ -5,10 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadModelConfig } from '../../../src/config/load-model-config.js';
-import { NO_THREAD_PARAMETERS } from '../../../src/repository/backends/backend.js';
-import { readJavascriptParameters } from '../../../src/repository/backends/javascript/javascript-parameters.js';
-import { loadAndBind, loadError, neverRead, tempRepository } from './model-dir-helpers.js';
+import { loadModelConfig } from '../../../../src/config/load-model-config.js';
+import { NO_THREAD_PARAMETERS } from '../../../../src/repository/backends/backend.js';
+import { readJavascriptParameters } from '../../../../src/repository/backends/javascript/javascript-parameters.js';
+import {
+  loadAndBind,
+  loadError,
+  neverRead,
+  tempRepository,
+} from '../../config/model-dir-helpers.js';
+import { backendConfigRules } from '../../../../src/repository/backends/registry.js';
 
 const repo = tempRepository('infernode-js-config-');
 
@@ -22,7 +28,10 @@ void test('a javascript model defaults to model.js, one instance, a 30 s execute
     'config.pbtxt': `backend: "javascript"\nmax_batch_size: 4\n${IO}`,
     '1/model.js': 'export function execute() {}',
   });
-  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
+  const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    readModelIO: neverRead,
+  });
   assert.equal(loaded.config.default_model_filename, 'model.js');
   assert.equal(loaded.config.platform, '');
   assert.deepEqual(
@@ -41,7 +50,10 @@ void test('model.mjs is picked when that is the file the versions hold', async (
     'config.pbtxt': `backend: "javascript"\n${IO}`,
     '2/model.mjs': 'export function execute() {}',
   });
-  const loaded = await loadModelConfig(dir, { readModelIO: neverRead });
+  const loaded = await loadModelConfig(dir, {
+    backends: backendConfigRules(),
+    readModelIO: neverRead,
+  });
   assert.equal(loaded.config.default_model_filename, 'model.mjs');
 });
 

@@ -1,10 +1,16 @@
-// The JavaScript backend's config rules (`backend: "javascript"`, Triton's Python backend in JS): its
-// name and model file names, and what its config must say itself (there is no model file to
-// auto-complete from), which validation checks in its order. The two parameters the server reads
-// are the backend's own (repository/backends/javascript/javascript-parameters.ts).
+// The JavaScript backend's part in the config pipeline (config/backend-rules.ts; `backend:
+// "javascript"`, Triton's Python backend in JS): its name and model file names, that it may be
+// decoupled, that its instances are worker threads (one per CPU group by default, never a GPU), and
+// what its config must say itself (there is no model file to auto-complete from). The two
+// parameters the server reads are the backend's own (javascript-parameters.ts).
 
-import { fail } from '../errors.js';
-import type { ModelConfig } from './model-config.js';
+import type { BackendConfigRules } from '../../../config/backend-rules.js';
+import type { ModelConfig } from '../../../config/model-config.js';
+import { fail } from '../../../errors.js';
+import {
+  refuseOptionalWhenBatching,
+  refuseOrtlessDatatype,
+} from '../../../execution/onnxruntime/config/ort-config-rules.js';
 
 export const JAVASCRIPT_BACKEND = 'javascript';
 
@@ -48,3 +54,17 @@ export function validateJavascriptConfig(config: ModelConfig): void {
     );
   }
 }
+
+export const JAVASCRIPT_CONFIG_RULES: BackendConfigRules = Object.freeze<BackendConfigRules>({
+  backend: JAVASCRIPT_BACKEND,
+  platforms: Object.freeze(['']),
+  serves: `JavaScript models (backend "${JAVASCRIPT_BACKEND}")`,
+  modelFilenames: JAVASCRIPT_MODEL_FILENAMES,
+  mayBeDecoupled: true,
+  // A JavaScript model runs on worker threads whatever the machine has.
+  instances: Object.freeze({ gpu: false, defaultCpuCount: 1 }),
+  checkConfig: validateJavascriptConfig,
+  // ONNX Runtime's two tensor rules have always applied to every model (ort-config-rules.ts).
+  checkTensorType: refuseOrtlessDatatype,
+  checkTensor: refuseOptionalWhenBatching,
+});

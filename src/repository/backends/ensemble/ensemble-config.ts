@@ -1,27 +1,39 @@
-// The rules an ensemble's config must meet on its own (Triton's ValidateEnsembleSchedulingConfig):
-// platform "ensemble" if and only if `ensemble_scheduling` is set; every step names a model and
+// The ensemble backend's part in the config pipeline (config/backend-rules.ts): platform "ensemble"
+// with no backend, no instances of its own, and the rules its config must meet on its own (Triton's
+// ValidateEnsembleSchedulingConfig): `ensemble_scheduling` is set (config/validate.ts refuses it on
+// any other platform, for every model); every step names a model and
 // maps at least one input and one output; every tensor a step reads is an ensemble input or some
 // step's output; no tensor is written twice or written over an ensemble input; every ensemble
 // output is written; the steps form no cycle. Whether the step models exist and agree on types and
 // shapes is checked when the ensemble starts, against the models then serving (check-ensemble.ts).
 
-import { fail } from '../errors.js';
-import { ENSEMBLE_PLATFORM } from './autocomplete.js';
-import type { ModelConfig } from './model-config.js';
+import { ENSEMBLE_PLATFORM } from '../../../config/autocomplete.js';
+import type { BackendConfigRules } from '../../../config/backend-rules.js';
+import type { ModelConfig } from '../../../config/model-config.js';
+import { fail } from '../../../errors.js';
+import {
+  refuseOptionalWhenBatching,
+  refuseOrtlessDatatype,
+} from '../../../execution/onnxruntime/config/ort-config-rules.js';
 
 const invalid = (message: string): Error => fail('CONFIG_INVALID', message);
 
+export const ENSEMBLE_CONFIG_RULES: BackendConfigRules = Object.freeze<BackendConfigRules>({
+  backend: '',
+  platforms: Object.freeze([ENSEMBLE_PLATFORM]),
+  // Its steps' models may be decoupled or not; an ensemble answers each request once.
+  mayBeDecoupled: false,
+  // An ensemble runs nothing itself: its steps run on their models' instances.
+  // ONNX Runtime's two tensor rules have always applied to every model (ort-config-rules.ts).
+  checkTensorType: refuseOrtlessDatatype,
+  checkTensor: refuseOptionalWhenBatching,
+  checkScheduling: validateEnsemble,
+});
+
+/** The rules of an ensemble's own config (platform "ensemble"), in Triton's order. */
 export function validateEnsemble(config: ModelConfig): void {
   const name = config.name;
   const es = config.ensemble_scheduling;
-  if (config.platform !== ENSEMBLE_PLATFORM) {
-    if (es !== undefined) {
-      throw invalid(
-        `ensemble scheduling cannot be set for model '${name}' whose platform is not ensemble`,
-      );
-    }
-    return;
-  }
   if (es === undefined || es.step.length === 0) {
     throw invalid(
       `ensemble scheduling must be set for ensemble '${name}' whose platform is ensemble, with at least one step`,

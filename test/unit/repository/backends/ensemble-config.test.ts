@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pipeline, rejects } from './pipeline-helpers.js';
+import { pipeline, rejects } from '../../config/pipeline-helpers.js';
 
 const IO = `input { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } output { name: "Z" data_type: TYPE_FP32 dims: [ 2 ] }`;
 const step = (model: string, from: string, to: string): string =>
