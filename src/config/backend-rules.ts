@@ -4,7 +4,34 @@
 // the registry (repository/backends/registry.ts) hands the list of them to the pipeline: a new
 // backend is a new folder and one registry line, and config/ does not change.
 
+import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { InstanceGroupConfig, ModelConfig, ModelTensorConfig } from './model-config.js';
+import type { ReadModelIO } from './read-model-io.js';
+
+/** What a backend's autocomplete may use of the model directory and the pipeline's options. */
+export interface AutocompleteContext {
+  /** The model directory's name. */
+  readonly modelName: string;
+  readonly modelDir: string;
+  /**
+   * `file` in the highest version directory that has it (or `<file>/model.onnx` when `file` is a
+   * directory, an ONNX model with external data); undefined when none does.
+   */
+  modelFile(file: string): Promise<string | undefined>;
+  /** `--backend-config=default-max-batch-size`. */
+  readonly defaultMaxBatchSize: number;
+  /** The pipeline's model reader, when one was injected (tests). */
+  readonly readModelIO?: ReadModelIO;
+}
+
+/** What a backend's autocomplete made of a raw config. */
+export interface BackendAutocomplete {
+  readonly config: RawModelConfig;
+  /** Messages to log at WARN (e.g. "autofilled max_batch_size to 4 ..."). */
+  readonly warnings: readonly string[];
+  /** Checks the validated config against what it read (the opened model); run after validation. */
+  readonly check?: (config: ModelConfig) => void;
+}
 
 export interface BackendConfigRules {
   /**
@@ -25,6 +52,15 @@ export interface BackendConfigRules {
    * autocomplete's default stands (ORT's `model.onnx`) or there is no model file (the ensemble).
    */
   readonly modelFilenames?: readonly string[];
+  /**
+   * Its autocomplete from the model itself, after core's and before the unsupported-feature check
+   * (ONNX Runtime's reads the model file); skipped with --disable-auto-complete-config. Undefined
+   * from the call: nothing to fill.
+   */
+  readonly autocomplete?: (
+    raw: RawModelConfig,
+    ctx: AutocompleteContext,
+  ) => Promise<BackendAutocomplete | undefined>;
   /** Its models may be decoupled (`model_transaction_policy { decoupled: true }`). */
   readonly mayBeDecoupled: boolean;
   /**

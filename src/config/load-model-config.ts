@@ -1,29 +1,26 @@
 // The config pipeline for one model directory: read config.pbtxt (or none, or the load API's JSON
-// instead) -> parse -> autocomplete (core fields, then the ORT backend's from the model file) ->
-// reject unsupported features -> normalize -> validate -> deep-freeze. The one place a ModelConfig
-// is made. The backend's own settings (ORT's parameters, a JavaScript model's timeouts) are read
+// instead) -> parse -> autocomplete (core fields, then the backend's own: ORT's from the model file)
+// -> reject unsupported features -> normalize -> validate (then the backend's check against what its
+// autocomplete read) -> deep-freeze. The one place a ModelConfig is made. What differs by backend
+// comes from the backends' rules (`backends`, backend-rules.ts), which config/ does not name. The backend's own settings (ORT's parameters, a JavaScript model's timeouts) are read
 // next, by its backend, when the repository configures the model (repository/backends/).
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fail } from '../errors.js';
 import {
-  autocomplete,
   autocompleteCoreFields,
   DEFAULT_MAX_BATCH_SIZE,
-  needsModelIO,
   ONNX_MODEL_FILENAME,
-  ONNXRUNTIME_BACKEND,
 } from './autocomplete.js';
-import { rulesFor, type BackendRuleList } from './backend-rules.js';
-import { checkModelAgainstConfig } from './check-model-io.js';
+import { rulesFor, type BackendAutocomplete, type BackendRuleList } from './backend-rules.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { ModelConfig } from './model-config.js';
 import { normalizeModelConfig } from './normalize.js';
 import { parseModelConfig } from './parse-model-config.js';
 import { parseModelConfigJson } from './parse-model-config-json.js';
-import type { ModelIO, ReadModelIO } from './read-model-io.js';
+import type { ReadModelIO } from './read-model-io.js';
 import { checkSupported } from './unsupported.js';
 import { validateBackend, validateModelConfig } from './validate.js';
 
@@ -40,7 +37,7 @@ export interface LoadModelConfigOptions {
   readonly defaultMaxBatchSize?: number;
   /** `--disable-auto-complete-config`: config.pbtxt must exist and list inputs and outputs itself. */
   readonly disableAutoComplete?: boolean;
-  /** Reads a model file's inputs and outputs; onnxruntime-node by default (tests inject a fake). */
+  /** Reads a model file's inputs and outputs for a backend's autocomplete (tests inject a fake). */
   readonly readModelIO?: ReadModelIO;
   /** GPU ids this process may use; none by default. */
   readonly availableGpus?: readonly number[];
@@ -89,29 +86,25 @@ export async function loadModelConfig(
   });
   // Cheap checks first, so a misnamed or non-ONNX model fails before its model file is opened.
   checkName(raw, modelName);
-  validateBackend(
+  const rules = validateBackend(
     { name: raw.name ?? '', platform: raw.platform ?? '', backend: raw.backend ?? '' },
     options.backends,
   );
 
   const warnings: string[] = [];
-  let io: ModelIO | undefined;
-  if (autoComplete && raw.backend === ONNXRUNTIME_BACKEND && needsModelIO(raw)) {
-    const file = raw.default_model_filename ?? ONNX_MODEL_FILENAME;
-    const modelPath = await firstVersionWith(modelDir, versions, file);
-    if (modelPath === undefined) {
-      throw fail(
-        'CONFIG_INVALID',
-        `model '${modelName}': cannot auto-complete the config: no numbered version directory of ${modelDir} contains ${file}`,
-      );
-    }
-    const read = options.readModelIO ?? (await import('./read-model-io.js')).readModelIO;
-    io = await read(modelPath);
-    const done = autocomplete(raw, io, {
+  let completed: BackendAutocomplete | undefined;
+  if (autoComplete && rules.autocomplete !== undefined) {
+    completed = await rules.autocomplete(raw, {
+      modelName,
+      modelDir,
+      modelFile: (file) => firstVersionWith(modelDir, versions, file),
       defaultMaxBatchSize: options.defaultMaxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+      ...(options.readModelIO !== undefined && { readModelIO: options.readModelIO }),
     });
-    raw = done.config;
-    warnings.push(...done.warnings);
+    if (completed !== undefined) {
+      raw = completed.config;
+      warnings.push(...completed.warnings);
+    }
   }
 
   warnings.push(...checkSupported(raw, options.backends));
@@ -125,8 +118,7 @@ export async function loadModelConfig(
     backends: options.backends,
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),
   });
-  // The model was opened anyway: check the parts of the config that were not autofilled against it.
-  if (io !== undefined) checkModelAgainstConfig(normalized.config, io);
+  completed?.check?.(normalized.config);
   return deepFreeze({
     config: normalized.config,
     warnings,

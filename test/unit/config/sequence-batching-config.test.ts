@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkModelAgainstConfig } from '../../../src/config/check-model-io.js';
+import { checkModelAgainstConfig } from '../../../src/execution/onnxruntime/config/check-model-io.js';
 import type { ModelIO } from '../../../src/config/read-model-io.js';
 import { IO, pipeline, rejects } from './pipeline-helpers.js';
 

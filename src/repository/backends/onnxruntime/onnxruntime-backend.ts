@@ -5,7 +5,7 @@
 // model that was actually opened (autocomplete only checked it when it had to open the model).
 
 import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
-import { checkModelAgainstConfig } from '../../../config/check-model-io.js';
+import { checkModelAgainstConfig } from '../../../execution/onnxruntime/config/check-model-io.js';
 import {
   readOrtParameters,
   type OrtParameters,

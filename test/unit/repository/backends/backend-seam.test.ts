@@ -1,10 +1,12 @@
 // The backend seam for config: a backend registered only here (a folder's worth of rules and one
 // registry line, no change to src/config/) gets its config rules run by the real config pipeline
 // over a real model directory: its backend name accepted, its model file and instance defaults, its
-// own rules called at their points and their refusals passed through; and the server's registry,
-// which does not list it, refuses it naming what it serves.
+// autocomplete and its own rules called at their points and their refusals passed through; and the
+// server's registry, which does not list it, refuses it naming what it serves.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { BackendConfigRules } from '../../../../src/config/backend-rules.js';
 import { loadModelConfig } from '../../../../src/config/load-model-config.js';
@@ -37,6 +39,18 @@ const TOY_RULES: BackendConfigRules = {
     if (config.parameters['refuse'] !== undefined) {
       throw fail('CONFIG_INVALID', `model '${config.name}': the toy backend refuses this`);
     }
+  },
+  // Fills in a missing output from "the model file" (here: its text names the output).
+  autocomplete: async (raw, ctx) => {
+    if ((raw.output?.length ?? 0) > 0) return undefined;
+    const file = await ctx.modelFile(raw.default_model_filename ?? '');
+    calls.push(`autocomplete ${path.basename(file ?? '?')}`);
+    const name = file === undefined ? '?' : (await readFile(file, 'utf8')).trim();
+    return {
+      config: { ...raw, output: [{ name, data_type: 'TYPE_FP32', dims: [2] }] },
+      warnings: [`autofilled output ${name}`],
+      check: (config) => calls.push(`check ${config.output.map((o) => o.name).join(',')}`),
+    };
   },
   checkTensor: (config, what, t) => {
     calls.push(`tensor ${t.name}`);
@@ -98,6 +112,39 @@ void describe('a backend registered in a registry of its own', () => {
     // Its rules ran at their points: the whole config first, then each tensor.
     assert.deepEqual(calls, ['config toy_ok', 'tensor X', 'tensor Y']);
     assert.equal(registry.backendFor(config), TOY);
+  });
+
+  void it('runs its autocomplete from the model file, and its check after validation', async () => {
+    const dir = await repo.model('toy_filled', {
+      'config.pbtxt': `backend: "toy"\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 2 ] } ]`,
+      '1/model.toy': 'FILLED\n',
+    });
+    calls.length = 0;
+    const loaded = await loadModelConfig(dir, {
+      backends: registry.configRules,
+      readModelIO: neverRead,
+    });
+    assert.deepEqual(
+      loaded.config.output.map((o) => o.name),
+      ['FILLED'],
+    );
+    assert.ok(loaded.warnings.includes('autofilled output FILLED'));
+    assert.deepEqual(calls, [
+      'autocomplete model.toy',
+      'config toy_filled',
+      'tensor X',
+      'tensor FILLED',
+      'check FILLED',
+    ]);
+    // --disable-auto-complete-config skips it: the config then lacks its output.
+    calls.length = 0;
+    const plain = await loadModelConfig(dir, {
+      backends: registry.configRules,
+      readModelIO: neverRead,
+      disableAutoComplete: true,
+    });
+    assert.deepEqual(plain.config.output, []);
+    assert.ok(!calls.some((c) => c.startsWith('autocomplete') || c.startsWith('check')));
   });
 
   void it("refuses a config with its rules' own errors, code and message", async () => {

@@ -3,13 +3,13 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
-import { checkModelAgainstConfig } from '../../../src/config/check-model-io.js';
-import type { ModelConfig } from '../../../src/config/model-config.js';
-import { normalizeModelConfig } from '../../../src/config/normalize.js';
-import { parseModelConfig } from '../../../src/config/parse-model-config.js';
-import type { ModelIO, ModelIOTensor } from '../../../src/config/read-model-io.js';
-import { backendConfigRules } from '../../../src/repository/backends/registry.js';
+import { autocompleteCoreFields } from '../../../../../src/config/autocomplete.js';
+import { checkModelAgainstConfig } from '../../../../../src/execution/onnxruntime/config/check-model-io.js';
+import type { ModelConfig } from '../../../../../src/config/model-config.js';
+import { normalizeModelConfig } from '../../../../../src/config/normalize.js';
+import { parseModelConfig } from '../../../../../src/config/parse-model-config.js';
+import type { ModelIO, ModelIOTensor } from '../../../../../src/config/read-model-io.js';
+import { backendConfigRules } from '../../../../../src/repository/backends/registry.js';
 
 function config(text: string): ModelConfig {
   const raw = autocompleteCoreFields(parseModelConfig(text, 'c'), {

@@ -1,12 +1,13 @@
 // Does the ONNX model match its config? The ORT backend's ValidateInputs / ValidateOutputs /
 // CompareDimsSupported (onnxruntime.cc, onnxruntime_utils.cc) as a pure function of the config and the
-// model's signature. The loader runs it whenever it read the model for autocomplete; a worker can run
+// model's signature. The ORT autocomplete (ort-autocomplete.ts) runs it whenever it read the model;
+// the backend runs it on each instance's session (repository/backends/onnxruntime/); a worker can run
 // it on its session's metadata otherwise.
 
-import { DATATYPE_TABLE, fromConfigType } from '../tensor/datatypes.js';
-import { fail } from '../errors.js';
-import type { ModelConfig, ModelTensorConfig } from './model-config.js';
-import type { ModelIO, ModelIOTensor } from './read-model-io.js';
+import { DATATYPE_TABLE, fromConfigType } from '../../../tensor/datatypes.js';
+import { fail } from '../../../errors.js';
+import type { ModelConfig, ModelTensorConfig } from '../../../config/model-config.js';
+import type { ModelIO, ModelIOTensor } from '../../../config/read-model-io.js';
 
 const shapeText = (dims: readonly number[]): string => `[${dims.join(',')}]`;
 const dimOf = (d: number | string): number => (typeof d === 'number' && d >= 0 ? d : -1);
