@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SUBCOMMANDS } from '../../bench/subcommands.js';
 import { DIST, REPO_ROOT } from '../helpers/paths.js';
+import { toolingSkipped } from '../helpers/tooling-suites.js';
 
 const cli = (...args: string[]): { code: number | null; stdout: string; stderr: string } => {
   const r = spawnSync(process.execPath, [path.join(DIST, 'bench', 'cli.js'), ...args], {
@@ -18,7 +19,7 @@ const cli = (...args: string[]): { code: number | null; stdout: string; stderr: 
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 
-void describe('infernode-bench', () => {
+void describe('infernode-bench', { skip: toolingSkipped('bench') }, () => {
   void it('--help lists every subcommand', () => {
     const r = cli('--help');
     assert.equal(r.code, 0, r.stderr);

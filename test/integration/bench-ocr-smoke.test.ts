@@ -10,8 +10,11 @@ import { describe, it } from 'node:test';
 import { ocrPackagesMissing } from '../../bench/model/ocr-packages.js';
 import { textFontMissing } from '../../bench/model/text-image.js';
 import { DIST } from '../helpers/paths.js';
+import { toolingSkipped } from '../helpers/tooling-suites.js';
 
-void describe('npm run bench:ocr', { skip: textFontMissing() ?? ocrPackagesMissing() }, () => {
+const SKIP = toolingSkipped('bench') || (textFontMissing() ?? ocrPackagesMissing());
+
+void describe('npm run bench:ocr', { skip: SKIP }, () => {
   void it('reads the rendered images through the server and reports images/s', async () => {
     const outDir = await mkdtemp(path.join(os.tmpdir(), 'infernode-ocr-smoke-'));
     const child = spawn(

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DIST, MODEL_REPOSITORY } from '../helpers/paths.js';
+import { toolingSkipped } from '../helpers/tooling-suites.js';
 
 const temporary: string[] = [];
 after(() => {
@@ -86,7 +87,7 @@ function assertLevel(level: any, mode: string, value: number): void {
   assert.equal(typeof s.cpu.generator, 'number');
 }
 
-void describe('bench (npm run bench)', () => {
+void describe('bench (npm run bench)', { skip: toolingSkipped('bench') }, () => {
   void it('measures a concurrency sweep against infernode it started, and writes every output', async () => {
     const out = tempDir('bench-smoke-');
     const csv = path.join(out, 'pa.csv');
@@ -265,7 +266,7 @@ void describe('bench (npm run bench)', () => {
   });
 });
 
-void describe('bench:compare', () => {
+void describe('bench:compare', { skip: toolingSkipped('bench') }, () => {
   void it('runs raw ORT, naive Fastify and infernode at the same levels and prints the comparison', async () => {
     const out = tempDir('bench-smoke-');
     const r = await run('compare', [

@@ -33,6 +33,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { checkShape, type Shape } from '../helpers/resource-shape.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
 import { copyModel, tempRepository } from '../helpers/temp-repository.js';
+import { toolingSkipped } from '../helpers/tooling-suites.js';
 
 const K8S = path.join(REPO_ROOT, 'deploy', 'kubernetes');
 
@@ -92,7 +93,7 @@ function metricNames(promql: string): string[] {
   return [...promql.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)].map((m) => m[1] as string);
 }
 
-void describe('deploy/kubernetes', () => {
+void describe('deploy/kubernetes', { skip: toolingSkipped('deploy') }, () => {
   const base = renderKustomization(path.join(K8S, 'base'));
   const gpu = renderKustomization(path.join(K8S, 'overlays', 'gpu'));
   const deployment = one(base, 'Deployment');
@@ -268,7 +269,7 @@ void describe('deploy/kubernetes', () => {
   });
 });
 
-void describe('deploy/kubernetes/kserve', () => {
+void describe('deploy/kubernetes/kserve', { skip: toolingSkipped('deploy') }, () => {
   const dir = path.join(K8S, 'kserve');
   const runtime = readManifests(path.join(dir, 'cluster-serving-runtime.yaml'))[0] as any;
   const isvc = readManifests(path.join(dir, 'inference-service.yaml'))[0] as any;
@@ -303,7 +304,7 @@ void describe('deploy/kubernetes/kserve', () => {
   });
 });
 
-void describe('Dockerfile', () => {
+void describe('Dockerfile', { skip: toolingSkipped('deploy') }, () => {
   const text = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
   // Instructions, comments dropped and continuation lines joined.
   const lines = text
