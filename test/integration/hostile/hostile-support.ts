@@ -28,9 +28,12 @@ export const DEFAULT_BUDGET_BYTES = 160 * 1024 * 1024;
  */
 export const RSS_MARGIN_BYTES = 384 * 1024 * 1024;
 /**
- * How long after the clients went the last RSS is read. The give-back is reported, not asserted
- * (below), so the tests wait 5 s instead of the issue's 10 s: the CI run is held to 20 minutes,
- * and `node dist/bench/cli.js hostile-clients --after-secs 10` measures the full wait.
+ * How long after the clients went the last RSS is read, at most: the tests stop waiting as soon as
+ * RSS is back within KEPT_MARGIN_BYTES of its baseline (often at once with the deployed malloc
+ * settings; where it stays above, the wait is the whole 5 s). The give-back is reported, not
+ * asserted (below), so the tests wait 5 s at most instead of the issue's 10 s: the CI run is held
+ * to 20 minutes, and `node dist/bench/cli.js hostile-clients --after-secs 10` measures the full
+ * wait.
  */
 export const AFTER_MS = 5_000;
 /** RSS may stay this far above its baseline AFTER_MS after the clients went. */
