@@ -5,6 +5,7 @@
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
+import { readBackendSettings } from './repository/backends/registry.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { RegistryDataPlane } from './dataplane/data-plane.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
@@ -62,6 +63,10 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions, logger: Logger): Promise<RunningServer> {
   const backend = parseBackendConfig(options.backendConfig);
+  // Each backend checks the settings it reads now, so a bad value fails the start, not a load.
+  for (const s of readBackendSettings(backend).unused) {
+    logger.warn({ flag: s.flag }, 'no backend infernode runs reads this --backend-config setting');
+  }
   const metrics = new MetricsCatalog();
   const models = new ModelManager({
     mode: options.modelControlMode,

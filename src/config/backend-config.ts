@@ -1,22 +1,13 @@
-// `--backend-config=[<backend>,]<setting>=<value>` flags -> the frozen settings the ONNX Runtime backend
-// uses. As in Triton (core ResolveBackendConfigs), a setting without a backend name applies to every
-// backend and a backend-specific one overrides it, whatever the flag order.
+// `--backend-config=[<backend>,]<setting>=<value>` flags: their grammar and Triton's resolution
+// (core ResolveBackendConfigs): a setting without a backend name applies to every backend and a
+// backend-specific one overrides it, whatever the flag order. What a setting means is its backend's
+// (the ONNX Runtime backend's reader is execution/onnxruntime/config/ort-backend-config.ts); the
+// registry (repository/backends/registry.ts) says which settings no backend takes.
 
 import { fail } from '../errors.js';
-import { DEFAULT_MAX_BATCH_SIZE, ONNXRUNTIME_BACKEND } from './autocomplete.js';
 
-export interface OnnxRuntimeBackendConfig {
-  /** One ORT environment with global thread pools shared by every session (ORT backend README). */
-  readonly enableGlobalThreadpool: boolean;
-  /** Global pool sizes; only meaningful with enableGlobalThreadpool. Undefined = ORT's default. */
-  readonly intraOpThreadCount?: number;
-  readonly interOpThreadCount?: number;
-  /** max_batch_size autocomplete writes for a batchable model (Triton default 4). */
-  readonly defaultMaxBatchSize: number;
-}
-
-/** A setting infernode does not use: another backend's, or an unknown key. Worth a warning. */
-export interface UnusedBackendSetting {
+/** One setting of one flag. `backend` undefined: the flag named none (it applies to every backend). */
+export interface BackendSetting {
   readonly backend: string | undefined;
   readonly setting: string;
   readonly value: string;
@@ -24,20 +15,19 @@ export interface UnusedBackendSetting {
   readonly flag: string;
 }
 
+/** Every setting of the `--backend-config` flags, in flag order; what each means is its backend's. */
 export interface BackendConfig {
-  readonly onnxruntime: OnnxRuntimeBackendConfig;
-  readonly unknown: readonly UnusedBackendSetting[];
+  readonly settings: readonly BackendSetting[];
+}
+
+/** The settings one backend reads: its registry name and the setting names it knows. */
+export interface BackendSettingKeys {
+  readonly backend: string;
+  readonly keys: ReadonlySet<string>;
 }
 
 const FLAG = '--backend-config=';
 const FORMAT = "expected '[<backend name>,]<setting>=<value>'";
-
-interface Setting {
-  readonly backend: string | undefined;
-  readonly setting: string;
-  readonly value: string;
-  readonly flag: string;
-}
 
 /**
  * Splits one flag value (with or without the `--backend-config=` prefix) into its settings.
@@ -45,7 +35,7 @@ interface Setting {
  * for one backend in one flag, `onnxruntime,enable-global-threadpool=1,intra_op_thread_count=4`
  * (the spelling these docs use), by splitting what follows the backend name on commas.
  */
-function split(arg: string): Setting[] {
+function split(arg: string): BackendSetting[] {
   const body = arg.startsWith(FLAG) ? arg.slice(FLAG.length) : arg;
   const flag = `${FLAG}${body}`;
   const eq = body.indexOf('=');
@@ -73,7 +63,8 @@ function split(arg: string): Setting[] {
   });
 }
 
-function bool(s: Setting): boolean {
+/** A 0/1, true/false or on/off setting; CONFIG_INVALID quoting the flag otherwise. */
+export function settingBool(s: BackendSetting): boolean {
   const v = s.value.toLowerCase();
   if (v === 'true' || v === 'on' || v === '1') return true;
   if (v === 'false' || v === 'off' || v === '0') return false;
@@ -83,7 +74,8 @@ function bool(s: Setting): boolean {
   );
 }
 
-function count(s: Setting): number {
+/** An integer >= 0 setting; CONFIG_INVALID quoting the flag otherwise. */
+export function settingCount(s: BackendSetting): number {
   const n = /^\d{1,9}$/.test(s.value) ? Number(s.value) : NaN;
   if (!Number.isSafeInteger(n)) {
     throw fail(
@@ -94,51 +86,62 @@ function count(s: Setting): number {
   return n;
 }
 
-const ORT_SETTINGS = new Set([
-  'enable-global-threadpool',
-  'intra_op_thread_count',
-  'inter_op_thread_count',
-  'default-max-batch-size',
-]);
-
+/** Splits the flags into their settings; CONFIG_INVALID quoting a malformed flag. Frozen. */
 export function parseBackendConfig(flags: readonly string[]): BackendConfig {
-  const settings = flags.flatMap(split);
-  const unknown: UnusedBackendSetting[] = [];
-  const ort = new Map<string, Setting>();
-  // Global settings first, then onnxruntime's, so the specific one wins (Triton's resolution order).
-  for (const scope of [undefined, ONNXRUNTIME_BACKEND]) {
-    for (const s of settings) {
-      if (s.backend !== scope) continue;
-      if (ORT_SETTINGS.has(s.setting)) ort.set(s.setting, s);
-      else unknown.push(s);
+  const settings = flags.flatMap(split).map((s) => Object.freeze(s));
+  return Object.freeze({ settings: Object.freeze(settings) });
+}
+
+/**
+ * Every occurrence of `keys` that applies to `backend` (global ones and its own), in flag order:
+ * a reader checks each, not just the winner, so a typo never hides.
+ */
+export function applicableSettings(
+  config: BackendConfig,
+  { backend, keys }: BackendSettingKeys,
+): readonly BackendSetting[] {
+  return config.settings.filter(
+    (s) => (s.backend === undefined || s.backend === backend) && keys.has(s.setting),
+  );
+}
+
+/**
+ * Triton's resolution for `backend`: the global settings first, then its own, so the specific one
+ * wins whatever the flag order; within one scope the last wins.
+ */
+export function resolveBackendSettings(
+  config: BackendConfig,
+  reader: BackendSettingKeys,
+): ReadonlyMap<string, BackendSetting> {
+  const resolved = new Map<string, BackendSetting>();
+  for (const scope of [undefined, reader.backend]) {
+    for (const s of applicableSettings(config, reader)) {
+      if (s.backend === scope) resolved.set(s.setting, s);
     }
   }
-  for (const s of settings) {
-    if (s.backend !== undefined && s.backend !== ONNXRUNTIME_BACKEND) unknown.push(s);
-  }
-  // Every onnxruntime-applicable occurrence is checked, not just the winner, so a typo never hides.
-  for (const s of settings) {
-    if (
-      (s.backend === undefined || s.backend === ONNXRUNTIME_BACKEND) &&
-      ORT_SETTINGS.has(s.setting)
-    ) {
-      if (s.setting === 'enable-global-threadpool') bool(s);
-      else count(s);
-    }
-  }
-  const get = (k: string): Setting | undefined => ort.get(k);
-  const intra = get('intra_op_thread_count');
-  const inter = get('inter_op_thread_count');
-  const mbs = get('default-max-batch-size');
-  const gtp = get('enable-global-threadpool');
-  const onnxruntime: OnnxRuntimeBackendConfig = {
-    enableGlobalThreadpool: gtp === undefined ? false : bool(gtp),
-    ...(intra !== undefined && { intraOpThreadCount: count(intra) }),
-    ...(inter !== undefined && { interOpThreadCount: count(inter) }),
-    defaultMaxBatchSize: mbs === undefined ? DEFAULT_MAX_BATCH_SIZE : count(mbs),
+  return resolved;
+}
+
+/**
+ * The settings no backend reads, worth a warning: global ones no backend knows, then those under a
+ * backend's name it does not know (in `readers` order), then those naming another backend.
+ */
+export function unusedBackendSettings(
+  config: BackendConfig,
+  readers: readonly BackendSettingKeys[],
+): readonly BackendSetting[] {
+  const known = (s: BackendSetting): boolean =>
+    readers.some(
+      (r) => (s.backend === undefined || s.backend === r.backend) && r.keys.has(s.setting),
+    );
+  const unused = config.settings.filter((s) => !known(s));
+  const rank = (s: BackendSetting): number => {
+    if (s.backend === undefined) return -1;
+    const i = readers.findIndex((r) => r.backend === s.backend);
+    return i < 0 ? readers.length : i;
   };
-  return Object.freeze({
-    onnxruntime: Object.freeze(onnxruntime),
-    unknown: Object.freeze(unknown.map((s) => Object.freeze({ ...s }))),
-  });
+  return unused
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i)
+    .map(({ s }) => s);
 }

@@ -4,6 +4,7 @@
 // the registry (repository/backends/registry.ts) hands the list of them to the pipeline: a new
 // backend is a new folder and one registry line, and config/ does not change.
 
+import type { BackendConfig } from './backend-config.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
 import type { InstanceGroupConfig, ModelConfig, ModelTensorConfig } from './model-config.js';
 import type { ReadModelIO } from './read-model-io.js';
@@ -18,8 +19,8 @@ export interface AutocompleteContext {
    * directory, an ONNX model with external data); undefined when none does.
    */
   modelFile(file: string): Promise<string | undefined>;
-  /** `--backend-config=default-max-batch-size`. */
-  readonly defaultMaxBatchSize: number;
+  /** The server's `--backend-config` settings (e.g. ONNX Runtime's default-max-batch-size). */
+  readonly backendConfig: BackendConfig;
   /** The pipeline's model reader, when one was injected (tests). */
   readonly readModelIO?: ReadModelIO;
 }

@@ -8,11 +8,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fail } from '../errors.js';
-import {
-  autocompleteCoreFields,
-  DEFAULT_MAX_BATCH_SIZE,
-  ONNX_MODEL_FILENAME,
-} from './autocomplete.js';
+import { autocompleteCoreFields, ONNX_MODEL_FILENAME } from './autocomplete.js';
+import { parseBackendConfig, type BackendConfig } from './backend-config.js';
 import { rulesFor, type BackendAutocomplete, type BackendRuleList } from './backend-rules.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { RawModelConfig } from './generated/model-config-schema.js';
@@ -27,14 +24,16 @@ import { validateBackend, validateModelConfig } from './validate.js';
 /** What errors in a `configOverride` name it by. */
 export const CONFIG_JSON_LABEL = 'config JSON';
 
+const NO_BACKEND_CONFIG = parseBackendConfig([]);
+
 export interface LoadModelConfigOptions {
   /**
    * The backends the server runs (repository/backends/registry.ts, `backendConfigRules()`): the
    * backend/platform pairs accepted, and each one's model files, instance defaults and rules.
    */
   readonly backends: BackendRuleList;
-  /** `--backend-config=default-max-batch-size`; 4 when absent. */
-  readonly defaultMaxBatchSize?: number;
+  /** The server's `--backend-config` settings, for a backend's autocomplete; none when absent. */
+  readonly backendConfig?: BackendConfig;
   /** `--disable-auto-complete-config`: config.pbtxt must exist and list inputs and outputs itself. */
   readonly disableAutoComplete?: boolean;
   /** Reads a model file's inputs and outputs for a backend's autocomplete (tests inject a fake). */
@@ -98,7 +97,7 @@ export async function loadModelConfig(
       modelName,
       modelDir,
       modelFile: (file) => firstVersionWith(modelDir, versions, file),
-      defaultMaxBatchSize: options.defaultMaxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+      backendConfig: options.backendConfig ?? NO_BACKEND_CONFIG,
       ...(options.readModelIO !== undefined && { readModelIO: options.readModelIO }),
     });
     if (completed !== undefined) {

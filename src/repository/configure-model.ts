@@ -61,7 +61,7 @@ export async function configureModel(
 ): Promise<ConfiguredModel> {
   const loaded = await loadModelConfig(source.dir, {
     backends: backendConfigRules(),
-    defaultMaxBatchSize: options.backend.onnxruntime.defaultMaxBatchSize,
+    backendConfig: options.backend,
     disableAutoComplete: options.disableAutoComplete,
     ...(options.configName !== undefined ? { configName: options.configName } : {}),
     ...(options.availableGpus !== undefined ? { availableGpus: options.availableGpus } : {}),

@@ -31,6 +31,7 @@ import {
 import type { ModelLifecycle } from './model-lifecycle.js';
 import type { ModelVersion } from './model-version.js';
 import type { OverrideDirectory } from './override-directory.js';
+import { readBackendSettings } from './backends/registry.js';
 import type { ServerHost } from './server-host.js';
 
 /** What the load steps take from the server's options. */
@@ -174,14 +175,9 @@ export class LoadSteps {
     const demands: ModelThreadDemand[] = [];
     for (const [name, s] of this.served) if (!planned.has(name)) demands.push(...s.demands);
     for (const p of plans) demands.push(...p.demands);
-    const onnx = this.options.backend.onnxruntime;
     return planThreadBudget(
       demands,
-      {
-        globalThreadPool: onnx.enableGlobalThreadpool,
-        intraOpThreadCount: onnx.intraOpThreadCount ?? 0,
-        interOpThreadCount: onnx.interOpThreadCount ?? 0,
-      },
+      readBackendSettings(this.options.backend).threads,
       this.options.cores ?? os.availableParallelism(),
     );
   }

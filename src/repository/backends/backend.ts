@@ -14,10 +14,15 @@
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
 
 import type { BackendConfigRules } from '../../config/backend-rules.js';
+import type { BackendConfig, BackendSettingKeys } from '../../config/backend-config.js';
 import type { LoadedModelConfig } from '../../config/load-model-config.js';
 import type { ModelConfig } from '../../config/model-config.js';
 import type { WarmupRun } from '../../execution/messages.js';
-import type { ModelThreadDemand, ThreadBudget } from '../../execution/thread-budget.js';
+import type {
+  BackendThreadConfig,
+  ModelThreadDemand,
+  ThreadBudget,
+} from '../../execution/thread-budget.js';
 import type { Logger } from '../../logger.js';
 import type { MetricsCatalog } from '../../metrics/metrics-catalog.js';
 import type { ConfiguredModel } from '../configure-model.js';
@@ -61,6 +66,15 @@ export interface Backend {
    * any model at run time.
    */
   dependencies(config: ModelConfig): readonly string[];
+  /**
+   * The server's `--backend-config` settings it reads (global ones, or under its name), and how:
+   * `read` checks every occurrence that applies to it (CONFIG_INVALID quoting the flag), once, when
+   * the server starts, and returns what the thread budget plans with when it has shared thread pools
+   * (ONNX Runtime's global pools); absent: it reads none.
+   */
+  readonly settings?: BackendSettingKeys & {
+    readonly read: (config: BackendConfig) => BackendThreadConfig | undefined;
+  };
   /**
    * Reads this backend's own settings from the validated config (ORT's parameters, a JavaScript
    * model's timeouts; CONFIG_INVALID or UNSUPPORTED naming what is wrong) and binds them into the

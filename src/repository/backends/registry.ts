@@ -4,10 +4,17 @@
 // what validateBackend accepts, so config/ does not change. `createBackendRegistry` builds a
 // registry from any list (tests register a backend of their own).
 
+import {
+  unusedBackendSettings,
+  type BackendConfig,
+  type BackendSetting,
+  type BackendSettingKeys,
+} from '../../config/backend-config.js';
 import type { BackendRuleList } from '../../config/backend-rules.js';
 import { rulesName } from '../../config/backend-rules.js';
 import type { ModelConfig } from '../../config/model-config.js';
 import { validateBackend } from '../../config/validate.js';
+import type { BackendThreadConfig } from '../../execution/thread-budget.js';
 import { fail } from '../../errors.js';
 import type { Backend } from './backend.js';
 import { ENSEMBLE } from './ensemble/ensemble-backend.js';
@@ -71,6 +78,30 @@ export function registeredBackends(): readonly Backend[] {
 export function backendConfigRules(): BackendRuleList {
   return REGISTRY.configRules;
 }
+
+/**
+ * Reads the server's `--backend-config` settings with every backend that takes some (CONFIG_INVALID
+ * quoting a bad flag): what the thread budget plans with, and the settings no backend reads.
+ */
+export function readBackendSettings(config: BackendConfig): {
+  readonly threads: BackendThreadConfig;
+  readonly unused: readonly BackendSetting[];
+} {
+  let threads: BackendThreadConfig = NO_SHARED_THREAD_POOL;
+  const readers: BackendSettingKeys[] = [];
+  for (const b of REGISTRY.backends) {
+    if (b.settings === undefined) continue;
+    readers.push(b.settings);
+    threads = b.settings.read(config) ?? threads;
+  }
+  return Object.freeze({ threads, unused: unusedBackendSettings(config, readers) });
+}
+
+const NO_SHARED_THREAD_POOL: BackendThreadConfig = Object.freeze({
+  globalThreadPool: false,
+  intraOpThreadCount: 0,
+  interOpThreadCount: 0,
+});
 
 /** The models `config`'s backend says must serve before it (none for an absent config). */
 export function modelDependencies(config: ModelConfig | undefined): readonly string[] {

@@ -1,28 +1,44 @@
-// --backend-config parsing: global vs onnxruntime-specific settings, defaults, unknown settings, and
-// errors that quote the flag.
+// --backend-config: the flags' grammar and Triton's resolution (config/backend-config.ts), read by
+// the ONNX Runtime backend (global vs onnxruntime-specific settings, defaults) and the registry
+// (settings no backend reads), with errors that quote the flag.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseBackendConfig } from '../../../src/config/backend-config.js';
+import {
+  readOrtBackendConfig,
+  type OnnxRuntimeBackendConfig,
+} from '../../../src/execution/onnxruntime/config/ort-backend-config.js';
+import { readBackendSettings } from '../../../src/repository/backends/registry.js';
 import { InferenceServerError } from '../../../src/errors.js';
+
+/** The ONNX Runtime backend's reading of the flags. */
+const ort = (flags: readonly string[]): OnnxRuntimeBackendConfig =>
+  readOrtBackendConfig(parseBackendConfig(flags));
+/** The settings no registered backend reads. */
+const unused = (flags: readonly string[]) => readBackendSettings(parseBackendConfig(flags)).unused;
 
 void test('no flags: Triton defaults', () => {
   const c = parseBackendConfig([]);
-  assert.deepEqual(c, {
-    onnxruntime: { enableGlobalThreadpool: false, defaultMaxBatchSize: 4 },
-    unknown: [],
+  assert.deepEqual(c, { settings: [] });
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.settings));
+  const o = readOrtBackendConfig(c);
+  assert.deepEqual(o, { enableGlobalThreadpool: false, defaultMaxBatchSize: 4 });
+  assert.ok(Object.isFrozen(o));
+  assert.deepEqual(readBackendSettings(c), {
+    threads: { globalThreadPool: false, intraOpThreadCount: 0, interOpThreadCount: 0 },
+    unused: [],
   });
-  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.onnxruntime) && Object.isFrozen(c.unknown));
 });
 
 void test('onnxruntime settings, with or without the flag prefix', () => {
-  const c = parseBackendConfig([
+  const c = ort([
     '--backend-config=onnxruntime,enable-global-threadpool=1',
     'onnxruntime,intra_op_thread_count=4',
     'onnxruntime,inter_op_thread_count=2',
     'onnxruntime,default-max-batch-size=16',
   ]);
-  assert.deepEqual(c.onnxruntime, {
+  assert.deepEqual(c, {
     enableGlobalThreadpool: true,
     intraOpThreadCount: 4,
     interOpThreadCount: 2,
@@ -31,41 +47,35 @@ void test('onnxruntime settings, with or without the flag prefix', () => {
 });
 
 void test('a global setting applies to onnxruntime; a specific one wins whatever the order', () => {
-  assert.equal(parseBackendConfig(['default-max-batch-size=8']).onnxruntime.defaultMaxBatchSize, 8);
+  assert.equal(ort(['default-max-batch-size=8']).defaultMaxBatchSize, 8);
   assert.equal(
-    parseBackendConfig(['onnxruntime,default-max-batch-size=2', 'default-max-batch-size=8'])
-      .onnxruntime.defaultMaxBatchSize,
+    ort(['onnxruntime,default-max-batch-size=2', 'default-max-batch-size=8']).defaultMaxBatchSize,
     2,
   );
   assert.equal(
-    parseBackendConfig(['default-max-batch-size=8', 'onnxruntime,default-max-batch-size=2'])
-      .onnxruntime.defaultMaxBatchSize,
+    ort(['default-max-batch-size=8', 'onnxruntime,default-max-batch-size=2']).defaultMaxBatchSize,
     2,
   );
   assert.equal(
-    parseBackendConfig([
-      'onnxruntime,default-max-batch-size=2',
-      'onnxruntime,default-max-batch-size=3',
-    ]).onnxruntime.defaultMaxBatchSize,
+    ort(['onnxruntime,default-max-batch-size=2', 'onnxruntime,default-max-batch-size=3'])
+      .defaultMaxBatchSize,
     3,
     'the last of the same scope wins',
   );
-  assert.equal(
-    parseBackendConfig(['enable-global-threadpool=on']).onnxruntime.enableGlobalThreadpool,
-    true,
-  );
+  assert.equal(ort(['enable-global-threadpool=on']).enableGlobalThreadpool, true);
 });
 
 void test('other backends and unknown keys are reported, not applied', () => {
-  const c = parseBackendConfig([
+  const flags = [
     'python,shm-default-byte-size=1024',
     'onnxruntime,triton-backend-memory-tracker=true',
     'log-verbose=1',
     'tensorflow,default-max-batch-size=99',
-  ]);
-  assert.equal(c.onnxruntime.defaultMaxBatchSize, 4);
+  ];
+  assert.equal(ort(flags).defaultMaxBatchSize, 4);
+  const u = unused(flags);
   assert.deepEqual(
-    c.unknown.map((u) => [u.backend, u.setting, u.value]),
+    u.map((u) => [u.backend, u.setting, u.value]),
     [
       [undefined, 'log-verbose', '1'],
       ['onnxruntime', 'triton-backend-memory-tracker', 'true'],
@@ -73,22 +83,21 @@ void test('other backends and unknown keys are reported, not applied', () => {
       ['tensorflow', 'default-max-batch-size', '99'],
     ],
   );
-  assert.equal(c.unknown[0]?.flag, '--backend-config=log-verbose=1');
+  assert.equal(u[0]?.flag, '--backend-config=log-verbose=1');
 });
 
 void test('one flag may carry several settings for one backend', () => {
-  const c = parseBackendConfig([
+  const c = ort([
     'onnxruntime,enable-global-threadpool=1,intra_op_thread_count=6,inter_op_thread_count=2',
   ]);
-  assert.equal(c.onnxruntime.enableGlobalThreadpool, true);
-  assert.equal(c.onnxruntime.intraOpThreadCount, 6);
-  assert.equal(c.onnxruntime.interOpThreadCount, 2);
+  assert.equal(c.enableGlobalThreadpool, true);
+  assert.equal(c.intraOpThreadCount, 6);
+  assert.equal(c.interOpThreadCount, 2);
 });
 
 void test('a comma after the first "=" is part of the value', () => {
-  const c = parseBackendConfig(['some-list=a,b']);
   assert.deepEqual(
-    c.unknown.map((u) => [u.backend, u.setting, u.value]),
+    unused(['some-list=a,b']).map((u) => [u.backend, u.setting, u.value]),
     [[undefined, 'some-list', 'a,b']],
   );
 });
@@ -96,7 +105,7 @@ void test('a comma after the first "=" is part of the value', () => {
 void test('malformed flags and bad values are CONFIG_INVALID quoting the flag', () => {
   const bad = (flag: string, message: string): void => {
     assert.throws(
-      () => parseBackendConfig([flag]),
+      () => readBackendSettings(parseBackendConfig([flag])),
       (e: unknown) =>
         e instanceof InferenceServerError && e.code === 'CONFIG_INVALID' && e.message === message,
     );
@@ -122,7 +131,7 @@ void test('malformed flags and bad values are CONFIG_INVALID quoting the flag', 
 
 void test('an overridden bad value still fails: typos never hide', () => {
   assert.throws(
-    () => parseBackendConfig(['default-max-batch-size=x', 'onnxruntime,default-max-batch-size=2']),
+    () => ort(['default-max-batch-size=x', 'onnxruntime,default-max-batch-size=2']),
     /default-max-batch-size=x/,
   );
 });

@@ -2,6 +2,7 @@
 // returns (frozen), and the pipeline's errors. Model signatures come from an injected reader, except
 // in the end-to-end case, which runs onnxruntime-node on a generated model.
 
+import { parseBackendConfig } from '../../../src/config/backend-config.js';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -115,12 +116,12 @@ void test('a config with inputs and outputs never opens the model', async () => 
   assert.deepEqual(loaded.warnings, []);
 });
 
-void test('defaultMaxBatchSize reaches autocomplete', async () => {
+void test('--backend-config=default-max-batch-size reaches autocomplete', async () => {
   const dir = await model('mbs', { '1/model.onnx': '' });
   const loaded = await loadModelConfig(dir, {
     backends: backendConfigRules(),
     readModelIO: recorder().read,
-    defaultMaxBatchSize: 32,
+    backendConfig: parseBackendConfig(['default-max-batch-size=32']),
   });
   assert.equal(loaded.config.max_batch_size, 32);
 });
@@ -256,7 +257,7 @@ void test('end to end with onnxruntime-node: an ONNX file and no config', async 
   await writeFile(path.join(dir, '1', 'model.onnx'), bytes);
   const { config } = await loadModelConfig(dir, {
     backends: backendConfigRules(),
-    defaultMaxBatchSize: 8,
+    backendConfig: parseBackendConfig(['onnxruntime,default-max-batch-size=8']),
   });
   assert.equal(config.max_batch_size, 8);
   assert.deepEqual(

@@ -15,6 +15,7 @@ import type {
 } from '../../../config/generated/model-config-schema.js';
 import type { ModelIO, ModelIOTensor } from '../../../config/read-model-io.js';
 import { checkModelAgainstConfig } from './check-model-io.js';
+import { readOrtBackendConfig } from './ort-backend-config.js';
 
 /** A raw config being filled in: the same shape with writable top-level fields. */
 type Draft = { -readonly [K in keyof RawModelConfig]: RawModelConfig[K] };
@@ -40,7 +41,8 @@ export async function autocompleteFromModel(
   }
   const read = ctx.readModelIO ?? (await import('../../../config/read-model-io.js')).readModelIO;
   const io = await read(modelPath);
-  const done = autocomplete(raw, io, { defaultMaxBatchSize: ctx.defaultMaxBatchSize });
+  const { defaultMaxBatchSize } = readOrtBackendConfig(ctx.backendConfig);
+  const done = autocomplete(raw, io, { defaultMaxBatchSize });
   return {
     config: done.config,
     warnings: done.warnings,

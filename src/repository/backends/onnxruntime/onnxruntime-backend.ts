@@ -7,6 +7,10 @@
 import { ONNXRUNTIME_BACKEND } from '../../../config/autocomplete.js';
 import { checkModelAgainstConfig } from '../../../execution/onnxruntime/config/check-model-io.js';
 import {
+  ORT_BACKEND_SETTINGS,
+  readOrtBackendConfig,
+} from '../../../execution/onnxruntime/config/ort-backend-config.js';
+import {
   readOrtParameters,
   type OrtParameters,
 } from '../../../execution/onnxruntime/config/ort-parameters.js';
@@ -44,6 +48,18 @@ export const ONNXRUNTIME: Backend = Object.freeze<Backend>({
   hasModelFile: true,
   dependencies: () => [],
   ortSessions: true,
+  // Its global thread pools and autocomplete's default batch size (execution/onnxruntime/config/).
+  settings: {
+    ...ORT_BACKEND_SETTINGS,
+    read: (flags) => {
+      const ort = readOrtBackendConfig(flags);
+      return {
+        globalThreadPool: ort.enableGlobalThreadpool,
+        intraOpThreadCount: ort.intraOpThreadCount ?? 0,
+        interOpThreadCount: ort.interOpThreadCount ?? 0,
+      };
+    },
+  },
   // ONNX Runtime reads a BYTES element as a C string: a NUL would cut it short.
   bytesMayHoldNul: false,
   // Its parameters, graph level and execution providers, read once (execution/onnxruntime/config/ort-parameters.ts).
