@@ -83,6 +83,23 @@ export const ERROR_CATALOG = Object.freeze({
   ),
   BAD_MODEL_FILE: entry('INVALID_ARG', 'a load file override names a path outside the model'),
   RESTRICTED_API: entry('UNAVAILABLE', 'the API needs a header the request did not carry', 403),
+  // Shared memory (Triton's shared-memory extension, docs/http-protocol.md)
+  SHM_DISABLED: entry(
+    'UNAVAILABLE',
+    'client shared memory is off: start the server with --allow-client-shm=true',
+    403,
+  ),
+  SHM_BAD_KEY: entry('INVALID_ARG', 'a shared-memory key is not a name in /dev/shm'),
+  SHM_NOT_OPENED: entry('INVALID_ARG', "the shared-memory key's file could not be opened"),
+  SHM_ALREADY_REGISTERED: entry('INVALID_ARG', 'a region of that name is already registered'),
+  SHM_NOT_FOUND: entry('NOT_FOUND', 'no shared-memory region of that name is registered'),
+  SHM_BAD_SLICE: entry('INVALID_ARG', 'offset and byte size fall outside the region'),
+  SHM_TRUNCATED: entry('INVALID_ARG', 'the region file is smaller than its registration'),
+  SHM_LIMIT: entry(
+    'INVALID_ARG',
+    'the registrations would exceed --client-shm-max-regions or --client-shm-max-bytes',
+  ),
+  SHM_CUDA_UNSUPPORTED: entry('INVALID_ARG', 'CUDA shared memory needs a GPU build'),
   // Execution
   INFER_FAILED: entry('INTERNAL', 'ONNX Runtime failed to run the model'),
   WORKER_FAILED: entry('INTERNAL', 'the model instance worker failed'),

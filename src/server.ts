@@ -26,6 +26,7 @@ import { VERSION } from './version.js';
 import { sharedMemoryBudget } from './memory/client-budget.js';
 import { WsCounters } from './websocket/ws-counters.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
+import { RegionRegistry } from './shared-memory/region-registry.js';
 
 export interface RunningServer {
   readonly httpPort: number;
@@ -42,6 +43,8 @@ export interface RunningServer {
   readonly models: ModelManager;
   readonly dataPlane: RegistryDataPlane;
   readonly metrics: MetricsCatalog;
+  /** Client shared-memory registrations (absent with --allow-client-shm=false). */
+  readonly sharedMemory: RegionRegistry | undefined;
   /** The WebSocket endpoint (absent with --allow-websocket=false). */
   readonly websocket: StreamingRoute | undefined;
   /**
@@ -92,11 +95,19 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     );
   }
 
+  // Client shared-memory registrations (--allow-client-shm): dropped, their fds closed, when the
+  // server has stopped.
+  const sharedMemory = options.allowClientShm
+    ? new RegionRegistry({
+        limits: { maxRegions: options.clientShmMaxRegions, maxBytes: options.clientShmMaxBytes },
+      })
+    : undefined;
   const dataPlane = new RegistryDataPlane(registry, models, {
     version: VERSION,
     serverName: options.serverName,
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
+    ...(sharedMemory !== undefined && { sharedMemory }),
   });
   models.useInference((model, version, request, ctx) =>
     dataPlane.infer(model, version, request, ctx),
@@ -295,7 +306,11 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     dataPlane,
     metrics,
     websocket,
-    shutdown: (timeoutMs) => shutdown.run(timeoutMs),
-    stopNow: (reason) => shutdown.cutShort(reason, options.exitTimeoutSecs * 1000),
+    sharedMemory,
+    shutdown: (timeoutMs) => shutdown.run(timeoutMs).finally(() => sharedMemory?.close()),
+    stopNow: (reason) =>
+      shutdown
+        .cutShort(reason, options.exitTimeoutSecs * 1000)
+        .finally(() => sharedMemory?.close()),
   };
 }

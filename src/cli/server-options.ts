@@ -12,6 +12,7 @@ import { isValidModelName } from '../repository/model-name.js';
 import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-manager.js';
 import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
+import { DEFAULT_REGISTRY_LIMITS } from '../shared-memory/region-registry.js';
 
 export interface ServerOptions {
   readonly modelRepositories: readonly string[];
@@ -93,6 +94,12 @@ export interface ServerOptions {
   readonly grpcRestrictedProtocols: readonly Restriction[];
   /** HTTP and WebSocket APIs that need a header (--http-restricted-api); a category at most once. */
   readonly httpRestrictedApis: readonly ApiRestriction[];
+  /** Triton's --allow-client-shm: register and use client system shared-memory regions. */
+  readonly allowClientShm: boolean;
+  /** Shared-memory registrations at once (--client-shm-max-regions). */
+  readonly clientShmMaxRegions: number;
+  /** Sum of the registered regions' byte sizes (--client-shm-max-bytes). */
+  readonly clientShmMaxBytes: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -147,6 +154,11 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   grpcMaxInputSize: 64 * 1024 * 1024,
   grpcRestrictedProtocols: [],
   httpRestrictedApis: [],
+  // Off, as in Triton since 26.04: a region is memory any local process may write, so reading
+  // tensors from it is something an operator turns on (docs/http-protocol.md).
+  allowClientShm: false,
+  clientShmMaxRegions: DEFAULT_REGISTRY_LIMITS.maxRegions,
+  clientShmMaxBytes: DEFAULT_REGISTRY_LIMITS.maxBytes,
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -286,6 +298,18 @@ export const FLAGS = {
   'client-memory-budget': {
     kind: 'uint',
     help: 'Bytes held for clients (unread answers, queued requests, windows of paused streams, HTTP request bodies being read) over all gRPC streams, WebSockets and HTTP requests; over it a stream gets RESOURCE_EXHAUSTED, a socket closes with 1013, an HTTP request gets 503; 0: no limit (167772160)',
+  },
+  'allow-client-shm': {
+    kind: 'bool',
+    help: "Let clients register system shared-memory regions (/v2/systemsharedmemory, gRPC SystemSharedMemory*) and name them in inference requests, as Triton's flag (false)",
+  },
+  'client-shm-max-regions': {
+    kind: 'uint',
+    help: 'Shared-memory regions registered at once; more are refused (1024)',
+  },
+  'client-shm-max-bytes': {
+    kind: 'uint',
+    help: 'Sum of the byte sizes of the registered shared-memory regions; more are refused (17179869184)',
   },
   'allow-grpc': {
     kind: 'bool',
@@ -516,6 +540,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     ),
     grpcRestrictedProtocols: parseRestrictions(values.get('grpc-restricted-protocol') ?? []),
     httpRestrictedApis: parseApiRestrictions(values.get('http-restricted-api') ?? []),
+    allowClientShm: bool('allow-client-shm', DEFAULT_OPTIONS.allowClientShm),
+    clientShmMaxRegions: uint('client-shm-max-regions', DEFAULT_OPTIONS.clientShmMaxRegions),
+    clientShmMaxBytes: uint('client-shm-max-bytes', DEFAULT_OPTIONS.clientShmMaxBytes),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');

@@ -99,6 +99,8 @@ export class PlaneHost {
         return p.loadModel(a, b);
       case 'unloadModel':
         return p.unloadModel(a, b);
+      case 'sharedMemory':
+        return p.sharedMemory(a);
     }
   }
 

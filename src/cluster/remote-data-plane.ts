@@ -22,6 +22,7 @@ import type {
 } from '../protocol/inference-request.js';
 import type { PlaneCall, ToMain, ToThread } from './thread-messages.js';
 import { packRequest } from './wire-tensors.js';
+import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -125,6 +126,10 @@ export class RemoteDataPlane implements DataPlanePort {
 
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
     return this.#call('unloadModel', [name, request]);
+  }
+
+  sharedMemory(call: SharedMemoryCall): Promise<SharedMemoryAnswer> {
+    return this.#call('sharedMemory', [call]);
   }
 
   infer(

@@ -52,6 +52,7 @@ export const PLANE_CALLS = Object.freeze([
   'repositoryIndex',
   'loadModel',
   'unloadModel',
+  'sharedMemory',
 ] as const);
 export type PlaneCall = (typeof PLANE_CALLS)[number];
 

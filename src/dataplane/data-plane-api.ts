@@ -13,6 +13,7 @@ import type {
 import type { ModelState } from '../repository/model-version.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import type { StageTrace } from '../trace/stage-trace.js';
+import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
 
 export interface InferContext {
   readonly signal: AbortLike;
@@ -120,6 +121,8 @@ export interface DataPlanePort {
   repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]>;
   loadModel(name: string, request: ModelLoadRequest): Promise<void>;
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
+  /** Triton's shared-memory extension: register, unregister and status of regions. */
+  sharedMemory(call: SharedMemoryCall): Awaitable<SharedMemoryAnswer>;
   infer(
     name: string,
     version: string | undefined,
@@ -151,6 +154,8 @@ export interface DataPlane extends DataPlanePort {
   loadModel(name: string, request: ModelLoadRequest): Promise<void>;
   /** Unloads a model: new requests are refused at once, accepted ones finish; resolves after. */
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
+  /** Refused with SHM_DISABLED under --allow-client-shm=false. */
+  sharedMemory(call: SharedMemoryCall): SharedMemoryAnswer;
   /** Validates, schedules and runs one request; a raw binary request is resolved by validation. */
   infer(
     name: string,

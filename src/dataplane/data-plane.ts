@@ -31,6 +31,12 @@ import type {
   TensorMetadata,
 } from './data-plane-api.js';
 import { validateRequest } from './validate-request.js';
+import type { RegionRegistry } from '../shared-memory/region-registry.js';
+import {
+  answerSharedMemory,
+  type SharedMemoryAnswer,
+  type SharedMemoryCall,
+} from '../shared-memory/shm-calls.js';
 
 export const SERVER_NAME = 'infernode';
 
@@ -60,6 +66,8 @@ export interface DataPlaneOptions {
   readonly serverName?: string;
   /** --http-max-input-size, also the cap on one request's tensor bytes in shared memory. */
   readonly maxInputBytes: number;
+  /** Client shared-memory registrations (--allow-client-shm=true); absent: the extension is off. */
+  readonly sharedMemory?: RegionRegistry;
 }
 
 /** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
@@ -174,6 +182,10 @@ export class RegistryDataPlane implements DataPlane {
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void> {
     if (this.draining) return Promise.reject(fail('SHUTTING_DOWN', 'the server is shutting down'));
     return this.models.unload(name, { unloadDependents: request.unloadDependents });
+  }
+
+  sharedMemory(call: SharedMemoryCall): SharedMemoryAnswer {
+    return answerSharedMemory(this.options.sharedMemory, call);
   }
 
   async infer(

@@ -26,7 +26,8 @@ import {
   STREAM_MAX_UNSENT_BYTES,
   type ModelStreamInferResponse,
 } from './stream-session.js';
-import { PROTOCOL_RPCS, type Restriction } from './restricted-protocol.js';
+import type { Restriction } from './restricted-protocol.js';
+import { sharedMemoryHandlers } from './shm-service.js';
 import {
   decodeIndexRequest,
   decodeLoadRequest,
@@ -123,13 +124,7 @@ export function inferenceService(
     LogSettings: () =>
       unimplemented('LogSettings', 'log settings are fixed at start-up (--log-verbose)'),
   };
-  for (const rpc of PROTOCOL_RPCS['shared-memory']) {
-    unary[rpc] = () =>
-      unimplemented(
-        rpc,
-        'shared-memory tensors are not supported: send tensor data in the request',
-      );
-  }
+  Object.assign(unary, sharedMemoryHandlers(plane));
 
   const implementation: UntypedServiceImplementation = {};
   for (const [rpc, handler] of Object.entries(unary)) {

@@ -15,6 +15,7 @@ import { assertValidModelName } from '../repository/model-name.js';
 import { repositoryNameRefused } from '../protocol/repository-parameters.js';
 import { decodeIndexBody, decodeLoadBody, decodeUnloadBody } from './repository-body.js';
 import type { StageRecorder } from '../trace/stage-recorder.js';
+import { matchShmRoute, shmRoute } from './shm-routes.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -88,6 +89,13 @@ async function route(
   }
   const r = REPOSITORY_ROUTE.exec(path);
   if (r !== null) return repository(plane, options, call, r);
+  const shm = matchShmRoute(path);
+  if (shm !== null) {
+    const reply = await shmRoute(plane, call, shm, () => decompress(call, options.maxBodyBytes));
+    return reply.kind === 'status'
+      ? json(200, reply.value)
+      : { status: 200, headers: JSON_HEADERS, body: '' };
+  }
   const m = MODEL_ROUTE.exec(path);
   if (m === null) throw fail('NOT_FOUND', 'Not Found');
   const name = decodeName(m[1] as string);

@@ -327,14 +327,14 @@ void describe('gRPC: metadata, health, errors and the queue', () => {
     );
   });
 
-  void it('answers UNIMPLEMENTED for shared memory and UNAVAILABLE for model control', async () => {
+  void it('refuses shared memory (--allow-client-shm=false) and model control', async () => {
     await assert.rejects(
       c.call('SystemSharedMemoryStatus', {}),
-      rejection(status.UNIMPLEMENTED, /shared-memory tensors are not supported/),
+      rejection(status.UNAVAILABLE, /Client shared memory is disabled/),
     );
     await assert.rejects(
       c.call('CudaSharedMemoryRegister', {}),
-      rejection(status.UNIMPLEMENTED, /CudaSharedMemoryRegister is not implemented/),
+      rejection(status.UNAVAILABLE, /--allow-client-shm=true/),
     );
     await assert.rejects(
       c.call('RepositoryModelLoad', { model_name: 'simple' }),

@@ -16,6 +16,11 @@ import type {
 } from '../../../src/dataplane/data-plane-api.js';
 import { validateRequest } from '../../../src/dataplane/validate-request.js';
 import { fail } from '../../../src/errors.js';
+import {
+  answerSharedMemory,
+  type SharedMemoryAnswer,
+  type SharedMemoryCall,
+} from '../../../src/shared-memory/shm-calls.js';
 import { ModelStats } from '../../../src/metrics/model-stats.js';
 import type {
   DecodedRequest,
@@ -164,6 +169,11 @@ export class FakeDataPlane implements DataPlane {
     this.unloadCalls.push({ name, unloadDependents: request.unloadDependents });
     await this.controlGate;
     if (this.controlFailure !== undefined) throw this.controlFailure;
+  }
+
+  /** The fake serves no shared memory: every call is refused as --allow-client-shm=false does. */
+  sharedMemory(call: SharedMemoryCall): SharedMemoryAnswer {
+    return answerSharedMemory(undefined, call);
   }
 
   // async like the real plane: a failure is a rejection, never a synchronous throw.

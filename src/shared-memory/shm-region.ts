@@ -1,0 +1,110 @@
+// One registered system shared-memory region: the open fd of its /dev/shm file and the window
+// (offset, byte_size) the client registered. Reads and writes are positional (pread/pwrite on the
+// fd), never a memory mapping: a file its owner shrinks gives a short read and a clear error, where
+// a mapping would turn the access into SIGBUS. Every access checks the window against the file's
+// size at that moment.
+//
+// Ownership: the registry holds one reference; each request that resolved the region holds one
+// more until it is answered (`retain` / `release`). The fd closes when the last reference goes, so
+// unregistering a region a queued request uses lets that request finish (Triton does the same).
+
+import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
+import { fail } from '../errors.js';
+
+export interface RegionStatus {
+  readonly name: string;
+  readonly key: string;
+  readonly offset: number;
+  readonly byte_size: number;
+}
+
+export class ShmRegion {
+  #fd: number;
+  #refs = 1;
+
+  constructor(
+    readonly name: string,
+    readonly key: string,
+    readonly offset: number,
+    readonly byteSize: number,
+    fd: number,
+  ) {
+    this.#fd = fd;
+  }
+
+  status(): RegionStatus {
+    return { name: this.name, key: this.key, offset: this.offset, byte_size: this.byteSize };
+  }
+
+  /** True while the fd is open (some reference remains). */
+  get open(): boolean {
+    return this.#fd >= 0;
+  }
+
+  retain(): void {
+    this.#refs++;
+  }
+
+  /** Drops one reference; the last one closes the fd. */
+  release(): void {
+    if (--this.#refs > 0 || this.#fd < 0) return;
+    const fd = this.#fd;
+    this.#fd = -1;
+    closeSync(fd);
+  }
+
+  /**
+   * Checks that `byteSize` bytes at `offset` (relative to the registered window) lie inside the
+   * window, in Triton's words (shared_memory_manager.cc GetMemoryInfo).
+   */
+  checkSlice(offset: number, byteSize: number): void {
+    if (offset >= this.byteSize && !(offset === 0 && byteSize === 0)) {
+      throw fail('SHM_BAD_SLICE', `Invalid offset for shared memory region: '${this.name}'`);
+    }
+    if (offset + byteSize > this.byteSize) {
+      throw fail(
+        'SHM_BAD_SLICE',
+        `Invalid offset + byte size for shared memory region: '${this.name}'`,
+      );
+    }
+  }
+
+  /** Fills `target` from the window at `offset`. A region shrunk under it is SHM_TRUNCATED. */
+  read(offset: number, target: Uint8Array): void {
+    const at = this.#position(offset, target.byteLength);
+    let done = 0;
+    while (done < target.byteLength) {
+      const n = readSync(this.#fd, target, done, target.byteLength - done, at + done);
+      if (n === 0) throw this.#truncated(at + target.byteLength);
+      done += n;
+    }
+  }
+
+  /** Writes `bytes` into the window at `offset`. Never grows the file: a shrunk region fails. */
+  write(offset: number, bytes: Uint8Array): void {
+    const at = this.#position(offset, bytes.byteLength);
+    let done = 0;
+    while (done < bytes.byteLength) {
+      done += writeSync(this.#fd, bytes, done, bytes.byteLength - done, at + done);
+    }
+  }
+
+  /** The file position of `offset`, after checking the window and the file's current size. */
+  #position(offset: number, byteSize: number): number {
+    if (this.#fd < 0) {
+      throw fail('SHM_NOT_FOUND', `Unable to find shared memory region: '${this.name}'`);
+    }
+    this.checkSlice(offset, byteSize);
+    const end = this.offset + offset + byteSize;
+    if (fstatSync(this.#fd).size < end) throw this.#truncated(end);
+    return this.offset + offset;
+  }
+
+  #truncated(end: number) {
+    return fail(
+      'SHM_TRUNCATED',
+      `shared memory region '${this.name}' (key '${this.key}') is smaller than when it was ` +
+        `registered: expected at least ${end} bytes in the file, its owner shrank or removed it`,
+    );
+  }
+}
