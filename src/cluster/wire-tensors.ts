@@ -49,11 +49,12 @@ function isShared(view: Uint8Array): boolean {
 }
 
 function dataBytes(data: TensorData): Uint8Array | undefined {
-  return data.kind === 'json' ? undefined : data.bytes;
+  // A shared-memory tensor crosses as its region reference: main reads the region.
+  return data.kind === 'json' || data.kind === 'shm' ? undefined : data.bytes;
 }
 
 function withBytes(input: DecodedInput, bytes: Uint8Array | undefined): DecodedInput {
-  if (bytes === undefined || input.data.kind === 'json') return input;
+  if (bytes === undefined || input.data.kind === 'json' || input.data.kind === 'shm') return input;
   return { ...input, data: { ...input.data, bytes } };
 }
 

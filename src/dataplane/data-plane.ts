@@ -12,7 +12,10 @@ import type {
   DecodedRequest,
   InferenceResponse,
   RawBinaryRequest,
+  ResponseOutput,
 } from '../protocol/inference-request.js';
+import { SHM_BYTE_SIZE, SHM_OFFSET, SHM_REGION } from '../protocol/shm-parameters.js';
+import type { ValidatedOutput } from '../scheduler/validated-request.js';
 import type { LoadOverride } from '../repository/model-manager.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
@@ -216,6 +219,7 @@ export class RegistryDataPlane implements DataPlane {
         arrivalNs: ctx.arrivalNs,
         maxInputBytes: this.options.maxInputBytes,
         ...(ctx.trace !== undefined && { trace: ctx.trace }),
+        ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
       });
     } catch (e) {
       reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
@@ -225,17 +229,19 @@ export class RegistryDataPlane implements DataPlane {
     try {
       const result = await mv.scheduler.enqueue(validated);
       const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
+      const outputs = result.outputs.map((o): ResponseOutput => ({
+        name: o.name,
+        datatype: o.datatype,
+        shape: outputShape(mv, o.name, o.shape),
+        data: o.data,
+        binary: binary.get(o.name) === true,
+      }));
       const response: InferenceResponse = {
         model_name: mv.name,
         model_version: String(mv.version),
         ...(validated.id !== undefined ? { id: validated.id } : {}),
-        outputs: result.outputs.map((o) => ({
-          name: o.name,
-          datatype: o.datatype,
-          shape: outputShape(mv, o.name, o.shape),
-          data: o.data,
-          binary: binary.get(o.name) === true,
-        })),
+        outputs:
+          validated.regions === undefined ? outputs : intoSharedMemory(validated.outputs, outputs),
       };
       succeeded(reporter, result, ctx.arrivalNs);
       ctx.trace?.mark('respond');
@@ -244,6 +250,10 @@ export class RegistryDataPlane implements DataPlane {
       const err = toServerError(e);
       reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
       throw err;
+    } finally {
+      // Answered (or failed): the regions it read and wrote are let go (an unregistered one
+      // closes now).
+      validated.regions?.releaseAll();
     }
   }
 
@@ -301,6 +311,42 @@ export class RegistryDataPlane implements DataPlane {
     }
     return finalResponse(mv, id);
   }
+}
+
+/**
+ * Outputs the request named a region for are written there (Triton's shared-memory extension) and
+ * answered with their parameters and no data; the others are returned as they are.
+ */
+function intoSharedMemory(
+  requested: readonly ValidatedOutput[],
+  outputs: readonly ResponseOutput[],
+): ResponseOutput[] {
+  return outputs.map((o) => {
+    const target = requested.find((r) => r.name === o.name)?.shm;
+    if (target === undefined) return o;
+    if (o.data.byteLength > target.byteSize) {
+      throw fail(
+        'SHM_BAD_SLICE',
+        `shared memory size specified with the request for output '${o.name}' ` +
+          `(${target.byteSize} bytes) should be at least ${o.data.byteLength} bytes to hold the ` +
+          'results',
+      );
+    }
+    target.region.write(target.offset, o.data);
+    return {
+      name: o.name,
+      datatype: o.datatype,
+      shape: o.shape,
+      data: new Uint8Array(0),
+      binary: false,
+      inSharedMemory: true,
+      parameters: {
+        [SHM_REGION]: target.region.name,
+        [SHM_BYTE_SIZE]: o.data.byteLength,
+        ...(target.offset !== 0 && { [SHM_OFFSET]: target.offset }),
+      },
+    };
+  });
 }
 
 /** The final flag of a decoupled request: Triton's gRPC stream parameter, no outputs. */

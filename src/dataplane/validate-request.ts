@@ -39,6 +39,9 @@ import {
 import { rawBinaryRequest } from './raw-binary-request.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
+import type { RegionRegistry } from '../shared-memory/region-registry.js';
+import { RequestRegions } from '../shared-memory/request-regions.js';
+import { sharedMemoryParameters } from '../protocol/shm-parameters.js';
 
 export interface ValidationContext {
   readonly signal: AbortLike;
@@ -47,6 +50,20 @@ export interface ValidationContext {
   readonly maxInputBytes: number;
   /** --trace-stages: carried on the validated request so the scheduler stamps its stages. */
   readonly trace?: StageTrace;
+  /** Client shared-memory registrations (--allow-client-shm); absent: tensors naming one are refused. */
+  readonly sharedMemory?: RegionRegistry;
+}
+
+/**
+ * The request's shared-memory regions, made when its first tensor names one: requests that name
+ * none pay nothing for the extension.
+ */
+class RegionsOf {
+  regions: RequestRegions | undefined;
+  constructor(readonly registry: RegionRegistry | undefined) {}
+  get(): RequestRegions {
+    return (this.regions ??= new RequestRegions(this.registry));
+  }
 }
 
 /** Request parameters Triton reserves for sequences; refused by a model without sequence batching. */
@@ -60,6 +77,22 @@ export function validateRequest(
   sig: ModelSignature,
   request: DecodedRequest | RawBinaryRequest,
   ctx: ValidationContext,
+): ValidatedRequest {
+  const shm = new RegionsOf(ctx.sharedMemory);
+  try {
+    return validateWith(sig, request, ctx, shm);
+  } catch (e) {
+    // Regions acquired before the fault are let go: the request never reaches a queue.
+    shm.regions?.releaseAll();
+    throw e;
+  }
+}
+
+function validateWith(
+  sig: ModelSignature,
+  request: DecodedRequest | RawBinaryRequest,
+  ctx: ValidationContext,
+  shm: RegionsOf,
 ): ValidatedRequest {
   const req = 'rawBinary' in request ? rawBinaryRequest(sig, request.rawBinary) : request;
   const params = req.parameters;
@@ -103,7 +136,7 @@ export function validateRequest(
         `unexpected inference input '${input.name}' for model '${sig.name}'`,
       );
     }
-    const v = validateInput(sig, t, input, ctx.maxInputBytes - totalBytes);
+    const v = validateInput(sig, t, input, ctx.maxInputBytes - totalBytes, shm);
     if (sig.maxBatchSize > 0) {
       const b = v.requestShape[0] as number;
       if (batchSize === -1) batchSize = b;
@@ -132,13 +165,14 @@ export function validateRequest(
     ...(req.id !== undefined ? { id: req.id } : {}),
     batchSize,
     inputs,
-    outputs: validateOutputs(sig, req),
+    outputs: validateOutputs(sig, req, shm),
     priority,
     timeoutUs,
     ...(sequence !== undefined && { sequence }),
     signal: ctx.signal,
     arrivalNs: ctx.arrivalNs,
     ...(ctx.trace !== undefined && { trace: ctx.trace }),
+    ...(shm.regions !== undefined && { regions: shm.regions }),
   });
 }
 
@@ -175,6 +209,7 @@ function validateInput(
   t: TensorSignature,
   input: DecodedInput,
   bytesLeft: number,
+  shm: RegionsOf,
 ): ValidatedInput {
   if (!isDatatype(input.datatype)) {
     throw fail(
@@ -210,7 +245,30 @@ function validateInput(
   const label = inputLabel(input.name, shape);
   const modelShape =
     t.reshape === undefined ? shape : reshape(shape, t.reshape, sig.maxBatchSize > 0);
-  const data = input.data;
+  let data = input.data;
+  if (data.kind === 'shm') {
+    const region = shm.get().acquire(data.region, data.offset, data.byteSize);
+    checkInputLimit(input.name, data.byteSize, bytesLeft);
+    if (info.byteSize > 0) {
+      // Fixed-size elements: the size says all, and `write` reads the region straight into the
+      // batch block (the one copy).
+      checkSharedMemorySize(sig.name, input.name, data.byteSize, info.byteSize * count);
+      const { offset, byteSize } = data;
+      return {
+        name: input.name,
+        datatype: t.datatype,
+        shape: modelShape,
+        requestShape: shape,
+        byteLength: byteSize,
+        write: (target) => region.read(offset, target),
+      };
+    }
+    // BYTES: the length prefixes must be checked before the request is queued, so the region's
+    // serialized elements are read here (into request memory) and checked as raw data.
+    const bytes = new Uint8Array(data.byteSize);
+    region.read(data.offset, bytes);
+    data = { kind: 'raw', bytes };
+  }
   if (data.kind === 'raw') {
     const bytes = data.bytes;
     // Fixed-size raw data is bounded by the shape check above; BYTES elements have no fixed size,
@@ -329,6 +387,17 @@ function checkRawInputSize(
   }
 }
 
+/** A fixed-size input's shared-memory byte size against its shape, in Triton core's words. */
+function checkSharedMemorySize(model: string, name: string, got: number, expected: number): void {
+  if (got !== expected) {
+    throw fail(
+      'BYTE_SIZE_MISMATCH',
+      `input byte size mismatch for input '${name}' for model '${model}'. Expected ` +
+        `${expected}, got ${got} (parameters.shared_memory_byte_size)`,
+    );
+  }
+}
+
 function checkInputLimit(name: string, byteLength: number, bytesLeft: number): void {
   if (byteLength > bytesLeft) {
     throw fail(
@@ -411,7 +480,11 @@ function refuseOverflow(input: DecodedInput, shape: readonly number[]): void {
  * does not name (all of them when it names none); a named output is binary only when its own
  * `binary_data` says so.
  */
-function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOutput[] {
+function validateOutputs(
+  sig: ModelSignature,
+  req: DecodedRequest,
+  shm: RegionsOf,
+): ValidatedOutput[] {
   const binaryDefault = boolParam(req.parameters, 'binary_data_output', false);
   if (req.outputs === undefined || req.outputs.length === 0) {
     return sig.outputOrder.map((name) => ({ name, binary: binaryDefault }));
@@ -433,7 +506,15 @@ function validateOutputs(sig: ModelSignature, req: DecodedRequest): ValidatedOut
         `output '${o.name}': the classification extension is not supported`,
       );
     }
-    return { name: o.name, binary: boolParam(o.parameters, 'binary_data', false) };
+    const binary = boolParam(o.parameters, 'binary_data', false);
+    const where = sharedMemoryParameters(o.name, o.parameters);
+    if (where === undefined) return { name: o.name, binary };
+    const region = shm.get().acquire(where.region, where.offset, where.byteSize);
+    return {
+      name: o.name,
+      binary,
+      shm: { region, offset: where.offset, byteSize: where.byteSize },
+    };
   });
 }
 

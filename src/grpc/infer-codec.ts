@@ -14,6 +14,7 @@ import {
 } from '../protocol/inference-request.js';
 import { contentsToRaw, type TensorContents } from './tensor-contents.js';
 import { checkSequenceParameters } from '../protocol/sequence-parameters.js';
+import { SHM_REGION, sharedMemoryParameters } from '../protocol/shm-parameters.js';
 import { refuseRepeatedNames, repeatedNameError } from '../protocol/tensor-names.js';
 
 /** `InferParameter`, with proto-loader's `oneofs` naming the member that is set. */
@@ -102,19 +103,42 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
   refuseRepeats(outputs, 'outputs');
   const raw = msg.raw_input_contents;
   const rawCount = counts?.raw ?? raw.length;
-  if (rawCount > 0 && rawCount !== inputs.length) {
+  // Inputs in shared memory have no raw_input_contents entry (as in Triton).
+  let inShm = 0;
+  for (let i = 0; i < inputs.length; i += 1) {
+    const p = (inputs[i] as InferInputTensor).parameters;
+    if (p !== undefined && Object.hasOwn(p, SHM_REGION)) inShm += 1;
+  }
+  if (rawCount > 0 && rawCount !== inputs.length - inShm) {
     throw fail(
       'BAD_REQUEST',
-      `raw_input_contents has ${rawCount} entries for ${inputs.length} inputs: it must hold ` +
-        'one per input, in the order of inputs',
+      `raw_input_contents has ${rawCount} entries for ${inputs.length - inShm} inputs: it must ` +
+        `hold one per input${inShm > 0 ? ' not in shared memory' : ''}, in the order of inputs`,
     );
   }
   // Loops and objects of one shape rather than map() and conditional spreads: this runs once per
   // request, and the spreads alone cost more than the rest of it.
   const decoded: DecodedInput[] = [];
+  let rawIndex = 0;
   for (let i = 0; i < inputs.length; i += 1) {
     const t = inputs[i] as InferInputTensor;
     const typed = t.contents ?? undefined;
+    const parameters = decodeParameters(t.parameters);
+    // int64 dimensions arrive as decimal strings; validation checks each is a safe integer >= 0.
+    const shape: number[] = [];
+    for (const d of t.shape) shape.push(Number(d));
+    const shm = inShm > 0 ? sharedMemoryParameters(t.name, parameters) : undefined;
+    if (shm !== undefined) {
+      if (typed !== undefined && hasContents(typed)) {
+        throw fail(
+          'BAD_REQUEST',
+          `unexpected 'content' provided when using shared memory for input tensor '${t.name}' ` +
+            `for model '${msg.model_name}'`,
+        );
+      }
+      decoded.push({ name: t.name, datatype: t.datatype, shape, parameters, data: shm });
+      continue;
+    }
     if (raw.length > 0 && typed !== undefined && hasContents(typed)) {
       throw fail(
         'BAD_REQUEST',
@@ -122,15 +146,14 @@ export function decodeInferRequest(msg: ModelInferRequest): DecodedRequest {
       );
     }
     const bytes =
-      raw.length > 0 ? (raw[i] as Uint8Array) : contentsToRaw(t.name, t.datatype, typed ?? {});
-    // int64 dimensions arrive as decimal strings; validation checks each is a safe integer >= 0.
-    const shape: number[] = [];
-    for (const d of t.shape) shape.push(Number(d));
+      raw.length > 0
+        ? (raw[rawIndex++] as Uint8Array)
+        : contentsToRaw(t.name, t.datatype, typed ?? {});
     decoded.push({
       name: t.name,
       datatype: t.datatype,
       shape,
-      parameters: decodeParameters(t.parameters),
+      parameters,
       data: { kind: 'raw', bytes },
     });
   }
@@ -274,6 +297,15 @@ export function encodeInferResponse(r: InferenceResponse): ModelInferResponse {
       shape: o.shape,
       parameters: encodeParameters(o.parameters),
     })),
-    raw_output_contents: r.outputs.map((o) => Buffer.from(o.data)),
+    // An output written into shared memory has no entry, as in Triton (its allocator adds a raw
+    // output only for outputs it allocates): entries follow the other outputs in order.
+    raw_output_contents: rawOutputs(r.outputs),
   };
+}
+
+/** Each output's bytes, copied once; outputs in shared memory are skipped. */
+function rawOutputs(outputs: InferenceResponse['outputs']): Buffer[] {
+  const raw: Buffer[] = [];
+  for (const o of outputs) if (o.inSharedMemory !== true) raw.push(Buffer.from(o.data));
+  return raw;
 }

@@ -132,7 +132,8 @@ const PIECE_ELEMENTS = 8192;
 
 /**
  * One output's JSON object. Member order follows Triton's: name, datatype, shape, parameters, data.
- * A binary output carries `parameters.binary_data_size` instead of `data`.
+ * A binary output carries `parameters.binary_data_size` instead of `data`; an output written into
+ * shared memory carries its `shared_memory_*` parameters and neither.
  */
 function addOutput(out: ResponseText, o: ResponseOutput): void {
   if (o.binary || o.data.byteLength < PIECES_FROM_BYTES) {
@@ -150,6 +151,9 @@ function addOutput(out: ResponseText, o: ResponseOutput): void {
 
 function outputText(o: ResponseOutput): string {
   const head = `{"name":${JSON.stringify(o.name)},"datatype":"${o.datatype}","shape":[${o.shape.join(',')}]`;
+  // Written into a shared-memory region: its parameters say where, and there is no data.
+  if (o.inSharedMemory === true)
+    return `${head},"parameters":${parametersText(o.parameters ?? {})}}`;
   if (o.binary) {
     checkBinaryLength(o);
     return `${head},"parameters":${parametersText(o.parameters ?? {}, `"binary_data_size":${o.data.byteLength}`)}}`;

@@ -18,6 +18,7 @@ import { parseJsonBytes } from './json-text.js';
 import { isJsonObject, jsonKind, own, readParameters } from '../protocol/parameters.js';
 import { checkSequenceParameters } from '../protocol/sequence-parameters.js';
 import { repeatedNameError } from '../protocol/tensor-names.js';
+import { sharedMemoryParameters } from '../protocol/shm-parameters.js';
 
 function tensorList(
   doc: Record<string, unknown>,
@@ -92,8 +93,18 @@ function decodeInput(
   });
   const size = binarySize(name, parameters);
   const hasData = Object.hasOwn(input, 'data');
+  const shm = sharedMemoryParameters(name, parameters);
   let data: TensorData;
-  if (size !== undefined) {
+  if (shm !== undefined) {
+    if (hasData || size !== undefined) {
+      throw fail(
+        'BAD_REQUEST',
+        `input ${name}: expected no ${hasData ? "'data'" : 'parameters.binary_data_size'} with ` +
+          `parameters.shared_memory_region (the tensor is in shared memory), got both`,
+      );
+    }
+    data = shm;
+  } else if (size !== undefined) {
     if (hasData) {
       throw fail(
         'BAD_REQUEST',
@@ -105,15 +116,11 @@ function decodeInput(
     const typed = scanned?.get(index);
     data =
       typed === undefined ? { kind: 'json', values: input['data'] } : { kind: 'typed', ...typed };
-  } else if (Object.hasOwn(parameters, 'shared_memory_region')) {
-    throw fail(
-      'UNSUPPORTED',
-      `input ${name}: shared-memory inputs (parameters.shared_memory_region) are not supported`,
-    );
   } else {
     throw fail(
       'BAD_REQUEST',
-      `input ${name}: expected 'data' or parameters.binary_data_size, got neither`,
+      `input ${name}: expected 'data', parameters.binary_data_size or ` +
+        `parameters.shared_memory_region, got none`,
     );
   }
   return { name, datatype, shape, parameters, data };

@@ -18,7 +18,20 @@ export type Parameters = Readonly<Record<string, ParameterValue>>;
 export type TensorData =
   | { readonly kind: 'json'; readonly values: unknown }
   | { readonly kind: 'raw'; readonly bytes: Uint8Array }
-  | TypedJsonData;
+  | TypedJsonData
+  | SharedMemoryData;
+
+/**
+ * The tensor's bytes are in a registered shared-memory region (Triton's shared-memory extension,
+ * protocol/shm-parameters.ts): `byteSize` bytes at `offset` in the region named `region`. Resolved
+ * against the registry, and read, only by validation and the copy into the batch.
+ */
+export interface SharedMemoryData {
+  readonly kind: 'shm';
+  readonly region: string;
+  readonly offset: number;
+  readonly byteSize: number;
+}
 
 /**
  * A JSON `data` array the HTTP decoder already wrote into its declared datatype's layout
@@ -81,6 +94,11 @@ export interface ResponseOutput {
   readonly data: Uint8Array;
   /** The client asked for this output as binary (binary tensor extension). */
   readonly binary: boolean;
+  /**
+   * The output was written into a shared-memory region (its `parameters` say which): encoders send
+   * its name, datatype, shape and parameters, and no data.
+   */
+  readonly inSharedMemory?: true;
   readonly parameters?: Parameters;
 }
 

@@ -126,7 +126,7 @@ export function checkJsonCountsAgainstShapes(
 ): void {
   for (const input of inputs) {
     const data = input.data;
-    if (data.kind === 'raw') continue;
+    if (data.kind === 'raw' || data.kind === 'shm') continue;
     const shape: number[] = [];
     let count = 1;
     for (const d of input.shape) {

@@ -3,6 +3,8 @@
 // batch size and byte size has been checked against the model's frozen config.
 
 import type { AbortLike } from '../execution/abort-like.js';
+import type { ShmRegion } from '../shared-memory/shm-region.js';
+import type { RequestRegions } from '../shared-memory/request-regions.js';
 import type { ResponseSink } from '../execution/run-scope.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import type { StageTrace } from '../trace/stage-trace.js';
@@ -36,6 +38,18 @@ export interface ValidatedOutput {
   readonly name: string;
   /** Return this output with the binary tensor extension. */
   readonly binary: boolean;
+  /**
+   * Write this output into a shared-memory region instead of the response (held by the request's
+   * RequestRegions until it is answered); `offset` is within the registered window.
+   */
+  readonly shm?: OutputRegion;
+}
+
+/** Where a requested output goes in shared memory, as the client named it. */
+export interface OutputRegion {
+  readonly region: ShmRegion;
+  readonly offset: number;
+  readonly byteSize: number;
 }
 
 /** Where a request stands in its sequence (Triton's sequence extension); sequence models only. */
@@ -72,6 +86,11 @@ export interface ValidatedRequest {
   readonly responses?: ResponseSink;
   /** --trace-stages: the request's timeline, which the shell stamps (enqueue to settle). */
   readonly trace?: StageTrace;
+  /**
+   * The shared-memory regions the request's inputs and outputs use (absent when it names none).
+   * The data plane releases them once the request is answered; schedulers never touch them.
+   */
+  readonly regions?: RequestRegions;
 }
 
 /** Used by the validator only. */

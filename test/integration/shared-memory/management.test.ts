@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { grpcClient, type GrpcTestClient } from '../../helpers/grpc-client.js';
-import { FIXTURE_REPOSITORY } from '../../helpers/temp-repository.js';
+import { MODEL_REPOSITORY } from '../../helpers/paths.js';
 import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { openShmFds, ShmFiles } from './shm-fixture.js';
 
@@ -32,8 +32,7 @@ void describe('system shared memory: management calls', () => {
 
   before(async () => {
     ts = await startTestServer({
-      modelRepositories: [FIXTURE_REPOSITORY],
-      loadModels: ['simple'],
+      modelRepositories: [MODEL_REPOSITORY],
       modelControlMode: 'explicit',
       allowClientShm: true,
       clientShmMaxRegions: 4,
@@ -176,7 +175,10 @@ void describe('system shared memory: off, restricted, and dropped at stop', () =
   after(() => files.removeAll());
 
   void it('is refused by default (--allow-client-shm=false), as in Triton 26.04+', async () => {
-    const ts = await startTestServer({ modelRepositories: [FIXTURE_REPOSITORY], loadModels: [] });
+    const ts = await startTestServer({
+      modelRepositories: [MODEL_REPOSITORY],
+      modelControlMode: 'explicit',
+    });
     const grpc = grpcClient(ts.grpcTarget);
     try {
       const key = files.create('off', 16);
@@ -202,8 +204,8 @@ void describe('system shared memory: off, restricted, and dropped at stop', () =
 
   void it('the shared-memory category guards every management call', async () => {
     const ts = await startTestServer({
-      modelRepositories: [FIXTURE_REPOSITORY],
-      loadModels: [],
+      modelRepositories: [MODEL_REPOSITORY],
+      modelControlMode: 'explicit',
       allowClientShm: true,
       httpRestrictedApis: [{ categories: ['shared-memory'], header: 'admin', value: 'yes' }],
       grpcRestrictedProtocols: [
@@ -238,8 +240,8 @@ void describe('system shared memory: off, restricted, and dropped at stop', () =
 
   void it('closes every registration fd when the server stops', async () => {
     const ts = await startTestServer({
-      modelRepositories: [FIXTURE_REPOSITORY],
-      loadModels: [],
+      modelRepositories: [MODEL_REPOSITORY],
+      modelControlMode: 'explicit',
       allowClientShm: true,
     });
     const key = files.create('stop', 32);

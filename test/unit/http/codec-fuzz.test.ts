@@ -57,7 +57,7 @@ function exerciseTensors(req: DecodedRequest, fallback: number): void {
         return;
       }
       // Already typed by the decoder: nothing left to convert.
-      if (input.data.kind === 'typed') return;
+      if (input.data.kind === 'typed' || input.data.kind === 'shm') return;
       const n = jsonTensorByteLength(input.data.values, datatype, count);
       writeJsonTensor(input.data.values, datatype, count, new Uint8Array(n));
     });

@@ -166,12 +166,19 @@ void describe('request envelope', () => {
     throwsCode(
       bad(noData),
       'BAD_REQUEST',
-      "input X: expected 'data' or parameters.binary_data_size, got neither",
+      "input X: expected 'data', parameters.binary_data_size or parameters.shared_memory_region, got none",
     );
     throwsCode(
       bad({ ...noData, parameters: { shared_memory_region: 'r' } }),
-      'UNSUPPORTED',
-      'input X: shared-memory inputs (parameters.shared_memory_region) are not supported',
+      'BAD_PARAMETER',
+      "'shared_memory_byte_size' must be specified along with 'shared_memory_region' parameter " +
+        "for tensor 'X'",
+    );
+    throwsCode(
+      bad({ ...input('X'), parameters: { shared_memory_region: 'r', shared_memory_byte_size: 4 } }),
+      'BAD_REQUEST',
+      "input X: expected no 'data' with parameters.shared_memory_region (the tensor is in " +
+        'shared memory), got both',
     );
   });
 
