@@ -59,6 +59,9 @@ export const EXTENSIONS = Object.freeze([
   'model_repository',
   'model_repository(unload_dependents)',
   'sequence',
+  // Served; registering needs --allow-client-shm=true, as in Triton. No CUDA: its endpoints answer
+  // as a Triton built without GPU support.
+  'system_shared_memory',
 ]);
 
 export interface DataPlaneOptions {
@@ -275,7 +278,15 @@ export class RegistryDataPlane implements DataPlane {
         signal: ctx.signal,
         arrivalNs: ctx.arrivalNs,
         maxInputBytes: this.options.maxInputBytes,
+        ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
       });
+      if (checked.regions !== undefined) {
+        checked.regions.releaseAll();
+        throw fail(
+          'UNSUPPORTED',
+          `model '${mv.name}' is decoupled: its requests cannot name shared-memory regions`,
+        );
+      }
       const sink: ResponseSink = {
         response: (outputs) => {
           const byName = new Map(outputs.map((d) => [d.name, d]));

@@ -49,6 +49,12 @@ void describe('system shared memory: management calls', () => {
     await postJson(shm('/unregister'), '');
   });
 
+  void it('is listed among the extensions of GET /v2', async () => {
+    const meta = await getJson(`${ts.base}/v2`);
+    assert.ok(meta.json.extensions.includes('system_shared_memory'), meta.json.extensions);
+    assert.ok(!meta.json.extensions.includes('cuda_shared_memory'));
+  });
+
   void it('registers, lists and unregisters a region over HTTP, in Triton shapes', async () => {
     const key = files.create('a', 256);
     const reg = await postJson(shm('/region/a/register'), { key, offset: 16, byte_size: 64 });
