@@ -357,7 +357,7 @@ void describe('system shared memory: tensors', () => {
     assert.deepEqual(ok.json.outputs[0].data, SUM);
   });
 
-  void it('unregistering a region a queued request uses lets that request finish (Triton 24.x+)', async () => {
+  void it('unregistering a region a queued request uses lets that request finish, as the newest Triton does', async () => {
     const rows = 1;
     const input = slowInput(rows, 5);
     const key = files.create('slow', input);
