@@ -39,6 +39,22 @@ void describe('gRPC flags', () => {
     }
   });
 
+  void it('--allow-client-shm is off unless given, as in Triton 26.04+; the caps are read', () => {
+    const d = parse();
+    assert.equal(d.allowClientShm, false);
+    assert.equal(d.clientShmMaxRegions, 1024);
+    assert.equal(d.clientShmMaxBytes, 16 * 1024 ** 3);
+    const o = parse(
+      '--allow-client-shm=true',
+      '--client-shm-max-regions=3',
+      '--client-shm-max-bytes=4096',
+    );
+    assert.equal(o.allowClientShm, true);
+    assert.equal(o.clientShmMaxRegions, 3);
+    assert.equal(o.clientShmMaxBytes, 4096);
+    assert.equal(parse('--allow-client-shm').allowClientShm, true);
+  });
+
   void it('--allow-grpc: true or false in every boolean spelling, a bare flag meaning true', () => {
     assert.equal(parse('--allow-grpc=false').allowGrpc, false);
     assert.equal(parse('--allow-grpc', 'false').allowGrpc, false);
