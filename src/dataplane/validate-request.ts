@@ -249,10 +249,13 @@ function validateInput(
   if (data.kind === 'shm') {
     const region = shm.get().acquire(data.region, data.offset, data.byteSize);
     checkInputLimit(input.name, data.byteSize, bytesLeft);
-    if (info.byteSize > 0) {
-      // Fixed-size elements: the size says all, and `write` reads the region straight into the
-      // batch block (the one copy).
+    if (info.byteSize > 0)
       checkSharedMemorySize(sig.name, input.name, data.byteSize, info.byteSize * count);
+    // Fixed-size elements: the size says all, and `write` reads the region straight into the
+    // batch block (the one copy). The dynamic batcher fails only the member whose `write` throws (a
+    // region shrunk since); the sequence batcher's gather has no such step, so there the region is
+    // read now, like BYTES, and a fault stays this request's.
+    if (info.byteSize > 0 && !sig.sequence) {
       const { offset, byteSize } = data;
       return {
         name: input.name,
@@ -265,6 +268,7 @@ function validateInput(
     }
     // BYTES: the length prefixes must be checked before the request is queued, so the region's
     // serialized elements are read here (into request memory) and checked as raw data.
+    // (Sequence models: fixed-size data read here too, see above.)
     const bytes = new Uint8Array(data.byteSize);
     region.read(data.offset, bytes);
     data = { kind: 'raw', bytes };

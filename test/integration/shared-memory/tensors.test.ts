@@ -9,7 +9,9 @@ import { status } from '@grpc/grpc-js';
 import { truncateSync } from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { grpcClient, type GrpcTestClient } from '../../helpers/grpc-client.js';
-import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
+import { copyModel, FIXTURE_REPOSITORY, tempRepository } from '../../helpers/temp-repository.js';
+import { cp } from 'node:fs/promises';
+import path from 'node:path';
 import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { allQueued } from '../../helpers/wait-for.js';
 import { copySlowModel, slowInput, SLOW_MAX_BATCH } from '../../helpers/slow-model-timing.js';
@@ -51,6 +53,13 @@ void describe('system shared memory: tensors', () => {
     await copyModel(repo, 'simple');
     await copyModel(repo, 'identity_bytes');
     await copySlowModel(repo, 'slow_fp32');
+    await cp(
+      path.join(FIXTURE_REPOSITORY, 'sequence_accumulator'),
+      path.join(repo, 'sequence_accumulator'),
+      {
+        recursive: true,
+      },
+    );
     ts = await startTestServer({ modelRepositories: [repo], allowClientShm: true });
     grpc = grpcClient(ts.grpcTarget);
     // The input region holds INPUT0 then INPUT1 after 32 bytes the registration skips.
@@ -421,6 +430,29 @@ void describe('system shared memory: tensors', () => {
         body: Buffer.concat([header, bytes]),
       };
     }
+  });
+
+  void it('a sequence model reads its inputs from a region, step by step', async () => {
+    const key = files.create('seq', int32([5, 7]));
+    await register('seq', key, 0, 8);
+    const step = (offset: number, params: object) =>
+      postJson(url('/v2/models/sequence_accumulator/infer'), {
+        parameters: { sequence_id: 4242, ...params },
+        inputs: [
+          {
+            name: 'INPUT',
+            datatype: 'INT32',
+            shape: [1, 1],
+            parameters: shmParams('seq', 4, offset),
+          },
+        ],
+        outputs: [{ name: 'OUTPUT' }],
+      });
+    const first = await step(0, { sequence_start: true });
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+    assert.deepEqual(first.json.outputs[0].data, [5]);
+    const second = await step(4, { sequence_end: true });
+    assert.deepEqual(second.json.outputs[0].data, [12]);
   });
 
   void it('200 register/infer/unregister cycles leave the fd count where it started', async () => {
