@@ -104,7 +104,7 @@ export class ShmRegion {
     return fail(
       'SHM_TRUNCATED',
       `shared memory region '${this.name}' (key '${this.key}') is smaller than when it was ` +
-        `registered: expected at least ${end} bytes in the file, its owner shrank or removed it`,
+        `registered: expected at least ${end} bytes in the file, its owner shrank it`,
     );
   }
 }
