@@ -11,4 +11,8 @@ export const FRAME_CATEGORY = Object.freeze({
   repository_index: 'model-repository',
   model_load: 'model-repository',
   model_unload: 'model-repository',
+  // The same category guards HTTP's /v2/systemsharedmemory routes and gRPC's SystemSharedMemory*.
+  shm_register: 'shared-memory',
+  shm_unregister: 'shared-memory',
+  shm_status: 'shared-memory',
 } as const satisfies Record<ClientFrame['kind'], RestrictedCategory>);

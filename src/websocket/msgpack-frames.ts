@@ -23,8 +23,14 @@ import {
 } from './frame-fields.js';
 import { badIdError, type FrameId } from './frame-id.js';
 import { scanMsgpack } from './msgpack-scan.js';
-import { writeErrorFrame, writeRepositoryFrame, writeResponseFrame } from './msgpack-writer.js';
+import {
+  writeErrorFrame,
+  writeRepositoryFrame,
+  writeResponseFrame,
+  writeSharedMemoryFrame,
+} from './msgpack-writer.js';
 import { repositoryFrame } from './msgpack-repository-frames.js';
+import { isSharedMemoryFrameType, sharedMemoryFrame } from './msgpack-shm-frames.js';
 import type { ClientFrame, DecodeResult, FrameCodec } from './ws-frames.js';
 import { MSGPACK_PROTOCOL } from './ws-protocol.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
@@ -42,6 +48,7 @@ export const msgpackCodec: FrameCodec = {
   decode: decodeMsgpackFrame,
   encodeResponse: writeResponseFrame,
   encodeRepositoryAnswer: writeRepositoryFrame,
+  encodeSharedMemoryAnswer: writeSharedMemoryFrame,
   encodeError: writeErrorFrame,
   streams: true,
 };
@@ -91,6 +98,7 @@ export function decodeMsgpackFrame(bytes: Uint8Array, volatile: boolean): Decode
 function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): ClientFrame {
   if (!isMap(doc)) throw fail('BAD_REQUEST', `a frame must be a map, got ${kindOf(doc)}`);
   const type = own(doc, 'type');
+  if (isSharedMemoryFrameType(type)) return sharedMemoryFrame(doc, type, id);
   if (type !== undefined) return repositoryFrame(doc, type, id, volatile);
   const cancel = own(doc, 'cancel');
   if (cancel !== undefined) {

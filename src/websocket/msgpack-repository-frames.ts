@@ -12,7 +12,11 @@ import {
 } from '../protocol/repository-parameters.js';
 import { keepPayload, kindOf, requireModel, requireString } from './frame-fields.js';
 import type { FrameId } from './frame-id.js';
-import { REPOSITORY_FRAME_TYPES, type RepositoryFrame } from './ws-frames.js';
+import {
+  REPOSITORY_FRAME_TYPES,
+  SHARED_MEMORY_FRAME_TYPES,
+  type RepositoryFrame,
+} from './ws-frames.js';
 
 type FrameMap = Record<string, unknown>;
 
@@ -61,7 +65,9 @@ export function repositoryFrame(
     default:
       throw fail(
         'BAD_REQUEST',
-        `frame 'type' must be one of ${REPOSITORY_FRAME_TYPES.map((t) => `'${t}'`).join(', ')} ` +
+        `frame 'type' must be one of ${[...REPOSITORY_FRAME_TYPES, ...SHARED_MEMORY_FRAME_TYPES]
+          .map((t) => `'${t}'`)
+          .join(', ')} ` +
           `(or absent, for infer and cancel frames), got ${
             typeof type === 'string' ? JSON.stringify(type.slice(0, 64)) : kindOf(type)
           }`,

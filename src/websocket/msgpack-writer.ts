@@ -14,7 +14,7 @@ import { Buffer } from 'node:buffer';
 import type { WireError } from '../errors.js';
 import type { InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameId } from './frame-id.js';
-import type { RepositoryAnswer } from './ws-frames.js';
+import type { RepositoryAnswer, SharedMemoryAnswerFrame } from './ws-frames.js';
 
 const SLAB_BYTES = 64 * 1024;
 
@@ -38,6 +38,10 @@ const KEY = {
   state: key('state'),
   reason: key('reason'),
   final: key('final'),
+  regions: key('regions'),
+  key: key('key'),
+  offset: key('offset'),
+  byteSize: key('byte_size'),
 };
 
 /** msgpack false / true, the value of a decoupled request's `final` key. */
@@ -244,6 +248,38 @@ export function writeRepositoryFrame(id: FrameId, answer: RepositoryAnswer): Uin
         w.raw(k);
         w.str(v);
       }
+    }
+  }
+  return w.end();
+}
+
+/**
+ * `{id, type}`, plus `regions: [{name, key, offset, byte_size}]` for shm_status: the rows of
+ * `GET /v2/systemsharedmemory/status`.
+ */
+export function writeSharedMemoryFrame(id: FrameId, answer: SharedMemoryAnswerFrame): Uint8Array {
+  const regions = answer.kind === 'shm_status' ? answer.regions : undefined;
+  let bound = 48 + idBound(id) + strBound(answer.kind);
+  for (const r of regions ?? []) bound += 64 + strBound(r.name) + strBound(r.key);
+  const w = writer;
+  w.begin(bound);
+  w.fixmap(regions === undefined ? 2 : 3);
+  w.id(id);
+  w.raw(KEY.type);
+  w.str(answer.kind);
+  if (regions !== undefined) {
+    w.raw(KEY.regions);
+    w.array(regions.length);
+    for (const r of regions) {
+      w.fixmap(4);
+      w.raw(KEY.name);
+      w.str(r.name);
+      w.raw(KEY.key);
+      w.str(r.key);
+      w.raw(KEY.offset);
+      w.uint(r.offset);
+      w.raw(KEY.byteSize);
+      w.uint(r.byte_size);
     }
   }
   return w.end();

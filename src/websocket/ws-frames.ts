@@ -9,6 +9,8 @@ import type {
   RepositoryIndexEntry,
 } from '../dataplane/data-plane-api.js';
 import type { InferenceServerError, WireError } from '../errors.js';
+import type { SharedMemoryCall } from '../shared-memory/shm-calls.js';
+import type { RegionStatus } from '../shared-memory/shm-region.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import type { FrameId } from './frame-id.js';
 
@@ -65,7 +67,31 @@ export type RepositoryAnswer =
   | { readonly kind: 'repository_index'; readonly models: readonly RepositoryIndexEntry[] }
   | { readonly kind: 'model_load' | 'model_unload' };
 
-export type ClientFrame = InferFrame | CancelFrame | RepositoryFrame;
+/**
+ * Triton's system shared-memory management calls as frames (`POST /v2/systemsharedmemory/...` and
+ * `GET .../status`): the call is the one the HTTP routes and gRPC handlers make on the data plane.
+ * Like repository frames they run to their answer and cannot be cancelled.
+ */
+export interface SharedMemoryFrame {
+  readonly kind: SharedMemoryFrameType;
+  readonly id: FrameId;
+  readonly call: SharedMemoryCall;
+}
+
+/** The `type` each shared-memory frame and its answer carry on the wire. */
+export const SHARED_MEMORY_FRAME_TYPES = Object.freeze([
+  'shm_register',
+  'shm_unregister',
+  'shm_status',
+] as const);
+export type SharedMemoryFrameType = (typeof SHARED_MEMORY_FRAME_TYPES)[number];
+
+/** A shared-memory frame's success answer: the status rows, or nothing but its type. */
+export type SharedMemoryAnswerFrame =
+  | { readonly kind: 'shm_status'; readonly regions: readonly RegionStatus[] }
+  | { readonly kind: 'shm_register' | 'shm_unregister' };
+
+export type ClientFrame = InferFrame | CancelFrame | RepositoryFrame | SharedMemoryFrame;
 
 export type DecodeResult =
   | { readonly ok: true; readonly frame: ClientFrame }
@@ -96,6 +122,11 @@ export interface FrameCodec {
   encodeResponse(id: FrameId, response: InferenceResponse): Uint8Array;
   /** A repository frame's success answer. */
   encodeRepositoryAnswer(id: FrameId, answer: RepositoryAnswer): Uint8Array;
+  /**
+   * A shared-memory frame's success answer. Absent: the encoding has no shared-memory frames (its
+   * decoder never produces one), as FlatBuffers for now.
+   */
+  readonly encodeSharedMemoryAnswer?: (id: FrameId, answer: SharedMemoryAnswerFrame) => Uint8Array;
   /**
    * An error frame; `null`: the refused frame had no usable id, so the answer carries none.
    * `final: false` marks one failed response of a decoupled request, which goes on.

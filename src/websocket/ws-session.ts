@@ -13,7 +13,7 @@
 // next frame does not fit is closed with 1013 (Try Again Later): the budget is full of answers
 // other clients have not read, which is the server's condition, not this client's fault.
 
-import type { InferContext } from '../dataplane/data-plane-api.js';
+import type { DataPlanePort, InferContext } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
 import type { WebSocketConnection, WebSocketPeer } from '../http/front-end.js';
@@ -21,7 +21,14 @@ import type { ApiAccess } from '../http/restricted-apis.js';
 import type { DecodedRequest, InferenceResponse } from '../protocol/inference-request.js';
 import { FRAME_CATEGORY } from './frame-category.js';
 import { showId, type FrameId } from './frame-id.js';
-import type { FrameCodec, InferFrame, RepositoryFrame } from './ws-frames.js';
+import type {
+  FrameCodec,
+  InferFrame,
+  RepositoryFrame,
+  SharedMemoryAnswerFrame,
+  SharedMemoryFrame,
+} from './ws-frames.js';
+import type { RegionStatus } from '../shared-memory/shm-region.js';
 import { CLOSE_CODES, SHUTDOWN_CLOSE_REASON, type WebSocketLimits } from './ws-protocol.js';
 import type { WsCounters } from './ws-counters.js';
 import { runRepositoryFrame, type RepositoryPort } from './ws-repository.js';
@@ -37,7 +44,7 @@ export interface InferPort {
 }
 
 /** Every data-plane call a session makes. */
-export type SessionPlane = InferPort & RepositoryPort;
+export type SessionPlane = InferPort & RepositoryPort & Pick<DataPlanePort, 'sharedMemory'>;
 
 export interface SessionDeps {
   readonly plane: SessionPlane;
@@ -167,6 +174,11 @@ export class WsSession implements WebSocketPeer {
       case 'model_unload':
         this.#acceptRepository(frame, bytes.byteLength);
         return;
+      case 'shm_register':
+      case 'shm_unregister':
+      case 'shm_status':
+        this.#acceptSharedMemory(frame, bytes.byteLength);
+        return;
     }
   }
 
@@ -225,6 +237,26 @@ export class WsSession implements WebSocketPeer {
     void this.#answer(slot, async () =>
       codec.encodeRepositoryAnswer(frame.id, await runRepositoryFrame(plane, frame)),
     );
+  }
+
+  /** Shared-memory calls, like repository calls, run to their answer: not cancellable. */
+  #acceptSharedMemory(frame: SharedMemoryFrame, frameBytes: number): void {
+    const slot = this.#take(frame.id, false, frameBytes);
+    if (slot === undefined) return;
+    const { plane, codec } = this.#deps;
+    void this.#answer(slot, async () => {
+      const rows = await plane.sharedMemory(frame.call);
+      const answer: SharedMemoryAnswerFrame =
+        frame.kind === 'shm_status'
+          ? // A system status call answers RegionStatus rows (CUDA calls have no frames).
+            { kind: 'shm_status', regions: rows as readonly RegionStatus[] }
+          : { kind: frame.kind };
+      if (codec.encodeSharedMemoryAnswer === undefined) {
+        // The codec's decoder never makes these frames; say so rather than answer nothing.
+        throw fail('UNSUPPORTED', `shared-memory frames are not part of ${codec.protocol}`);
+      }
+      return codec.encodeSharedMemoryAnswer(frame.id, answer);
+    });
   }
 
   /** The slot for a new request, or undefined when the frame was refused (duplicate id, cap). */

@@ -25,7 +25,8 @@ const unload = (parameters: unknown) => ({ type: 'model_unload', model: 'm', par
 void describe('msgpack repository frames: refusals', () => {
   void it('an unknown type names the ones there are', () => {
     const expected =
-      "frame 'type' must be one of 'repository_index', 'model_load', 'model_unload' (or absent, " +
+      "frame 'type' must be one of 'repository_index', 'model_load', 'model_unload', " +
+      "'shm_register', 'shm_unregister', 'shm_status' (or absent, " +
       'for infer and cancel frames), got ';
     refused({ type: 'model_reload' }, 'BAD_REQUEST', `${expected}"model_reload"`);
     refused({ type: 2 }, 'BAD_REQUEST', `${expected}the number 2`);

@@ -17,13 +17,16 @@ const restricted = new RestrictedApis(
 );
 
 void describe('WsSession: restricted APIs', () => {
-  void it('files infer and cancel frames under inference, repository frames under model-repository', () => {
+  void it('files infer and cancel frames under inference, repository frames under model-repository, shm frames under shared-memory', () => {
     assert.deepEqual(FRAME_CATEGORY, {
       infer: 'inference',
       cancel: 'inference',
       repository_index: 'model-repository',
       model_load: 'model-repository',
       model_unload: 'model-repository',
+      shm_register: 'shared-memory',
+      shm_unregister: 'shared-memory',
+      shm_status: 'shared-memory',
     });
   });
 
