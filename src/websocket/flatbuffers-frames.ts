@@ -25,6 +25,7 @@ import {
 } from '../../schemas/generated/infernode-ws_generated.js';
 import {
   checkTensorCount,
+  inputRegion,
   keepPayload,
   kindOf,
   optionalVersion,
@@ -32,7 +33,7 @@ import {
 } from './frame-fields.js';
 import { ABSENT_ID, badIdError, readStringId, type FrameId, type IdReading } from './frame-id.js';
 import { checkByteVector, checkCount } from './flatbuffers-bounds.js';
-import { readParameterTables } from './flatbuffers-parameters.js';
+import { readParameterTables, writeParameterTables } from './flatbuffers-parameters.js';
 import {
   encodeFlatbuffersRepositoryAnswer,
   readRepositoryFrame,
@@ -212,12 +213,15 @@ function readTensor(t: Tensor, i: number, frame: Uint8Array, volatile: boolean):
   const data = t.dataArray() ?? new Uint8Array(0);
   checkCount(t.parametersLength(), 4, frame, `input '${name}' parameters`);
   const params = readParameterTables(t.parametersLength(), (k) => t.parameters(k), `input ${name}`);
+  const parameters = readParameters(params, { where: `input ${name}`, reserveTritonPrefix: false });
+  // Named in a shared-memory region: the data plane reads it there.
+  const region = inputRegion(name, parameters, data.byteLength > 0);
   return {
     name,
     datatype,
     shape,
-    parameters: readParameters(params, { where: `input ${name}`, reserveTritonPrefix: false }),
-    data: { kind: 'raw', bytes: keepPayload(data, volatile) },
+    parameters,
+    data: region ?? { kind: 'raw', bytes: keepPayload(data, volatile) },
   };
 }
 
@@ -236,6 +240,11 @@ export function encodeFlatbuffersResponse(id: FrameId, r: InferenceResponse): Ui
       b,
       o.shape.map((d) => BigInt(d)),
     );
+    if (o.inSharedMemory === true) {
+      // Written into a region: its shared_memory_* parameters, and no data.
+      const params = Tensor.createParametersVector(b, writeParameterTables(b, o.parameters));
+      return Tensor.createTensor(b, name, datatype, shape, 0, params);
+    }
     const data = alignedByteVector(b, o.data);
     return Tensor.createTensor(b, name, datatype, shape, data, 0);
   });

@@ -5,7 +5,12 @@
 
 import { Buffer } from 'node:buffer';
 import { fail } from '../errors.js';
-import { MAX_TENSORS } from '../protocol/inference-request.js';
+import {
+  MAX_TENSORS,
+  type Parameters,
+  type SharedMemoryData,
+} from '../protocol/inference-request.js';
+import { sharedMemoryParameters } from '../protocol/shm-parameters.js';
 import { assertValidModelName } from '../repository/model-name.js';
 
 /** How a value arrived, for messages ("got a bin of 4 bytes"). Never prints the value itself. */
@@ -64,4 +69,24 @@ export function keepPayload(bytes: Uint8Array, volatile: boolean): Uint8Array {
   const copy = Buffer.allocUnsafeSlow(bytes.byteLength);
   copy.set(bytes);
   return new Uint8Array(copy.buffer, copy.byteOffset, copy.byteLength);
+}
+
+/**
+ * An input's region (Triton's shared-memory extension) when its parameters name one, read by the
+ * same rules as HTTP and gRPC; such an input carries no data of its own (as gRPC's contents).
+ */
+export function inputRegion(
+  name: string,
+  parameters: Parameters,
+  hasData: boolean,
+): SharedMemoryData | undefined {
+  const region = sharedMemoryParameters(name, parameters);
+  if (region !== undefined && hasData) {
+    throw fail(
+      'BAD_REQUEST',
+      `input '${name}' names shared-memory region '${region.region.slice(0, 64)}' and also ` +
+        'carries data: send one or the other',
+    );
+  }
+  return region;
 }

@@ -15,6 +15,7 @@ import { isJsonObject, own, readParameters } from '../protocol/parameters.js';
 import { withSequenceFields, type SequenceFields } from '../protocol/sequence-parameters.js';
 import {
   checkTensorCount,
+  inputRegion,
   keepPayload,
   kindOf,
   optionalVersion,
@@ -150,15 +151,19 @@ function readInputs(v: unknown, volatile: boolean): DecodedInput[] {
     if (!Array.isArray(shape)) {
       throw fail('BAD_SHAPE', `input '${name}' shape must be an array, got ${kindOf(shape)}`);
     }
+    const parameters = readParameters(own(entry, 'parameters'), {
+      where: `input ${name}`,
+      reserveTritonPrefix: false,
+    });
+    const data = own(entry, 'data');
+    // Named in a shared-memory region: the data plane reads it there.
+    const region = inputRegion(name, parameters, data !== undefined && data !== null);
     return {
       name,
       datatype,
       shape: shape as unknown[],
-      parameters: readParameters(own(entry, 'parameters'), {
-        where: `input ${name}`,
-        reserveTritonPrefix: false,
-      }),
-      data: { kind: 'raw', bytes: readData(own(entry, 'data'), name, datatype, volatile) },
+      parameters,
+      data: region ?? { kind: 'raw', bytes: readData(data, name, datatype, volatile) },
     };
   });
   refuseRepeatedNames(

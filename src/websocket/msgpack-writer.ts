@@ -38,6 +38,7 @@ const KEY = {
   state: key('state'),
   reason: key('reason'),
   final: key('final'),
+  parameters: key('parameters'),
   regions: key('regions'),
   key: key('key'),
   offset: key('offset'),
@@ -181,6 +182,7 @@ export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Arra
   for (const o of r.outputs) {
     bound += 48 + strBound(o.name) + strBound(o.datatype) + 9 * o.shape.length;
     bound += o.data.byteLength;
+    if (o.inSharedMemory === true) bound += regionParametersBound(o.parameters ?? {});
   }
   // A decoupled model's responses carry `final` (docs/websocket-protocol.md, "Decoupled models").
   const final = r.parameters?.triton_final_response;
@@ -207,8 +209,13 @@ export function writeResponseFrame(id: FrameId, r: InferenceResponse): Uint8Arra
     w.raw(KEY.shape);
     w.array(o.shape.length);
     for (const d of o.shape) w.uint(d);
-    w.raw(KEY.data);
-    w.bin(o.data);
+    if (o.inSharedMemory === true) {
+      // Written into a region: its shared_memory_* parameters say where, and there is no data.
+      regionParameters(w, o.parameters ?? {});
+    } else {
+      w.raw(KEY.data);
+      w.bin(o.data);
+    }
   }
   return w.end();
 }
@@ -251,6 +258,28 @@ export function writeRepositoryFrame(id: FrameId, answer: RepositoryAnswer): Uin
     }
   }
   return w.end();
+}
+
+function regionParametersBound(params: Readonly<Record<string, unknown>>): number {
+  let bound = 16;
+  for (const [k, v] of Object.entries(params)) bound += strBound(k) + strBound(String(v)) + 9;
+  return bound;
+}
+
+/**
+ * `parameters: {shared_memory_region: str, shared_memory_byte_size: uint,
+ * shared_memory_offset?: uint}` of an output written into a region (data-plane.ts makes them).
+ */
+function regionParameters(w: FrameWriter, params: Readonly<Record<string, unknown>>): void {
+  const keys = Object.keys(params);
+  w.raw(KEY.parameters);
+  w.fixmap(keys.length);
+  for (const k of keys) {
+    const v = params[k];
+    w.str(k);
+    if (typeof v === 'number') w.uint(v);
+    else w.str(String(v));
+  }
 }
 
 /**
