@@ -89,5 +89,7 @@ async function infer(
     outputs: response.outputs.map((o) =>
       tensorFromBytes(o.name, o.datatype, o.shape, Uint8Array.prototype.slice.call(o.data)),
     ),
+    // The embedded call names no shared-memory regions.
+    regionOutputs: [],
   };
 }

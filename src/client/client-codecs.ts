@@ -22,11 +22,20 @@ import { writeParameterTables } from '../websocket/flatbuffers-parameters.js';
 import { FLATBUFFERS_PROTOCOL, MSGPACK_PROTOCOL } from '../websocket/ws-protocol.js';
 import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
 import {
+  InferenceClientError,
+  isRegionInput,
+  regionOutputOf,
+  requestedOutputs,
   sequenceFields,
+  sharedMemoryParameters,
+  type InferInput,
   type InferOptions,
   type InferResult,
+  type RegionOutput,
+  type RegionStatusRow,
   type RepositoryIndexRow,
   type SequenceFields,
+  type SharedMemoryCall,
 } from './client-types.js';
 
 /** A repository frame to send; `files` are keyed by the path after `file:`. */
@@ -44,7 +53,12 @@ export type ServerReply =
   | { readonly id: string | number; readonly result: InferResult }
   | {
       readonly id: string | number;
-      readonly repository: { readonly type: string; readonly models?: RepositoryIndexRow[] };
+      readonly repository: {
+        readonly type: string;
+        readonly models?: RepositoryIndexRow[];
+        /** shm_status's rows. */
+        readonly regions?: RegionStatusRow[];
+      };
     }
   | { readonly id: string | number; readonly error: { code: string; message: string } };
 
@@ -53,11 +67,13 @@ export interface ClientCodec {
   encodeRequest(
     id: number,
     model: string,
-    inputs: readonly Tensor[],
+    inputs: readonly InferInput[],
     options: InferOptions,
   ): Uint8Array;
   encodeCancel(id: number): Uint8Array;
   encodeRepository(id: number, request: RepositoryRequest): Uint8Array;
+  /** A shared-memory frame; absent: the encoding has none (FlatBuffers, for now). */
+  readonly encodeSharedMemory?: (id: number, call: SharedMemoryCall) => Uint8Array;
   /** Throws on a frame that is not a well-formed response. */
   decodeReply(bytes: Uint8Array): ServerReply;
 }
@@ -69,9 +85,16 @@ interface MsgpackReply {
   id: string | number;
   type?: string;
   models?: RepositoryIndexRow[];
+  regions?: { name: string; key: string; offset: number; byte_size: number }[];
   model_name?: string;
   model_version?: string;
-  outputs?: { name: string; datatype: string; shape: number[]; data: Uint8Array }[];
+  outputs?: {
+    name: string;
+    datatype: string;
+    shape: number[];
+    data?: Uint8Array;
+    parameters?: Record<string, unknown>;
+  }[];
   error?: { code: string; message: string };
 }
 
@@ -82,15 +105,17 @@ export const msgpackClientCodec: ClientCodec = {
       id,
       model,
       ...(options.version !== undefined ? { version: String(options.version) } : {}),
-      inputs: inputs.map((t) => ({
-        name: t.name,
-        datatype: t.datatype,
-        shape: t.shape,
-        data: tensorBytes(t),
-      })),
-      ...(options.outputs !== undefined
-        ? { outputs: options.outputs.map((name) => ({ name })) }
-        : {}),
+      inputs: inputs.map((t) =>
+        isRegionInput(t)
+          ? {
+              name: t.name,
+              datatype: t.datatype,
+              shape: t.shape,
+              parameters: sharedMemoryParameters(t.sharedMemory),
+            }
+          : { name: t.name, datatype: t.datatype, shape: t.shape, data: tensorBytes(t) },
+      ),
+      ...msgpackOutputs(options),
       ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
       // First-class frame fields, not parameters: the server refuses a key given both ways.
       ...sequenceFields(options),
@@ -115,28 +140,78 @@ export const msgpackClientCodec: ClientCodec = {
         });
     }
   },
+  encodeSharedMemory: (id, call) => {
+    switch (call.op) {
+      case 'register':
+        return packr.pack({
+          id,
+          type: 'shm_register',
+          name: call.name,
+          key: call.key,
+          offset: call.offset,
+          byte_size: call.byteSize,
+        });
+      case 'unregister':
+      case 'status':
+        return packr.pack({
+          id,
+          type: `shm_${call.op}`,
+          ...(call.name !== undefined && { name: call.name }),
+        });
+    }
+  },
   decodeReply: (bytes) => {
     const doc = unpackr.unpack(bytes) as MsgpackReply;
     if (doc.error !== undefined) return { id: doc.id, error: doc.error };
     if (doc.type !== undefined) {
       return {
         id: doc.id,
-        repository: { type: doc.type, ...(doc.models !== undefined && { models: doc.models }) },
+        repository: {
+          type: doc.type,
+          ...(doc.models !== undefined && { models: doc.models }),
+          ...(doc.regions !== undefined && {
+            regions: doc.regions.map((r) => ({
+              name: r.name,
+              key: r.key,
+              offset: r.offset,
+              byteSize: r.byte_size,
+            })),
+          }),
+        },
       };
+    }
+    const outputs: Tensor[] = [];
+    const regionOutputs: RegionOutput[] = [];
+    for (const o of doc.outputs ?? []) {
+      if (!isDatatype(o.datatype)) throw new Error(`unknown datatype in output ${o.name}`);
+      // Written into a region: its parameters say where, and it has no data.
+      const inRegion = regionOutputOf(o.name, o.datatype, o.shape, o.parameters);
+      if (inRegion !== undefined) regionOutputs.push(inRegion);
+      else outputs.push(tensorFromBytes(o.name, o.datatype, o.shape, o.data ?? new Uint8Array(0)));
     }
     return {
       id: doc.id,
       result: {
         modelName: doc.model_name ?? '',
         modelVersion: doc.model_version ?? '',
-        outputs: (doc.outputs ?? []).map((o) => {
-          if (!isDatatype(o.datatype)) throw new Error(`unknown datatype in output ${o.name}`);
-          return tensorFromBytes(o.name, o.datatype, o.shape, o.data);
-        }),
+        outputs,
+        regionOutputs,
       },
     };
   },
 };
+
+/** The requested outputs: names, or `{name, parameters}` for those written into a region. */
+function msgpackOutputs(options: InferOptions) {
+  const names = requestedOutputs(options);
+  if (names === undefined) return {};
+  return {
+    outputs: names.map((name) => {
+      const ref = options.outputRegions?.[name];
+      return ref === undefined ? { name } : { name, parameters: sharedMemoryParameters(ref) };
+    }),
+  };
+}
 
 /**
  * The optional scalar sequence fields of an InferRequest being built. flatc 2.0.8's TypeScript adds
@@ -157,7 +232,14 @@ export function addSequenceScalars(b: Builder, sequence: SequenceFields): void {
 
 export const flatbuffersClientCodec: ClientCodec = {
   protocol: FLATBUFFERS_PROTOCOL,
-  encodeRequest: (id, model, inputs, options) => {
+  encodeRequest: (id, model, all, options) => {
+    if (options.outputRegions !== undefined || all.some(isRegionInput)) {
+      throw new InferenceClientError(
+        'OPTIONS',
+        `shared-memory tensors are not part of ${FLATBUFFERS_PROTOCOL}: use the 'ws' protocol`,
+      );
+    }
+    const inputs = all as readonly Tensor[];
     const payloads = inputs.map(tensorBytes);
     let size = 1024;
     for (const p of payloads) size += p.byteLength + 16;
@@ -295,6 +377,7 @@ export const flatbuffersClientCodec: ClientCodec = {
         modelName: frame.modelName() ?? '',
         modelVersion: frame.modelVersion() ?? '',
         outputs,
+        regionOutputs: [],
       },
     };
   },

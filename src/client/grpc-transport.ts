@@ -16,8 +16,16 @@ import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
 import {
   configText,
   InferenceClientError,
+  isRegionInput,
+  regionOutputOf,
+  requestedOutputs,
   requestParameters,
+  sharedMemoryParameters,
+  type InferInput,
   type InferOptions,
+  type RegionOutput,
+  type RegionStatusRow,
+  type SharedMemoryCall,
   type InferResult,
   type LoadModelOptions,
   type RepositoryIndexRow,
@@ -30,7 +38,12 @@ const PROTO_DIR = fileURLToPath(new URL('../../../schemas/triton/', import.meta.
 interface InferReply {
   readonly model_name: string;
   readonly model_version: string;
-  readonly outputs: readonly { name: string; datatype: string; shape: string[] }[];
+  readonly outputs: readonly {
+    name: string;
+    datatype: string;
+    shape: string[];
+    parameters?: Record<string, GrpcParameter>;
+  }[];
   readonly raw_output_contents: readonly Uint8Array[];
 }
 
@@ -40,7 +53,24 @@ type Rpc<Reply> = (
   done: (err: ServiceError | null, reply: Reply) => void,
 ) => void;
 
+/** An InferParameter as proto-loader reads it (defaults: true, so every member is present). */
+interface GrpcParameter {
+  readonly string_param?: string;
+  readonly int64_param?: string;
+  readonly uint64_param?: string;
+}
+
+interface GrpcRegionRow {
+  readonly name: string;
+  readonly key: string;
+  readonly offset: string;
+  readonly byte_size: string;
+}
+
 type InferStub = Client & {
+  SystemSharedMemoryRegister: Rpc<object>;
+  SystemSharedMemoryUnregister: Rpc<object>;
+  SystemSharedMemoryStatus: Rpc<{ regions: Record<string, GrpcRegionRow> }>;
   ModelInfer: Rpc<InferReply>;
   RepositoryIndex: Rpc<{ models: RepositoryIndexRow[] }>;
   RepositoryModelLoad: Rpc<object>;
@@ -52,8 +82,15 @@ type InferStub = Client & {
  * Integers go as int64_param (as Triton's clients send sequence_id), strings as string_param.
  */
 export function grpcParameters(options: InferOptions): Record<string, object> {
+  return inferParameters(requestParameters(options));
+}
+
+/** Parameters as InferParameter messages. */
+function inferParameters(
+  values: Readonly<Record<string, string | number | boolean>>,
+): Record<string, object> {
   const parameters: Record<string, object> = {};
-  for (const [k, v] of Object.entries(requestParameters(options))) {
+  for (const [k, v] of Object.entries(values)) {
     parameters[k] =
       typeof v === 'boolean'
         ? { bool_param: v }
@@ -93,18 +130,63 @@ export class GrpcTransport implements Transport {
 
   async infer(
     model: string,
-    inputs: readonly Tensor[],
+    inputs: readonly InferInput[],
     options: InferOptions,
   ): Promise<InferResult> {
     const request = {
       model_name: model,
       model_version: options.version === undefined ? '' : String(options.version),
       parameters: grpcParameters(options),
-      inputs: inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
-      outputs: (options.outputs ?? []).map((name) => ({ name })),
-      raw_input_contents: inputs.map(tensorBytes),
+      inputs: inputs.map((t) => ({
+        name: t.name,
+        datatype: t.datatype,
+        shape: t.shape,
+        ...(isRegionInput(t) && {
+          parameters: inferParameters(sharedMemoryParameters(t.sharedMemory)),
+        }),
+      })),
+      outputs: (requestedOutputs(options) ?? []).map((name) => {
+        const ref = options.outputRegions?.[name];
+        return ref === undefined
+          ? { name }
+          : { name, parameters: inferParameters(sharedMemoryParameters(ref)) };
+      }),
+      // Inputs in a region have no entry, as in Triton: the entries follow the other inputs.
+      raw_input_contents: inputs.flatMap((t) => (isRegionInput(t) ? [] : [tensorBytes(t)])),
     };
     return this.#call(this.#stub.ModelInfer, request, options.timeoutMs).then(result);
+  }
+
+  async sharedMemory(call: SharedMemoryCall, timeoutMs?: number): Promise<RegionStatusRow[]> {
+    switch (call.op) {
+      case 'register':
+        await this.#call(
+          this.#stub.SystemSharedMemoryRegister,
+          { name: call.name, key: call.key, offset: call.offset, byte_size: call.byteSize },
+          timeoutMs,
+        );
+        return [];
+      case 'unregister':
+        await this.#call(
+          this.#stub.SystemSharedMemoryUnregister,
+          { name: call.name ?? '' },
+          timeoutMs,
+        );
+        return [];
+      case 'status': {
+        const reply = await this.#call(
+          this.#stub.SystemSharedMemoryStatus,
+          { name: call.name ?? '' },
+          timeoutMs,
+        );
+        return Object.values(reply.regions).map((r) => ({
+          name: r.name,
+          key: r.key,
+          offset: Number(r.offset),
+          byteSize: Number(r.byte_size),
+        }));
+      }
+    }
   }
 
   async repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]> {
@@ -151,16 +233,41 @@ export class GrpcTransport implements Transport {
 }
 
 function result(reply: InferReply): InferResult {
+  const outputs: Tensor[] = [];
+  const regionOutputs: RegionOutput[] = [];
+  // Outputs written into a region have no raw_output_contents entry (as in Triton).
+  let raw = 0;
+  for (const o of reply.outputs) {
+    if (!isDatatype(o.datatype)) {
+      throw new InferenceClientError('PROTOCOL', `output ${o.name} has unknown datatype`);
+    }
+    const shape = o.shape.map(Number);
+    const inRegion = regionOutputOf(o.name, o.datatype, shape, plainParameters(o.parameters));
+    if (inRegion !== undefined) {
+      regionOutputs.push(inRegion);
+      continue;
+    }
+    const bytes = reply.raw_output_contents[raw++];
+    if (bytes === undefined) {
+      throw new InferenceClientError('PROTOCOL', `output ${o.name} has no raw contents`);
+    }
+    outputs.push(tensorFromBytes(o.name, o.datatype, shape, bytes));
+  }
+  return { modelName: reply.model_name, modelVersion: reply.model_version, outputs, regionOutputs };
+}
+
+/** The shared-memory parameters of an output as plain values (uint64/int64 strings as numbers). */
+function plainParameters(
+  parameters: Record<string, GrpcParameter> | undefined,
+): Record<string, unknown> | undefined {
+  const region = parameters?.['shared_memory_region']?.string_param;
+  if (parameters === undefined || region === undefined || region === '') return undefined;
+  const count = (p: GrpcParameter | undefined) =>
+    p === undefined ? undefined : Number(p.int64_param ?? 0) || Number(p.uint64_param ?? 0);
   return {
-    modelName: reply.model_name,
-    modelVersion: reply.model_version,
-    outputs: reply.outputs.map((o, i) => {
-      const bytes = reply.raw_output_contents[i];
-      if (!isDatatype(o.datatype) || bytes === undefined) {
-        throw new InferenceClientError('PROTOCOL', `output ${o.name} has no raw contents`);
-      }
-      return tensorFromBytes(o.name, o.datatype, o.shape.map(Number), bytes);
-    }),
+    shared_memory_region: region,
+    shared_memory_byte_size: count(parameters['shared_memory_byte_size']),
+    shared_memory_offset: count(parameters['shared_memory_offset']),
   };
 }
 

@@ -14,11 +14,19 @@ import {
 import {
   configText,
   InferenceClientError,
+  isRegionInput,
+  regionOutputOf,
+  requestedOutputs,
   requestParameters,
+  sharedMemoryParameters,
+  type InferInput,
   type InferOptions,
   type InferResult,
   type LoadModelOptions,
+  type RegionOutput,
+  type RegionStatusRow,
   type RepositoryIndexRow,
+  type SharedMemoryCall,
   type Transport,
   type UnloadModelOptions,
 } from './client-types.js';
@@ -28,7 +36,7 @@ interface ResponseOutputJson {
   datatype: string;
   shape: number[];
   data?: unknown[];
-  parameters?: { binary_data_size?: number };
+  parameters?: { binary_data_size?: number; [key: string]: unknown };
 }
 
 export class HttpTransport implements Transport {
@@ -44,7 +52,7 @@ export class HttpTransport implements Transport {
 
   async infer(
     model: string,
-    inputs: readonly Tensor[],
+    inputs: readonly InferInput[],
     options: InferOptions,
   ): Promise<InferResult> {
     const version = options.version === undefined ? '' : `/versions/${options.version}`;
@@ -66,19 +74,58 @@ export class HttpTransport implements Transport {
       throw new InferenceClientError(`HTTP_${res.status}`, doc.error ?? res.statusText, res.status);
     }
     let at = split;
-    const outputs = doc.outputs.map((o) => {
+    const outputs: Tensor[] = [];
+    const regionOutputs: RegionOutput[] = [];
+    for (const o of doc.outputs) {
       if (!isDatatype(o.datatype)) {
         throw new InferenceClientError('PROTOCOL', `output ${o.name} has unknown datatype`);
+      }
+      // Written into a region: parameters, and no data in the body.
+      const inRegion = regionOutputOf(o.name, o.datatype, o.shape, o.parameters);
+      if (inRegion !== undefined) {
+        regionOutputs.push(inRegion);
+        continue;
       }
       const size = o.parameters?.binary_data_size;
       if (size !== undefined) {
         const data = bytes.subarray(at, at + size);
         at += size;
-        return tensorFromBytes(o.name, o.datatype, o.shape, data);
-      }
-      return tensorFromJson(o.name, o.datatype, o.shape, o.data ?? []);
-    });
-    return { modelName: doc.model_name, modelVersion: doc.model_version, outputs };
+        outputs.push(tensorFromBytes(o.name, o.datatype, o.shape, data));
+      } else outputs.push(tensorFromJson(o.name, o.datatype, o.shape, o.data ?? []));
+    }
+    return { modelName: doc.model_name, modelVersion: doc.model_version, outputs, regionOutputs };
+  }
+
+  async sharedMemory(call: SharedMemoryCall, timeoutMs?: number): Promise<RegionStatusRow[]> {
+    const region = call.name === undefined ? '' : `/region/${encodeURIComponent(call.name)}`;
+    const url = `${this.#base}/v2/systemsharedmemory${region}/${call.op}`;
+    const ms = timeoutMs ?? this.#defaultTimeoutMs;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: call.op === 'status' ? 'GET' : 'POST',
+        ...(call.op === 'register' && {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key: call.key, offset: call.offset, byte_size: call.byteSize }),
+        }),
+        ...(ms !== undefined ? { signal: AbortSignal.timeout(ms) } : {}),
+      });
+    } catch (e) {
+      throw transportError(e, ms);
+    }
+    const text = await res.text();
+    const doc = text === '' ? undefined : (JSON.parse(text) as unknown);
+    if (res.status !== 200) {
+      const message = (doc as { error?: string } | undefined)?.error ?? res.statusText;
+      throw new InferenceClientError(`HTTP_${res.status}`, message, res.status);
+    }
+    if (call.op !== 'status') return [];
+    return (doc as { name: string; key: string; offset: number; byte_size: number }[]).map((r) => ({
+      name: r.name,
+      key: r.key,
+      offset: r.offset,
+      byteSize: r.byte_size,
+    }));
   }
 
   async repositoryIndex(readyOnly: boolean, timeoutMs?: number): Promise<RepositoryIndexRow[]> {
@@ -154,36 +201,53 @@ export class HttpTransport implements Transport {
   }
 }
 
-function jsonBody(inputs: readonly Tensor[], options: InferOptions) {
+/** The requested outputs, each named in its region (`outputRegions`) or, for the binary body, as binary. */
+function outputsMember(options: InferOptions, binary: boolean) {
+  const names = requestedOutputs(options);
+  if (names === undefined) return {};
+  return {
+    outputs: names.map((name) => {
+      const ref = options.outputRegions?.[name];
+      if (ref !== undefined) return { name, parameters: sharedMemoryParameters(ref) };
+      return binary ? { name, parameters: { binary_data: true } } : { name };
+    }),
+  };
+}
+
+function jsonBody(inputs: readonly InferInput[], options: InferOptions) {
   const doc = {
     parameters: requestParameters(options),
-    inputs: inputs.map((t) => ({
-      name: t.name,
-      datatype: t.datatype,
-      shape: t.shape,
-      data: jsonValues(t),
-    })),
-    ...(options.outputs !== undefined
-      ? { outputs: options.outputs.map((name) => ({ name })) }
-      : {}),
+    inputs: inputs.map((t) =>
+      isRegionInput(t)
+        ? {
+            name: t.name,
+            datatype: t.datatype,
+            shape: t.shape,
+            parameters: sharedMemoryParameters(t.sharedMemory),
+          }
+        : { name: t.name, datatype: t.datatype, shape: t.shape, data: jsonValues(t) },
+    ),
+    ...outputsMember(options, false),
   };
   return { body: JSON.stringify(doc), headers: { 'content-type': 'application/json' } };
 }
 
-/** The binary tensor extension: JSON header, then each input's bytes in order. */
-function binaryBody(inputs: readonly Tensor[], options: InferOptions) {
-  const payloads = inputs.map(tensorBytes);
+/**
+ * The binary tensor extension: JSON header, then each input's bytes in order (inputs in a region
+ * have none: their parameters name it).
+ */
+function binaryBody(inputs: readonly InferInput[], options: InferOptions) {
+  const payloads: Uint8Array[] = [];
   const doc = {
     parameters: { ...requestParameters(options), binary_data_output: true },
-    inputs: inputs.map((t, i) => ({
-      name: t.name,
-      datatype: t.datatype,
-      shape: t.shape,
-      parameters: { binary_data_size: (payloads[i] as Uint8Array).byteLength },
-    })),
-    ...(options.outputs !== undefined
-      ? { outputs: options.outputs.map((name) => ({ name, parameters: { binary_data: true } })) }
-      : {}),
+    inputs: inputs.map((t) => {
+      const head = { name: t.name, datatype: t.datatype, shape: t.shape };
+      if (isRegionInput(t)) return { ...head, parameters: sharedMemoryParameters(t.sharedMemory) };
+      const bytes = tensorBytes(t);
+      payloads.push(bytes);
+      return { ...head, parameters: { binary_data_size: bytes.byteLength } };
+    }),
+    ...outputsMember(options, true),
   };
   const header = Buffer.from(JSON.stringify(doc), 'utf8');
   return {

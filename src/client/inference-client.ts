@@ -6,14 +6,25 @@
 //   const result = await client.infer('simple', [tensor('INPUT0', 'INT32', [1, 16], a), ...]);
 //   output(result, 'OUTPUT0').data; // Int32Array
 //   await client.close();
+//
+// System shared memory (same host; the server needs --allow-client-shm=true):
+//
+//   const region = SystemSharedMemoryRegion.create('/my_region', 1 << 20);
+//   const size = region.write(inputTensor);
+//   await client.registerSystemSharedMemory('r', region.key, region.byteSize);
+//   const r = await client.infer('m', [regionInput('IN', 'FP32', shape, { region: 'r', byteSize: size })],
+//     { outputRegions: { OUT: { region: 'r', byteSize: size, offset: size } } });
+//   region.readTensor(regionOutput(r, 'OUT'));
+//   await client.unregisterSystemSharedMemory('r'); region.destroy();
 
 import { WS_PATH } from '../websocket/ws-protocol.js';
 import { flatbuffersClientCodec, msgpackClientCodec } from './client-codecs.js';
-import type { Tensor } from './client-tensor.js';
 import type {
+  InferInput,
   InferOptions,
   InferResult,
   LoadModelOptions,
+  RegionStatusRow,
   RepositoryIndexRow,
   Transport,
   UnloadModelOptions,
@@ -66,10 +77,39 @@ export class InferenceClient {
   /** Runs one inference. Rejects with InferenceClientError (server code, TIMEOUT, CONNECTION...). */
   infer(
     model: string,
-    inputs: readonly Tensor[],
+    inputs: readonly InferInput[],
     options: InferOptions = {},
   ): Promise<InferResult> {
     return this.#transport.infer(model, inputs, options);
+  }
+
+  /**
+   * Registers `byteSize` bytes of the system shared-memory region `key` (from `offset`) under
+   * `name`, Triton's `register_system_shared_memory`. The server needs --allow-client-shm=true.
+   */
+  async registerSystemSharedMemory(
+    name: string,
+    key: string,
+    byteSize: number,
+    options: { offset?: number; timeoutMs?: number } = {},
+  ): Promise<void> {
+    const call = { op: 'register', name, key, offset: options.offset ?? 0, byteSize } as const;
+    await this.#transport.sharedMemory(call, options.timeoutMs);
+  }
+
+  /** Unregisters the region `name`, or every region when `name` is absent. */
+  async unregisterSystemSharedMemory(name?: string, options: { timeoutMs?: number } = {}) {
+    const call = { op: 'unregister', ...(name !== undefined && { name }) } as const;
+    await this.#transport.sharedMemory(call, options.timeoutMs);
+  }
+
+  /** The registered regions, or the region `name` (an error when it is not registered). */
+  systemSharedMemoryStatus(
+    name?: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<RegionStatusRow[]> {
+    const call = { op: 'status', ...(name !== undefined && { name }) } as const;
+    return this.#transport.sharedMemory(call, options.timeoutMs);
   }
 
   /** Triton's repository index: every model the server knows (`readyOnly`: the READY ones). */
@@ -100,10 +140,22 @@ export class InferenceClient {
 
 export { tensor, type Tensor, type TypedArrayMap } from './client-tensor.js';
 export {
+  SystemSharedMemoryRegion,
+  SHM_DIR,
+  type CreateRegionOptions,
+} from './system-shared-memory.js';
+export {
   InferenceClientError,
   output,
+  regionInput,
+  regionOutput,
+  type InferInput,
   type InferOptions,
   type InferResult,
+  type RegionInput,
+  type RegionOutput,
+  type RegionStatusRow,
+  type SharedMemoryRef,
   type LoadModelOptions,
   type RepositoryIndexRow,
   type UnloadModelOptions,

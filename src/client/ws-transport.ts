@@ -4,11 +4,13 @@
 
 import WebSocket from 'ws';
 import type { ClientCodec, RepositoryRequest, ServerReply } from './client-codecs.js';
-import type { Tensor } from './client-tensor.js';
 import {
   configText,
   InferenceClientError,
+  type InferInput,
   type InferOptions,
+  type RegionStatusRow,
+  type SharedMemoryCall,
   type InferResult,
   type LoadModelOptions,
   type RepositoryIndexRow,
@@ -41,7 +43,7 @@ export class WsTransport implements Transport {
 
   async infer(
     model: string,
-    inputs: readonly Tensor[],
+    inputs: readonly InferInput[],
     options: InferOptions,
   ): Promise<InferResult> {
     const answer = await this.#request(
@@ -78,6 +80,22 @@ export class WsTransport implements Transport {
       unloadDependents: options.unloadDependents ?? false,
     };
     await this.#repository(request, options.timeoutMs);
+  }
+
+  async sharedMemory(call: SharedMemoryCall, timeoutMs?: number): Promise<RegionStatusRow[]> {
+    const encode = this.#codec.encodeSharedMemory;
+    if (encode === undefined) {
+      throw new InferenceClientError(
+        'OPTIONS',
+        `shared-memory frames are not part of ${this.#codec.protocol}: use the 'ws' protocol`,
+      );
+    }
+    const type = `shm_${call.op}`;
+    const answer = await this.#request((id) => encode(id, call), timeoutMs);
+    if (!('repository' in answer) || answer.repository.type !== type) {
+      throw unexpected(answer, `a ${type} answer`);
+    }
+    return answer.repository.regions ?? [];
   }
 
   async #repository(
