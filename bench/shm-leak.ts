@@ -3,10 +3,13 @@
 // region -> unregister, and prints the server's RSS and open fd count every `--every` cycles. Flat
 // fd counts and an RSS that stops growing after warm-up mean nothing leaks. Too slow for CI at the
 // default 10,000 cycles; test/integration/shared-memory/tensors.test.ts runs 200 and checks fds.
+// `--protocol ws|grpc` runs the cycles through the TypeScript client over that transport instead
+// (registration, infer and unregistration all on it: the WebSocket's shm_* frames, gRPC's RPCs).
 //
-//   node dist/bench/shm-leak.js [--cycles 10000] [--every 1000]
+//   node dist/bench/shm-leak.js [--cycles 10000] [--every 1000] [--protocol http|ws|grpc]
 
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { InferenceClient, regionInput } from 'infernode/client';
 import { processMemory } from './measure/process-memory.js';
 import { DEFAULT_MODEL_REPOSITORY } from './paths.js';
 import { startInfernode } from './targets/server-process.js';
@@ -19,6 +22,11 @@ function flag(name: string, fallback: number): number {
   return n;
 }
 
+const protocolAt = process.argv.indexOf('--protocol');
+const protocol = protocolAt === -1 ? 'http' : process.argv[protocolAt + 1];
+if (protocol !== 'http' && protocol !== 'ws' && protocol !== 'grpc') {
+  throw new Error('--protocol must be http, ws or grpc');
+}
 const cycles = flag('cycles', 10_000);
 const every = flag('every', 1000);
 const key = `/infernode-shm-leak-${process.pid}`;
@@ -59,9 +67,38 @@ const sample = (cycle: number): void => {
   );
 };
 
+/** One cycle through the client over `protocol` (ws or grpc). */
+async function clientCycle(client: InferenceClient): Promise<void> {
+  await client.registerSystemSharedMemory('leak', key, 192);
+  const ref = (offset: number) => ({ region: 'leak', byteSize: 64, offset });
+  await client.infer(
+    'simple',
+    [
+      regionInput('INPUT0', 'INT32', [1, 16], ref(0)),
+      regionInput('INPUT1', 'INT32', [1, 16], ref(64)),
+    ],
+    { outputRegions: { OUTPUT0: ref(128) } },
+  );
+  await client.unregisterSystemSharedMemory('leak');
+}
+
+const client =
+  protocol === 'http'
+    ? undefined
+    : new InferenceClient({
+        url: protocol === 'grpc' ? `${server.host}:${server.grpcPort ?? 0}` : server.base,
+        protocol,
+      });
+console.log(`protocol ${protocol}, ${cycles} cycles`);
+
 try {
   sample(0);
   for (let i = 1; i <= cycles; i++) {
+    if (client !== undefined) {
+      await clientCycle(client);
+      if (i % every === 0) sample(i);
+      continue;
+    }
     await post('/v2/systemsharedmemory/region/leak/register', { key, offset: 0, byte_size: 192 });
     await post('/v2/models/simple/infer', {
       inputs: [
@@ -74,6 +111,7 @@ try {
     if (i % every === 0) sample(i);
   }
 } finally {
+  await client?.close();
   await server.stop();
   rmSync(file, { force: true });
 }
