@@ -12,7 +12,7 @@ import { loadModelConfig } from 'infernode/tooling';
 import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { signatureFromConfig } from './model/model-signature.js';
-import { flagsFor, UNSUPPORTED } from './options/flag-table.js';
+import { flagsFor, refusalsFor } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import { UsageError } from './options/usage-error.js';
 import { benchEntry } from './paths.js';
@@ -491,6 +491,6 @@ async function main(argv: readonly string[]): Promise<number> {
 
 export const command: SubcommandModule = {
   flags: flagsFor('compare'),
-  refusals: UNSUPPORTED,
+  refusals: refusalsFor('compare'),
   main,
 };

@@ -1,6 +1,7 @@
 // `infernode-bench run` (`npm run bench`): perf_analyzer's measurement against one KServe v2 server — the one at --url, or
 // an infernode this command starts (--serve) — writing JSON, CSV, HTML and a PNG plot.
 
+import { setUpRegions, sharedMemoryRequestBody, type BenchRegions } from './model/shm-regions.js';
 import { commandLine, onInterrupt } from './entry.js';
 import { machineInfo } from './measure/machine-info.js';
 import { GrpcServiceClient } from './model/grpc-service.js';
@@ -9,7 +10,7 @@ import {
   fetchSignature,
   type ModelSignature,
 } from './model/model-signature.js';
-import { flagsFor, UNSUPPORTED } from './options/flag-table.js';
+import { flagsFor, refusalsFor } from './options/flag-table.js';
 import { parseBenchFlags } from './options/parse-flags.js';
 import type { BenchOptions } from './options/bench-options.js';
 import { parseServerUrl } from './options/server-url.js';
@@ -33,7 +34,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const machine = machineInfo();
   const progress = new Progress();
   let server: ServerProcess | null = null;
-  const forget = onInterrupt(async () => server?.stop());
+  let regions: BenchRegions | undefined;
+  const forget = onInterrupt(async () => {
+    await regions?.release();
+    await server?.stop();
+  });
   try {
     let host: string;
     let port: number;
@@ -41,7 +46,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const notes: string[] = [];
     if (options.serve) {
       progress.update('starting infernode…');
-      server = await startInfernode(options.modelRepository, options.serverArgs);
+      // --shared-memory system needs the extension on (Triton 26.04+ and infernode default off).
+      const shmArgs = options.sharedMemory === 'system' ? ['--allow-client-shm=true'] : [];
+      server = await startInfernode(options.modelRepository, [...options.serverArgs, ...shmArgs]);
       ({ host, port } = server);
       if (options.protocol === 'grpc') {
         if (server.grpcPort === null) throw new Error('infernode reported no gRPC port');
@@ -75,7 +82,25 @@ async function main(argv: readonly string[]): Promise<number> {
       notes,
     };
     const levels = sweepLevels(options);
-    const { sets, bodies, outputs } = prepared;
+    const { sets, outputs } = prepared;
+    let { bodies } = prepared;
+    if (options.sharedMemory === 'system') {
+      if (options.protocol === 'ws')
+        throw new UsageError('--shared-memory system: -i http or grpc');
+      regions = await setUpRegions(
+        options.protocol === 'grpc' ? grpcAddress(host, port) : `http://${host}:${port}`,
+        options.protocol === 'grpc',
+        sets,
+        outputs,
+        options.outputSharedMemorySize,
+      );
+      const r = regions;
+      bodies = sets.map((set, i) => sharedMemoryRequestBody(set, r.inputs[i] ?? {}, r.outputs));
+      notes.push(
+        `--shared-memory system: inputs in ${sets.length} registered region(s), outputs in ` +
+          `${options.outputSharedMemorySize}-byte regions`,
+      );
+    }
     let target;
     switch (options.protocol) {
       case 'ws':
@@ -90,6 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
           options,
           options.streaming,
           progress,
+          regions,
         );
         break;
       case 'http':
@@ -115,6 +141,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     progress.clear();
     forget();
+    await regions?.release();
     await server?.stop();
   }
 }
@@ -164,6 +191,6 @@ async function signature(
 
 export const command: SubcommandModule = {
   flags: flagsFor('bench'),
-  refusals: UNSUPPORTED,
+  refusals: refusalsFor('bench'),
   main,
 };

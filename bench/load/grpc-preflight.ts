@@ -25,7 +25,10 @@ import type { H2Stream, H2StreamEvents } from './h2-stream.js';
 
 interface InferReply {
   readonly id: string;
-  readonly outputs: readonly { readonly name: string }[];
+  readonly outputs: readonly {
+    readonly name: string;
+    readonly parameters?: Readonly<Record<string, unknown>>;
+  }[];
   readonly raw_output_contents: readonly Uint8Array[];
 }
 
@@ -48,7 +51,11 @@ export async function grpcPreflight(
     const reply = streaming ? streamReply(answer, what) : unaryReply(answer, what);
     const outputs = reply.outputs.map((o) => o.name);
     const missing = expectedOutputs.filter((name) => !outputs.includes(name));
-    if (missing.length > 0 || reply.raw_output_contents.length !== outputs.length) {
+    // Outputs written into a shared-memory region (--shared-memory system) have no raw contents.
+    const inRegions = reply.outputs.filter(
+      (o) => o.parameters !== undefined && 'shared_memory_region' in o.parameters,
+    ).length;
+    if (missing.length > 0 || reply.raw_output_contents.length !== outputs.length - inRegions) {
       throw new UsageError(
         `${what}: expected outputs ${expectedOutputs.join(', ')} in raw_output_contents, got ` +
           `${outputs.join(', ') || 'none'} with ${reply.raw_output_contents.length} raw contents`,

@@ -25,13 +25,19 @@ export function grpcRequestPayload(
   version: string,
   set: InputSet,
   streaming: boolean,
+  sharedMemory?: { readonly inputs: object[]; readonly outputs: object[] },
 ): GrpcRequestPayload {
   const bytes = serializeInferRequest({
     model_name: model,
     model_version: version,
     id: streaming ? PLACEHOLDER_ID : '',
-    inputs: set.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
-    raw_input_contents: set.map(tensorBytes),
+    // --shared-memory system: the tensors name their regions and carry no raw contents.
+    ...(sharedMemory !== undefined
+      ? { inputs: sharedMemory.inputs, outputs: sharedMemory.outputs, raw_input_contents: [] }
+      : {
+          inputs: set.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape })),
+          raw_input_contents: set.map(tensorBytes),
+        }),
   });
   if (!streaming) return { bytes, idOffset: -1 };
   // protobuf writes fields in number order, so `id` (3) comes right after the model's name and
@@ -72,7 +78,7 @@ export class GrpcStreamTemplate {
 /**
  * Why a `ModelInferResponse` is not a usable answer, or null when it is: at least one output, and
  * as many `raw_output_contents` (field 6) as `outputs` (field 5), as every server sends them for a
- * request that asked for no typed contents.
+ * request that asked for no typed contents (less the outputs written into shared memory).
  */
 export function checkInferReply(p: Buffer): string | null {
   let outputs = 0;
@@ -82,10 +88,33 @@ export function checkInferReply(p: Buffer): string | null {
     else if (field === 6) raw += 1;
   });
   if (!ok) return 'an undecodable ModelInferResponse';
-  if (raw === 0 || raw !== outputs) {
+  if (outputs === 0 || (raw !== outputs && raw !== outputs - outputsInRegions(p))) {
     return `expected raw_output_contents for each output, got ${raw} for ${outputs} outputs`;
   }
   return null;
+}
+
+const SHM_REGION_KEY = Buffer.from('shared_memory_region');
+
+/**
+ * Outputs written into a shared-memory region (--shared-memory system), which have no raw
+ * contents: those whose `parameters` (field 4, map entries with the key as field 1) name one.
+ * Walked only when the counts differ, so a reply without regions costs nothing more.
+ */
+function outputsInRegions(p: Buffer): number {
+  let n = 0;
+  walk(p, 0, p.length, (field, start, end) => {
+    if (field !== 5) return;
+    let inRegion = false;
+    walk(p, start, end, (f, s, e) => {
+      if (f !== 4) return;
+      walk(p, s, e, (k, ks, ke) => {
+        if (k === 1 && p.subarray(ks, ke).equals(SHM_REGION_KEY)) inRegion = true;
+      });
+    });
+    if (inRegion) n += 1;
+  });
+  return n;
 }
 
 export interface GrpcReplyInfo {

@@ -85,6 +85,13 @@ export interface BenchOptions {
   readonly stringLength: number;
   /** Binary tensor extension for inputs and outputs (otherwise KServe JSON). */
   readonly binary: boolean;
+  /**
+   * perf_analyzer's --shared-memory: 'system' writes the inputs once into /dev/shm regions
+   * registered before the run and names them in every request; outputs go to a region.
+   */
+  readonly sharedMemory: 'none' | 'system';
+  /** perf_analyzer's --output-shared-memory-size: bytes of each output's region (102400). */
+  readonly outputSharedMemorySize: number;
   readonly csvFile: string;
   readonly jsonFile: string;
   readonly outDir: string;

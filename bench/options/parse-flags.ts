@@ -15,7 +15,7 @@ import {
   type SweepMode,
 } from './bench-options.js';
 import { tokenize, type RawValues } from './flag-parser.js';
-import { FLAGS, UNSUPPORTED, flagsFor, type Command } from './flag-table.js';
+import { FLAGS, flagsFor, refusalsFor, type Command } from './flag-table.js';
 import { parseLoadRange } from './load-range.js';
 import {
   DEFAULT_SEQUENCE_OPTIONS,
@@ -207,7 +207,7 @@ function checkThreadSweep(
 }
 
 export function parseBenchFlags(argv: readonly string[], command: Command): ParsedCommandLine {
-  const r = new Reader(tokenize(argv, flagsFor(command), UNSUPPORTED));
+  const r = new Reader(tokenize(argv, flagsFor(command), refusalsFor(command)));
   const help = r.flag('help');
   const model = r.string('model-name', '');
   if (model === '' && !help) throw new UsageError('-m <model> is required');
@@ -224,6 +224,22 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     throw new UsageError(
       '--binary is the HTTP binary tensor extension; -i grpc sends raw_input_contents',
     );
+  }
+  const sharedMemory = r.string('shared-memory', 'none');
+  if (sharedMemory !== 'none' && sharedMemory !== 'system') {
+    throw new UsageError(
+      `--shared-memory: expected none or system, got "${sharedMemory}" (infernode has no CUDA ` +
+        'shared memory)',
+    );
+  }
+  if (sharedMemory === 'system' && protocol === 'ws') {
+    throw new UsageError('--shared-memory system: -i http or -i grpc (as perf_analyzer)');
+  }
+  if (sharedMemory === 'system' && r.flag('binary')) {
+    throw new UsageError('--shared-memory system: the tensors are in regions, not --binary bodies');
+  }
+  if (r.has('output-shared-memory-size') && sharedMemory !== 'system') {
+    throw new UsageError('--output-shared-memory-size needs --shared-memory system');
   }
   const streaming = r.flag('streaming');
   if (streaming && protocol !== 'grpc') {
@@ -281,6 +297,13 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     inputData: parseInputData(r.string('input-data', 'random')),
     stringLength: r.number('string-length', 128, () => true, 'an integer >= 0'),
     binary: r.flag('binary'),
+    sharedMemory,
+    outputSharedMemorySize: r.number(
+      'output-shared-memory-size',
+      102_400,
+      (n) => n >= 1,
+      'bytes >= 1',
+    ),
     csvFile: r.has('latency-report-file') ? path.resolve(r.string('latency-report-file', '')) : '',
     jsonFile: r.has('json') ? path.resolve(r.string('json', '')) : '',
     outDir: path.resolve(r.string('out-dir', BENCH_OUT)),

@@ -4,6 +4,7 @@
 // Server stats come from the gRPC ModelStatistics, the twin of the HTTP extension the other
 // targets read, so the breakdown columns mean the same thing.
 
+import { grpcSharedMemoryMembers, type BenchRegions } from '../model/shm-regions.js';
 import type { GrpcEngineInit } from '../load/grpc-load-engine.js';
 import { grpcPreflight } from '../load/grpc-preflight.js';
 import { grpcRequestPayload } from '../load/grpc-request.js';
@@ -35,9 +36,18 @@ export async function runGrpcTarget(
   options: BenchOptions,
   streaming: boolean,
   progress: Progress,
+  regions?: BenchRegions,
 ): Promise<TargetResult> {
-  const requests = sets.map((set) =>
-    grpcRequestPayload(options.model, options.modelVersion, set, streaming),
+  const requests = sets.map((set, i) =>
+    grpcRequestPayload(
+      options.model,
+      options.modelVersion,
+      set,
+      streaming,
+      regions === undefined
+        ? undefined
+        : grpcSharedMemoryMembers(set, regions.inputs[i] ?? {}, regions.outputs),
+    ),
   );
   const first = requests[0];
   if (first === undefined) throw new Error('no input sets');

@@ -63,9 +63,30 @@ void describe('infernode-bench', { skip: toolingSkipped('bench') }, () => {
     }
   });
 
-  void it('refuses the perf_analyzer flags run does not implement, with the reason', () => {
-    const r = cli('run', '--shared-memory', 'system');
+  void it('refuses the perf_analyzer flags a subcommand does not implement, with the reason', () => {
+    const r = cli('run', '--measurement-mode', 'count_windows');
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /perf_analyzer's --shared-memory is not supported here/);
+    assert.match(r.stderr, /perf_analyzer's --measurement-mode is not supported here/);
+    const c = cli('compare', '--shared-memory', 'system');
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /perf_analyzer's --shared-memory is not supported here: .*run --shared/);
+  });
+
+  void it("run takes perf_analyzer's --shared-memory and --output-shared-memory-size", () => {
+    const help = cli('run', '--help');
+    assert.match(help.stdout, /--shared-memory +none \| system/);
+    assert.match(help.stdout, /--output-shared-memory-size .*\(102400\)/);
+    // Parsed and checked before any server is reached.
+    const refusals: [string[], RegExp][] = [
+      [['--shared-memory', 'cuda'], /--shared-memory: expected none or system, got "cuda"/],
+      [['--shared-memory', 'system', '-i', 'ws'], /-i http or -i grpc/],
+      [['--output-shared-memory-size', '64'], /needs --shared-memory system/],
+      [['--shared-memory', 'system', '--output-shared-memory-size', '0'], /bytes >= 1/],
+    ];
+    for (const [args, message] of refusals) {
+      const r = cli('run', '-m', 'simple', ...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+    }
   });
 });

@@ -88,4 +88,32 @@ void describe('ModelInferResponse check', () => {
     assert.match(checkInferReply(short) ?? '', /got 1 for 2 outputs/);
     assert.match(checkInferReply(Buffer.from([0x2a, 0x7f])) ?? '', /undecodable/);
   });
+
+  void it('accepts outputs written into a shared-memory region without raw contents', () => {
+    // parameters (4) is a map: entries with the key as field 1.
+    const inRegion = Buffer.concat([
+      output,
+      field(
+        4,
+        Buffer.concat([field(1, Buffer.from('shared_memory_region')), field(2, Buffer.alloc(2))]),
+      ),
+    ]);
+    assert.equal(checkInferReply(Buffer.concat([head, field(5, inRegion)])), null);
+    const mixed = Buffer.concat([
+      head,
+      field(5, inRegion),
+      field(5, output),
+      field(6, Buffer.alloc(4)),
+    ]);
+    assert.equal(checkInferReply(mixed), null);
+    // Another parameter is no region: the output still needs its raw contents.
+    const other = Buffer.concat([
+      output,
+      field(
+        4,
+        Buffer.concat([field(1, Buffer.from('binary_data_size')), field(2, Buffer.alloc(2))]),
+      ),
+    ]);
+    assert.match(checkInferReply(Buffer.concat([head, field(5, other)])) ?? '', /got 0 for 1/);
+  });
 });

@@ -59,7 +59,18 @@ void describe('parseBenchFlags', () => {
       kind: 'concurrency',
       range: { start: 1, end: 1, step: { kind: 'add', by: 1 } },
     });
+    assert.equal(options.sharedMemory, 'none');
+    assert.equal(options.outputSharedMemorySize, 102_400);
     assert.ok(Object.isFrozen(options));
+  });
+
+  void it("reads perf_analyzer's --shared-memory and --output-shared-memory-size", () => {
+    const { options } = parseBenchFlags(
+      ['-m', 'mlp', '-i', 'grpc', '--shared-memory', 'system', '--output-shared-memory-size', '40'],
+      'bench',
+    );
+    assert.equal(options.sharedMemory, 'system');
+    assert.equal(options.outputSharedMemorySize, 40);
   });
 
   void it('reads short, glued and --flag=value spellings', () => {
