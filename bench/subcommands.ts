@@ -61,6 +61,12 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     load: () => m(import('./large-request.js')),
   },
   {
+    name: 'shm',
+    summary:
+      'HTTP binary, gRPC and shared memory: p50/p99 and server RSS growth by size; publishes',
+    load: () => m(import('./shm-compare.js')),
+  },
+  {
     name: 'ocr',
     summary: 'the OCR pipeline: images/s and latency per concurrency and set-up; publishes',
     load: () => m(import('./ocr.js')),

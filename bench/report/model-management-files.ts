@@ -1,5 +1,6 @@
 // The operational benches' published files: bench/results/model-cycles.json,
-// reload-under-load.json, soak.json, large-request.json and ocr.json, read back for rendering,
+// reload-under-load.json, soak.json, large-request.json, shared-memory.json and ocr.json, read back
+// for rendering,
 // with the files derived from each (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
 
 import { readFile, writeFile } from 'node:fs/promises';
@@ -16,8 +17,11 @@ import { phasesCsv, reloadSection, reloadsCsv } from './reload-report.js';
 import { soakCsv, soakPlotModel, soakSection } from './soak-report.js';
 import { largeRequestSection } from './large-request-report.js';
 import { ocrSection } from './ocr-report.js';
+import { SHM_SCHEMA, type ShmResult } from '../shm/shm-result.js';
+import { shmSection } from './shm-report.js';
 
 export const CYCLES_JSON = path.join(RESULTS_DIR, 'model-cycles.json');
+export const SHM_JSON = path.join(RESULTS_DIR, 'shared-memory.json');
 export const RELOAD_JSON = path.join(RESULTS_DIR, 'reload-under-load.json');
 export const SOAK_JSON = path.join(RESULTS_DIR, 'soak.json');
 export const LARGE_JSON = path.join(RESULTS_DIR, 'large-request.json');
@@ -82,6 +86,8 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
   }
   const large = await readPublished<LargeResult>(LARGE_JSON, LARGE_SCHEMA);
   if (large !== null) sections.push(...largeRequestSection(large, rel(LARGE_JSON)));
+  const shm = await readPublished<ShmResult>(SHM_JSON, SHM_SCHEMA);
+  if (shm !== null) sections.push(...shmSection(shm, rel(SHM_JSON)));
   const ocr = await readPublished<OcrResult>(OCR_JSON, OCR_SCHEMA);
   if (ocr !== null) sections.push(...ocrSection(ocr, rel(OCR_JSON)));
   return { files, sections };

@@ -2,7 +2,8 @@
 // comparison of infernode's transports, to bench/results/protocols-<model>.json, and for a thread
 // sweep to threads-<model>.json — regenerates bench/RESULTS.md from latest.json plus every
 // protocols-*.json, overhead-*.json, threads-*.json and the model-management results
-// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json), the
+// (model-cycles.json, reload-under-load.json, soak.json, large-request.json, ocr.json,
+// shared-memory.json), the
 // sequence streams bench (sequence-streams.json) and the GPU hosts' folders (gpu-<host>/), and
 // refreshes the README's block between its `<!-- bench-results:start/end -->` markers when the
 // README has them. Generated Markdown, JSON
@@ -16,6 +17,7 @@ import type { ReloadResult } from '../model-management/reload-result.js';
 import type { SoakResult } from '../soak/soak-result.js';
 import type { LargeResult } from '../large/large-result.js';
 import type { OcrResult } from '../ocr/ocr-result.js';
+import type { ShmResult } from '../shm/shm-result.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import {
@@ -24,6 +26,7 @@ import {
   SOAK_JSON,
   LARGE_JSON,
   OCR_JSON,
+  SHM_JSON,
   renderModelManagement,
   type ModelManagementRendering,
 } from './model-management-files.js';
@@ -233,6 +236,10 @@ export function publishSoak(result: SoakResult): Promise<string[]> {
 
 export function publishLargeRequest(result: LargeResult): Promise<string[]> {
   return publishModelManagement(LARGE_JSON, result);
+}
+
+export function publishSharedMemory(result: ShmResult): Promise<string[]> {
+  return publishModelManagement(SHM_JSON, result);
 }
 
 export function publishOcr(result: OcrResult): Promise<string[]> {
