@@ -146,7 +146,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     keepAliveTimeoutMs: options.httpIdleTimeoutSecs * 1000,
     maxConnections: options.httpMaxConnections,
   };
-  const selected = selectFrontEnd({
+  const selected = await selectFrontEnd({
     frontEnd: options.httpFrontEnd,
     host: options.httpAddress,
     port,

@@ -42,7 +42,7 @@ export async function runFrontEndThread(
           budget: clientBudget,
           onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
         });
-  const { frontEnd } = selectFrontEnd({
+  const { frontEnd } = await selectFrontEnd({
     frontEnd: config.frontEnd,
     host: config.host,
     port: config.port,

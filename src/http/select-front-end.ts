@@ -1,9 +1,12 @@
 // Chooses the HTTP front end at start-up: uWebSockets.js when its native binary loads and can honour
 // the options, node:http otherwise, with one sentence saying why for the start-up log.
+//
+// The node:http adapter is imported only when chosen: with it come `ws` and the adapter's own
+// modules, about 80-160 ms of module loading that a uWS server (the default) never uses, paid at
+// every start and in every front-end thread.
 
 import { fail } from '../errors.js';
 import type { FrontEnd, FrontEndOptions } from './front-end.js';
-import { NodeHttpFrontEnd } from './node/node-http-front-end.js';
 import { UWS_MAX_CONTENT_LENGTH, UwsFrontEnd, uwsLimitsReason } from './uws/uws-front-end.js';
 import { loadUws, type UwsLoadResult } from './uws/uws-loader.js';
 
@@ -25,26 +28,31 @@ export interface FrontEndSelection {
 const FALLBACK_SUFFIX = 'serving HTTP with node:http';
 
 /**
- * Never throws for `auto` or `node`. For `uws` throws UNSUPPORTED with the reason uWS cannot serve.
- * `loader` is for tests; by default the binary is loaded (once per process) on first use.
+ * Never rejects for `auto` or `node`. For `uws` rejects with UNSUPPORTED and the reason uWS cannot
+ * serve. `loader` is for tests; by default the binary is loaded (once per process) on first use.
  */
-export function selectFrontEnd(
+export async function selectFrontEnd(
   options: SelectFrontEndOptions,
   loader: () => UwsLoadResult = loadUws,
-): FrontEndSelection {
+): Promise<FrontEndSelection> {
   const choice = options.frontEnd ?? 'auto';
   switch (choice) {
     case 'node':
-      return { frontEnd: new NodeHttpFrontEnd(options) };
+      return { frontEnd: await nodeFrontEnd(options) };
     case 'uws':
     case 'auto': {
       const uws = uwsUnavailableReason(options) ?? loader();
       if (typeof uws !== 'string' && uws.ok) return { frontEnd: new UwsFrontEnd(uws.uws, options) };
       const why = typeof uws === 'string' ? uws : uws.reason;
       if (choice === 'uws') throw fail('UNSUPPORTED', `--http-front-end=uws: ${why}`);
-      return { frontEnd: new NodeHttpFrontEnd(options), reason: `${why}: ${FALLBACK_SUFFIX}` };
+      return { frontEnd: await nodeFrontEnd(options), reason: `${why}: ${FALLBACK_SUFFIX}` };
     }
   }
+}
+
+async function nodeFrontEnd(options: FrontEndOptions): Promise<FrontEnd> {
+  const { NodeHttpFrontEnd } = await import('./node/node-http-front-end.js');
+  return new NodeHttpFrontEnd(options);
 }
 
 /** Parses a `--http-front-end` value; throws BAD_PARAMETER naming the accepted values. */

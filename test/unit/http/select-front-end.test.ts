@@ -22,25 +22,25 @@ const run = promisify(execFile);
 const OPTIONS: SelectFrontEndOptions = { host: '127.0.0.1', port: 0, maxBodyBytes: 1 << 26 };
 const broken: () => UwsLoadResult = () => ({ ok: false, reason: 'no binary for this test' });
 
-void test('auto picks uWS exactly when its binary loads here', () => {
+void test('auto picks uWS exactly when its binary loads here', async () => {
   const loaded = loadUws();
-  const selection = selectFrontEnd(OPTIONS);
+  const selection = await selectFrontEnd(OPTIONS);
   assert.equal(selection.frontEnd.kind, loaded.ok ? 'uws' : 'node-http');
   assert.equal(selection.reason === undefined, loaded.ok);
 });
 
-void test('auto falls back to node:http with one sentence when uWS cannot load', () => {
-  const selection = selectFrontEnd(OPTIONS, broken);
+void test('auto falls back to node:http with one sentence when uWS cannot load', async () => {
+  const selection = await selectFrontEnd(OPTIONS, broken);
   assert.equal(selection.frontEnd.kind, 'node-http');
   assert.equal(selection.reason, 'no binary for this test: serving HTTP with node:http');
 });
 
-void test('--http-front-end=node never loads uWS; =uws refuses to fall back', () => {
+void test('--http-front-end=node never loads uWS; =uws refuses to fall back', async () => {
   const neverCalled = (): UwsLoadResult => assert.fail('the loader must not run');
-  const node = selectFrontEnd({ ...OPTIONS, frontEnd: 'node' }, neverCalled);
+  const node = await selectFrontEnd({ ...OPTIONS, frontEnd: 'node' }, neverCalled);
   assert.equal(node.frontEnd.kind, 'node-http');
   assert.equal(node.reason, undefined);
-  assert.throws(
+  await assert.rejects(
     () => selectFrontEnd({ ...OPTIONS, frontEnd: 'uws' }, broken),
     (e: unknown) =>
       e instanceof InferenceServerError &&
@@ -49,9 +49,9 @@ void test('--http-front-end=node never loads uWS; =uws refuses to fall back', ()
   );
 });
 
-void test('a body limit uWS cannot honour selects node:http before loading anything', () => {
+void test('a body limit uWS cannot honour selects node:http before loading anything', async () => {
   const neverCalled = (): UwsLoadResult => assert.fail('the loader must not run');
-  const selection = selectFrontEnd({ ...OPTIONS, maxBodyBytes: 1_000_000_000 }, neverCalled);
+  const selection = await selectFrontEnd({ ...OPTIONS, maxBodyBytes: 1_000_000_000 }, neverCalled);
   assert.equal(selection.frontEnd.kind, 'node-http');
   assert.match(
     selection.reason ?? '',
@@ -72,7 +72,7 @@ const SELECT_AND_SERVE = `
 const { selectFrontEnd } = await import(${JSON.stringify(
   pathToFileURL(path.join(DIST, 'src/http/select-front-end.js')).href,
 )});
-const { frontEnd, reason } = selectFrontEnd({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
+const { frontEnd, reason } = await selectFrontEnd({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
 const port = await frontEnd.listen(() => ({ status: 200, body: 'served' }));
 const body = await (await fetch('http://127.0.0.1:' + port + '/')).text();
 await frontEnd.close();
@@ -115,7 +115,7 @@ void test(
   },
 );
 
-void test('connection limits uWS cannot honour select node:http, and =uws refuses them', () => {
+void test('connection limits uWS cannot honour select node:http, and =uws refuses them', async () => {
   const neverCalled = (): UwsLoadResult => assert.fail('the loader must not run');
   const fixed = { headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000, keepAliveTimeoutMs: 10_000 };
   const cases: [SelectFrontEndOptions['limits'], string][] = [
@@ -137,10 +137,10 @@ void test('connection limits uWS cannot honour select node:http, and =uws refuse
     ],
   ];
   for (const [limits, why] of cases) {
-    const selection = selectFrontEnd({ ...OPTIONS, limits }, neverCalled);
+    const selection = await selectFrontEnd({ ...OPTIONS, limits }, neverCalled);
     assert.equal(selection.frontEnd.kind, 'node-http');
     assert.equal(selection.reason, `${why}: serving HTTP with node:http`);
-    assert.throws(
+    await assert.rejects(
       () => selectFrontEnd({ ...OPTIONS, limits, frontEnd: 'uws' }, neverCalled),
       (e: unknown) =>
         e instanceof InferenceServerError && e.message === `--http-front-end=uws: ${why}`,
@@ -148,6 +148,46 @@ void test('connection limits uWS cannot honour select node:http, and =uws refuse
   }
   // The defaults are uWS's own behaviour: they keep it.
   const loaded = loadUws();
-  const kept = selectFrontEnd({ ...OPTIONS, limits: { ...fixed, maxConnections: 0 } });
+  const kept = await selectFrontEnd({ ...OPTIONS, limits: { ...fixed, maxConnections: 0 } });
   assert.equal(kept.frontEnd.kind, loaded.ok ? 'uws' : 'node-http');
 });
+
+/**
+ * Selects a front end in a fresh process and prints which `ws` files (the node:http adapter's
+ * WebSocket library, CommonJS, so in require.cache once loaded) that process has loaded.
+ */
+const SELECT_AND_LIST_WS = `
+import { createRequire } from 'node:module';
+const { selectFrontEnd } = await import(${JSON.stringify(
+  pathToFileURL(path.join(DIST, 'src/http/select-front-end.js')).href,
+)});
+const wsLoaded = () =>
+  Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/node_modules/ws/'))
+    .length > 0;
+const auto = await selectFrontEnd({ host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
+const afterAuto = wsLoaded();
+const node = await selectFrontEnd({ frontEnd: 'node', host: '127.0.0.1', port: 0, maxBodyBytes: 1024 });
+process.stdout.write(
+  JSON.stringify({ auto: auto.frontEnd.kind, afterAuto, node: node.frontEnd.kind, afterNode: wsLoaded() }) + '\\n',
+);
+`;
+
+void test(
+  'a uWS server never loads the node:http adapter (its start skips that module loading)',
+  { skip: loadUws().ok ? false : 'uWS binary not available on this Node' },
+  async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--input-type=module', '-e', SELECT_AND_LIST_WS],
+      {
+        timeout: 60_000,
+      },
+    );
+    assert.deepEqual(JSON.parse(stdout), {
+      auto: 'uws',
+      afterAuto: false,
+      node: 'node-http',
+      afterNode: true,
+    });
+  },
+);
