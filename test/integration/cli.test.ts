@@ -87,6 +87,24 @@ void describe('infernode command', () => {
     assert.equal(await missing.exited, 2);
   });
 
+  void it('answers --help and a flag error without loading the server (no gRPC module)', async () => {
+    // NODE_DEBUG=module logs each CommonJS file node loads: the server needs @grpc/grpc-js, the
+    // flags do not. Some file is always logged, so an empty log cannot pass for one without gRPC.
+    const env = { ...process.env, NODE_DEBUG: 'module' };
+    const loadsOf = (lines: string[]) => lines.filter((l) => /^MODULE \d+: load "/.test(l));
+    for (const [args, status] of [
+      [['--help'], 0],
+      [['--model-repository=x', '--no-such-flag'], 2],
+    ] as const) {
+      const run = runCli(args, env);
+      assert.equal(await run.exited, status);
+      const loads = loadsOf(run.lines);
+      assert.ok(loads.length > 0, 'NODE_DEBUG=module logged the files loaded');
+      const grpc = loads.filter((l) => l.includes('/@grpc/grpc-js/'));
+      assert.deepEqual(grpc, [], `${args.join(' ')} loaded the gRPC server's modules`);
+    }
+  });
+
   void it('exits non-zero when a model fails to load and --exit-on-error is on (default)', async () => {
     const run = runCli([
       `--model-repository=${badRepo}`,
