@@ -24,6 +24,7 @@ import { tensorBytes, tensorFromBytes, type Tensor } from './client-tensor.js';
 import {
   InferenceClientError,
   isRegionInput,
+  regionInputHeader,
   regionOutputOf,
   requestedOutputs,
   sequenceFields,
@@ -107,12 +108,7 @@ export const msgpackClientCodec: ClientCodec = {
       ...(options.version !== undefined ? { version: String(options.version) } : {}),
       inputs: inputs.map((t) =>
         isRegionInput(t)
-          ? {
-              name: t.name,
-              datatype: t.datatype,
-              shape: t.shape,
-              parameters: sharedMemoryParameters(t.sharedMemory),
-            }
+          ? regionInputHeader(t)
           : { name: t.name, datatype: t.datatype, shape: t.shape, data: tensorBytes(t) },
       ),
       ...msgpackOutputs(options),

@@ -85,6 +85,21 @@ export function sharedMemoryParameters(ref: SharedMemoryRef): Record<string, str
   };
 }
 
+/** An input in a region as the JSON and msgpack requests name it: its header and region parameters. */
+export function regionInputHeader(t: RegionInput): {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  readonly parameters: Record<string, string | number>;
+} {
+  return {
+    name: t.name,
+    datatype: t.datatype,
+    shape: t.shape,
+    parameters: sharedMemoryParameters(t.sharedMemory),
+  };
+}
+
 /**
  * The outputs a request names: `outputs`, then the `outputRegions` not already among them. Absent
  * when neither option is given (every output, carried in the response).

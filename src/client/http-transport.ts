@@ -15,6 +15,7 @@ import {
   configText,
   InferenceClientError,
   isRegionInput,
+  regionInputHeader,
   regionOutputOf,
   requestedOutputs,
   requestParameters,
@@ -219,12 +220,7 @@ function jsonBody(inputs: readonly InferInput[], options: InferOptions) {
     parameters: requestParameters(options),
     inputs: inputs.map((t) =>
       isRegionInput(t)
-        ? {
-            name: t.name,
-            datatype: t.datatype,
-            shape: t.shape,
-            parameters: sharedMemoryParameters(t.sharedMemory),
-          }
+        ? regionInputHeader(t)
         : { name: t.name, datatype: t.datatype, shape: t.shape, data: jsonValues(t) },
     ),
     ...outputsMember(options, false),
@@ -241,8 +237,8 @@ function binaryBody(inputs: readonly InferInput[], options: InferOptions) {
   const doc = {
     parameters: { ...requestParameters(options), binary_data_output: true },
     inputs: inputs.map((t) => {
+      if (isRegionInput(t)) return regionInputHeader(t);
       const head = { name: t.name, datatype: t.datatype, shape: t.shape };
-      if (isRegionInput(t)) return { ...head, parameters: sharedMemoryParameters(t.sharedMemory) };
       const bytes = tensorBytes(t);
       payloads.push(bytes);
       return { ...head, parameters: { binary_data_size: bytes.byteLength } };
