@@ -68,7 +68,15 @@ export class DynamicBatcher implements SchedulingStrategy {
 
   execute(members: readonly ValidatedRequest[]): Promise<RunOutcome> {
     const lone = members.length === 1 ? (members[0] as ValidatedRequest) : undefined;
-    const moved = lone === undefined ? undefined : movedInputs(lone.inputs);
+    let moved: ReturnType<typeof movedInputs>;
+    try {
+      moved = lone === undefined ? undefined : movedInputs(lone.inputs);
+    } catch (e) {
+      // A region input that failed to read (shrunk since validation): this request alone fails, as
+      // in the gather below.
+      const error = toServerError(e).toWire();
+      return Promise.resolve({ ok: false, error, refused: [error] });
+    }
     if (lone !== undefined && moved !== undefined) {
       // A lone large request: its own buffers go to the worker, no gather copy (moved-inputs.ts).
       return this.target

@@ -29,7 +29,9 @@ export interface ValidatedInput {
   /**
    * The bytes `write` copies, when they are one view: the request's own memory (a view of its body,
    * or what JSON data was converted into). A lone large request hands them to its worker without
-   * the copy when their buffer is movable (src/memory/movable-buffers.ts).
+   * the copy when their buffer is movable (src/memory/movable-buffers.ts). Absent when only
+   * `write` can produce them (a shared-memory region, read at run time): a lone large request then
+   * reads them into memory of its own, which moves (src/scheduler/moved-inputs.ts).
    */
   readonly bytes?: Uint8Array;
 }
