@@ -19,6 +19,7 @@ import { status } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { toServerError, type InferenceServerError } from '../errors.js';
 import { BudgetAccount, closeLeavingGarbage, type MemoryBudget } from '../memory/client-budget.js';
+import { allocateRequestBytes, MOVE_MIN_BYTES } from '../memory/movable-buffers.js';
 import { assertValidModelName } from '../repository/model-name.js';
 import { decodeInferRequest, encodeInferResponse, versionOf } from './infer-codec.js';
 import { decodeModelInferRequest } from './infer-request-wire.js';
@@ -103,8 +104,7 @@ export function serveUnaryInfer(
   });
   stream.on('end', () => {
     if (refused) return;
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received);
-    const message = oneMessage(body);
+    const message = oneMessage(joinBody(chunks, received));
     if (typeof message === 'string') {
       endWithStatus(
         stream,
@@ -166,6 +166,27 @@ async function run(
     if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer');
     endWithStatus(stream, grpcStatusOf(err), err.message);
   }
+}
+
+/**
+ * The call's DATA chunks as one body. A large body goes into memory of its own (movable-buffers.ts)
+ * rather than Buffer.concat's: its raw_input_contents stay views of it (infer-request-wire.ts), so
+ * a lone large request's tensors move to the worker as HTTP binary bodies do, instead of a gather
+ * into a shared block and, on Node 20, a second copy in the worker. The body's END is put on a
+ * 64-byte boundary: raw_input_contents come last in a ModelInferRequest, so the last tensor ends
+ * there and, its length being a multiple of its element size, starts aligned for its TypedArray
+ * (moved-inputs.ts moves only aligned tensors; anything else is gathered, as before).
+ */
+export function joinBody(chunks: readonly Buffer[], received: number): Buffer {
+  if (chunks.length === 1) return chunks[0] as Buffer;
+  if (received < MOVE_MIN_BYTES) return Buffer.concat(chunks, received);
+  const own = allocateRequestBytes(received, received);
+  let at = 0;
+  for (const chunk of chunks) {
+    own.set(chunk, at);
+    at += chunk.length;
+  }
+  return Buffer.from(own.buffer, own.byteOffset, own.byteLength);
 }
 
 /** The one message of a unary request's body, or what is wrong with the body. */
