@@ -13,6 +13,7 @@ import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-
 import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 import { DEFAULT_REGISTRY_LIMITS } from '../shared-memory/region-registry.js';
+import { parseCacheConfig, type CacheConfig } from '../cache/cache-config.js';
 
 export interface ServerOptions {
   readonly modelRepositories: readonly string[];
@@ -100,6 +101,11 @@ export interface ServerOptions {
   readonly clientShmMaxRegions: number;
   /** Sum of the registered regions' byte sizes (--client-shm-max-bytes). */
   readonly clientShmMaxBytes: number;
+  /**
+   * The response cache (`--cache-config`, or the deprecated `--response-cache-byte-size`);
+   * undefined: none, and a model with `response_cache { enable: true }` is refused at load.
+   */
+  readonly cacheConfig: CacheConfig | undefined;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -159,6 +165,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   allowClientShm: false,
   clientShmMaxRegions: DEFAULT_REGISTRY_LIMITS.maxRegions,
   clientShmMaxBytes: DEFAULT_REGISTRY_LIMITS.maxBytes,
+  cacheConfig: undefined,
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -311,6 +318,15 @@ export const FLAGS = {
     kind: 'uint',
     help: 'Sum of the byte sizes of the registered shared-memory regions; more are refused (17179869184)',
   },
+  'cache-config': {
+    kind: 'string',
+    repeat: true,
+    help: "<cache>,<key>=<value>: the response cache, as Triton's flag; local,size=<bytes> is one LRU shared by every model with response_cache { enable: true } (repeatable; none)",
+  },
+  'response-cache-byte-size': {
+    kind: 'uint',
+    help: 'Deprecated (Triton): the same as --cache-config local,size=<bytes>',
+  },
   'allow-grpc': {
     kind: 'bool',
     help: "Serve Triton's GRPCInferenceService and grpc.health.v1.Health (true)",
@@ -449,6 +465,17 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     warnings.push('--strict-model-config is deprecated; use --disable-auto-complete-config');
     if (bool('strict-model-config', false)) disableAutoComplete = true;
   }
+  if (values.has('response-cache-byte-size')) {
+    warnings.push(
+      '--response-cache-byte-size is deprecated; use --cache-config local,size=<bytes>',
+    );
+  }
+  const cacheConfig = parseCacheConfig(
+    values.get('cache-config') ?? [],
+    values.has('response-cache-byte-size')
+      ? String(uint('response-cache-byte-size', 0))
+      : undefined,
+  );
   const frontEnd = parseFrontEndChoice(last('http-front-end') ?? 'auto');
   const httpAddress = last('http-address') ?? DEFAULT_OPTIONS.httpAddress;
   const options: ServerOptions = Object.freeze({
@@ -543,6 +570,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     allowClientShm: bool('allow-client-shm', DEFAULT_OPTIONS.allowClientShm),
     clientShmMaxRegions: uint('client-shm-max-regions', DEFAULT_OPTIONS.clientShmMaxRegions),
     clientShmMaxBytes: uint('client-shm-max-bytes', DEFAULT_OPTIONS.clientShmMaxBytes),
+    cacheConfig,
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');

@@ -55,6 +55,29 @@ void describe('gRPC flags', () => {
     assert.equal(parse('--allow-client-shm').allowClientShm, true);
   });
 
+  void it('--cache-config is repeatable and frozen; --response-cache-byte-size is its old spelling', () => {
+    assert.equal(parse().cacheConfig, undefined);
+    const o = parse('--cache-config', 'local,size=4096');
+    assert.deepEqual(o.cacheConfig, { kind: 'local', size: 4096 });
+    assert.ok(Object.isFrozen(o.cacheConfig));
+    // Later values of a setting win, as in Triton.
+    const twice = parse('--cache-config=local,size=1', '--cache-config=local,size=2048');
+    assert.deepEqual(twice.cacheConfig, { kind: 'local', size: 2048 });
+    const old = parseArgs([REPO, '--response-cache-byte-size=512']);
+    assert.deepEqual(old.options.cacheConfig, { kind: 'local', size: 512 });
+    assert.deepEqual(old.warnings, [
+      '--response-cache-byte-size is deprecated; use --cache-config local,size=<bytes>',
+    ]);
+    refuses(
+      ['--cache-config=local'],
+      "--cache-config: expected <cache>,<key>=<value>, got 'local'",
+    );
+    refuses(
+      ['--cache-config=memcached,size=1'],
+      "--cache-config: unknown cache 'memcached' (supported: local)",
+    );
+  });
+
   void it('--allow-grpc: true or false in every boolean spelling, a bare flag meaning true', () => {
     assert.equal(parse('--allow-grpc=false').allowGrpc, false);
     assert.equal(parse('--allow-grpc', 'false').allowGrpc, false);
