@@ -84,6 +84,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     maxInputBytes: options.httpMaxInputSize,
     catalog: metrics,
     logger,
+    responseCache: options.cacheConfig !== undefined,
   });
   const registry = models.registry;
   await models.start();

@@ -181,6 +181,11 @@ export interface ModelConfig {
   readonly model_warmup: readonly ModelWarmupConfig[];
   /** Whether a request may get zero or several responses (only JavaScript models may). */
   readonly model_transaction_policy: { readonly decoupled: boolean };
+  /**
+   * `response_cache { enable }`: answers of this model are kept in the server's response cache
+   * (`--cache-config`). Present exactly when the config sets it, so /config shows it as Triton does.
+   */
+  readonly response_cache?: { readonly enable: boolean };
   /** ModelParameter map: values are always strings (`{ string_value }` in the proto). */
   readonly parameters: Readonly<Record<string, { readonly string_value: string }>>;
   readonly metric_tags?: Readonly<Record<string, string>>;

@@ -82,6 +82,9 @@ export function normalizeModelConfig(
     model_warmup: warmups(name, raw.model_warmup ?? [], warnings),
     // Triton's /config always shows the policy (decoupled false when the config says nothing).
     model_transaction_policy: { decoupled: raw.model_transaction_policy?.decoupled === true },
+    ...(raw.response_cache !== undefined && {
+      response_cache: { enable: raw.response_cache.enable === true },
+    }),
     parameters: mapValues(raw.parameters ?? {}, (p) => ({ string_value: p.string_value ?? '' })),
     ...(Object.keys(raw.metric_tags ?? {}).length > 0 && { metric_tags: { ...raw.metric_tags } }),
   };

@@ -47,8 +47,6 @@ export function checkSupported(raw: RawModelConfig, backends: BackendRuleList): 
         `models may be decoupled)`,
     );
   }
-  if (raw.response_cache?.enable === true)
-    no('response_cache { enable: true }', 'there is no response cache');
   if ((raw.model_repository_agents?.agents?.length ?? 0) > 0) {
     no('model_repository_agents', 'repository agents cannot run');
   }

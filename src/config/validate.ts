@@ -78,6 +78,7 @@ export function validateModelConfig(config: ModelConfig, ctx: ValidateContext): 
       ctx.availableGpus === undefined ? undefined : new Set(ctx.availableGpus),
     );
   validateWarmup(config);
+  validateResponseCache(config);
   checkRelativePath(name, 'default_model_filename', config.default_model_filename);
 }
 
@@ -337,6 +338,26 @@ function checkRelativePath(model: string, what: string, p: string): void {
   if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || parts.includes('..') || p.includes('\0')) {
     throw invalid(
       `${what} of model ${model} must be a path inside the model directory, got "${p}"`,
+    );
+  }
+}
+
+/**
+ * The response cache serves one stored answer per request, so models whose answers are not a
+ * function of one request's inputs are refused: decoupled models (any number of responses; Triton's
+ * message, model_config_utils.cc) and sequence models (their state carries over between requests;
+ * Triton's sequence batcher never consults the cache, infernode refuses instead of ignoring it).
+ */
+function validateResponseCache(config: ModelConfig): void {
+  if (config.response_cache?.enable !== true) return;
+  if (config.model_transaction_policy.decoupled) {
+    throw invalid(
+      `Response Cache does not currently support model ${config.name} with 'decoupled' transaction policy. Please disable the response cache.`,
+    );
+  }
+  if (config.sequence_batching !== undefined) {
+    throw invalid(
+      `Response Cache does not currently support model ${config.name} with sequence batching: a sequence model's answer depends on its earlier requests. Please disable the response cache.`,
     );
   }
 }

@@ -53,6 +53,8 @@ export interface ConfigureOptions {
   readonly availableGpus: readonly number[] | undefined;
   /** A load call's `config` parameter: ModelConfig JSON used instead of config.pbtxt. */
   readonly configJson?: string;
+  /** Whether the server has a response cache (`--cache-config`); absent: none. */
+  readonly responseCache?: boolean;
 }
 
 export async function configureModel(
@@ -68,6 +70,14 @@ export async function configureModel(
     ...(options.configJson !== undefined ? { configOverride: { json: options.configJson } } : {}),
   });
   const { config } = loaded;
+  if (config.response_cache?.enable === true && options.responseCache !== true) {
+    // Triton loads such a model and never caches its answers; refusing says at once that the
+    // server's flag is missing instead of leaving an operator to wonder why nothing is cached.
+    throw fail(
+      'CONFIG_INVALID',
+      `model '${config.name}' enables response_cache but the server has no response cache; start it with --cache-config local,size=<bytes>`,
+    );
+  }
   const backend = backendFor(config);
   // The backend reads its own settings before anything else may fail the load, as the pipeline did.
   const bound = backend.bind(loaded);

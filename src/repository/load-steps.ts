@@ -48,6 +48,8 @@ export interface LoadStepsOptions {
   readonly maxInputBytes: number;
   readonly catalog: MetricsCatalog;
   readonly logger: Logger;
+  /** Whether the server has a response cache: models enabling it are refused without one. */
+  readonly responseCache?: boolean;
   /** Cores the thread budget divides (default os.availableParallelism()). */
   readonly cores?: number;
 }
@@ -127,6 +129,7 @@ export class LoadSteps {
         disableAutoComplete: this.options.disableAutoComplete,
         configName: this.options.modelConfigName,
         availableGpus: this.gpus,
+        responseCache: this.options.responseCache === true,
         ...(configJson !== undefined ? { configJson } : {}),
       });
     } catch (e) {

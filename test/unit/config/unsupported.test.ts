@@ -18,7 +18,6 @@ void test('unsupported Triton features are UNSUPPORTED errors naming the field',
       'model_transaction_policy { decoupled: true }',
       /model_transaction_policy \{ decoupled: true \} is not supported/,
     ],
-    ['response_cache { enable: true }', /response_cache \{ enable: true \} is not supported/],
     [
       'model_repository_agents { agents { name: "checksum" } }',
       /model_repository_agents is not supported/,
