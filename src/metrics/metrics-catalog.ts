@@ -5,6 +5,7 @@
 // /metrics is scraped (series-tally.ts says why), so a request does no label lookup or hashing.
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheUsage } from '../cache/response-cache.js';
 import type { GpuReading, GpuSample } from './gpu-sample.js';
 import { DeltaCell, HistogramCell, type SeriesLabels } from './series-tally.js';
 
@@ -53,6 +54,10 @@ export class VersionSeries {
   readonly computeLatency = new HistogramCell(LATENCY_BUCKETS_SECONDS);
   readonly batchSize = new HistogramCell(BATCH_SIZE_BUCKETS);
   readonly restarts = new DeltaCell();
+  readonly cacheHits = new DeltaCell();
+  readonly cacheMisses = new DeltaCell();
+  readonly cacheHitUs = new DeltaCell();
+  readonly cacheMissUs = new DeltaCell();
 
   constructor(readonly labels: SeriesLabels) {}
 }
@@ -126,6 +131,27 @@ export class MetricsCatalog {
     'Cumulative inference compute output duration in microseconds (does not include cached requests)',
     (s) => s.outputUs,
   );
+  // Triton's response cache counters (core/src/metrics.cc), in its units: durations in microseconds.
+  readonly cacheHitCount = this.counter(
+    'nv_cache_num_hits_per_model',
+    'Number of cache hits per model',
+    (s) => s.cacheHits,
+  );
+  readonly cacheMissCount = this.counter(
+    'nv_cache_num_misses_per_model',
+    'Number of cache misses per model',
+    (s) => s.cacheMisses,
+  );
+  readonly cacheHitDurationUs = this.counter(
+    'nv_cache_hit_duration_per_model',
+    'Total cache hit duration per model, in microseconds',
+    (s) => s.cacheHitUs,
+  );
+  readonly cacheMissDurationUs = this.counter(
+    'nv_cache_miss_duration_per_model',
+    'Total cache miss (insert + miss) duration per model, in microseconds',
+    (s) => s.cacheMissUs,
+  );
   readonly loadDurationSecs = new Gauge<ModelLabel>({
     name: 'nv_model_load_duration_secs',
     help: 'Model load time in seconds',
@@ -179,6 +205,43 @@ export class MetricsCatalog {
   /** Makes infernode_client_memory_reserved_bytes report `read()`. */
   watchClientMemory(read: () => number): void {
     this.#clientMemory = read;
+  }
+
+  /** Whether watchCache created the cache-wide families (once per registry). */
+  #cacheFamilies = false;
+
+  /**
+   * The response cache's own figures, read at each scrape: entries, bytes held (keys included),
+   * the byte budget and evictions. Triton's cache-wide families were dropped from its core when
+   * caches became plugins; these are infernode's, created only on a server with a cache.
+   */
+  watchCache(read: () => CacheUsage): void {
+    if (this.#cacheFamilies) return;
+    this.#cacheFamilies = true;
+    const gauge = (name: string, help: string, value: (u: CacheUsage) => number): void => {
+      const g: Gauge = new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect: (): void => g.set(value(read())),
+      });
+    };
+    gauge('infernode_cache_entries', 'Responses held in the response cache', (u) => u.entries);
+    gauge(
+      'infernode_cache_bytes',
+      'Bytes held in the response cache, keys and per-entry overhead included',
+      (u) => u.bytes,
+    );
+    gauge(
+      'infernode_cache_budget_bytes',
+      'The response cache byte budget (--cache-config local,size)',
+      (u) => u.budget,
+    );
+    gauge(
+      'infernode_cache_evictions',
+      'Entries evicted from the response cache to make room, since start',
+      (u) => u.evictions,
+    );
   }
 
   /** Whether watchGpus created the GPU families (once per registry). */
@@ -315,6 +378,10 @@ export class MetricsCatalog {
       this.computeInputDurationUs,
       this.computeInferDurationUs,
       this.computeOutputDurationUs,
+      this.cacheHitCount,
+      this.cacheMissCount,
+      this.cacheHitDurationUs,
+      this.cacheMissDurationUs,
       this.loadDurationSecs,
       this.sequencesLive,
       this.sequenceSlotsInUse,

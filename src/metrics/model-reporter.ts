@@ -95,6 +95,24 @@ export class ModelReporter {
     s.queueLatency.observe(t.queueNs / 1e9);
   }
 
+  /** A request answered from the response cache (`lookupNs`: the lookup's time). */
+  cacheHit(totalNs: number, lookupNs: number): void {
+    this.stats.recordCacheHit(totalNs, lookupNs, this.now());
+    const s = this.series;
+    s.success.add(1);
+    s.requestUs.add(totalNs / 1e3);
+    s.requestLatency.observe(totalNs / 1e9);
+    s.cacheHits.add(1);
+    s.cacheHitUs.add(lookupNs / 1e3);
+  }
+
+  /** A request the cache missed, after its run: `ns` is its lookup plus its insertion. */
+  cacheMiss(ns: number): void {
+    this.stats.recordCacheMiss(ns);
+    this.series.cacheMisses.add(1);
+    this.series.cacheMissUs.add(ns / 1e3);
+  }
+
   /** A worker was started to replace a lost instance worker (infernode_instance_restarts_total). */
   instanceRestarted(): void {
     this.series.restarts.add(1);

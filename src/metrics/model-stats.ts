@@ -52,6 +52,8 @@ export class ModelStats {
   readonly computeInput = zero();
   readonly computeInfer = zero();
   readonly computeOutput = zero();
+  readonly cacheHit = zero();
+  readonly cacheMiss = zero();
   private readonly batches = new Map<number, BatchStat>();
 
   constructor(
@@ -95,6 +97,23 @@ export class ModelStats {
     this.lastInferenceMs = nowMs;
   }
 
+  /**
+   * A request answered from the response cache: counted in success and queue (with no queue
+   * time: it never entered one), as Triton counts hits, and not in the compute stages or the
+   * execution and inference counts; `lookupNs` is the lookup's time.
+   */
+  recordCacheHit(totalNs: number, lookupNs: number, nowMs: number): void {
+    add(this.success, totalNs);
+    add(this.queue, 0);
+    add(this.cacheHit, lookupNs);
+    this.lastInferenceMs = nowMs;
+  }
+
+  /** A request the cache did not hold: its lookup and insertion time (the run counts apart). */
+  recordCacheMiss(ns: number): void {
+    add(this.cacheMiss, ns);
+  }
+
   recordFailure(totalNs: number, nowMs: number): void {
     add(this.fail, totalNs);
     this.lastInferenceMs = nowMs;
@@ -114,8 +133,8 @@ export class ModelStats {
         compute_input: { ...this.computeInput },
         compute_infer: { ...this.computeInfer },
         compute_output: { ...this.computeOutput },
-        cache_hit: zero(),
-        cache_miss: zero(),
+        cache_hit: { ...this.cacheHit },
+        cache_miss: { ...this.cacheMiss },
       },
       response_stats: {},
       batch_stats: [...this.batches.values()]
