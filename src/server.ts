@@ -8,6 +8,8 @@ import { parseBackendConfig } from './config/backend-config.js';
 import { readBackendSettings } from './repository/backends/registry.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { RegistryDataPlane } from './dataplane/data-plane.js';
+import type { CachedResponse } from './cache/cached-response.js';
+import { LocalCache } from './cache/local-cache.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { freePort } from './http/free-port.js';
 import type { FrontEnd } from './http/front-end.js';
@@ -103,12 +105,20 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         limits: { maxRegions: options.clientShmMaxRegions, maxBytes: options.clientShmMaxBytes },
       })
     : undefined;
+  // One response cache for every model and every front-end thread: the threads' data planes
+  // forward inference to this one (cluster/remote-data-plane.ts).
+  const responseCache =
+    options.cacheConfig === undefined
+      ? undefined
+      : new LocalCache<CachedResponse>(options.cacheConfig.size);
+  if (responseCache !== undefined) metrics.watchCache(() => responseCache.usage());
   const dataPlane = new RegistryDataPlane(registry, models, {
     version: VERSION,
     serverName: options.serverName,
     strictReadiness: options.strictReadiness,
     maxInputBytes: options.httpMaxInputSize,
     ...(sharedMemory !== undefined && { sharedMemory }),
+    ...(responseCache !== undefined && { responseCache }),
   });
   models.useInference((model, version, request, ctx) =>
     dataPlane.infer(model, version, request, ctx),

@@ -3,6 +3,13 @@
 // call this, and encode what it returns; nothing here knows about uWebSockets.js, HTTP status codes
 // or wire encodings.
 
+import { cacheKey, type CacheKey } from '../cache/cache-key.js';
+import {
+  fromCachedResponse,
+  toCachedResponse,
+  type CachedResponse,
+} from '../cache/cached-response.js';
+import type { ResponseCache } from '../cache/response-cache.js';
 import { toConfigJson } from '../config/config-json.js';
 import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
 import type { ResponseSink } from '../execution/run-scope.js';
@@ -74,6 +81,11 @@ export interface DataPlaneOptions {
   readonly maxInputBytes: number;
   /** Client shared-memory registrations (--allow-client-shm=true); absent: the extension is off. */
   readonly sharedMemory?: RegionRegistry;
+  /**
+   * The response cache (--cache-config), one for the process: models with
+   * `response_cache { enable: true }` are answered from it. Absent: no model can enable it.
+   */
+  readonly responseCache?: ResponseCache<CachedResponse>;
 }
 
 /** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
@@ -229,9 +241,36 @@ export class RegistryDataPlane implements DataPlane {
       throw e;
     }
     ctx.trace?.mark('validate');
+    const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
+    // The cache is consulted after validation (a hit answers only a request the model would take)
+    // and before the queue; requests whose outputs go to shared memory get no key.
+    const cache =
+      mv.config.response_cache?.enable === true ? this.options.responseCache : undefined;
+    let key: CacheKey | undefined;
+    let lookupNs = 0;
+    if (cache !== undefined) {
+      const start = hrNow();
+      key = cacheKey(validated);
+      const cached = key === undefined ? undefined : cache.lookup(key);
+      lookupNs = hrNow() - start;
+      if (cached !== undefined) {
+        const response = fromCachedResponse(
+          cached,
+          {
+            model_name: mv.name,
+            model_version: String(mv.version),
+            ...(validated.id !== undefined ? { id: validated.id } : {}),
+          },
+          binary,
+        );
+        reporter.cacheHit(hrNow() - ctx.arrivalNs, lookupNs);
+        ctx.trace?.mark('respond');
+        validated.regions?.releaseAll();
+        return response;
+      }
+    }
     try {
       const result = await mv.scheduler.enqueue(validated);
-      const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
       const outputs = result.outputs.map((o): ResponseOutput => ({
         name: o.name,
         datatype: o.datatype,
@@ -246,6 +285,13 @@ export class RegistryDataPlane implements DataPlane {
         outputs:
           validated.regions === undefined ? outputs : intoSharedMemory(validated.outputs, outputs),
       };
+      if (cache !== undefined && key !== undefined) {
+        // Only a successful run is stored, as in Triton; the miss counts its lookup and insertion.
+        const start = hrNow();
+        const value = toCachedResponse(outputs);
+        cache.insert(key, value, value.byteSize);
+        reporter.cacheMiss(lookupNs + hrNow() - start);
+      }
       succeeded(reporter, result, ctx.arrivalNs);
       ctx.trace?.mark('respond');
       return response;
