@@ -4,9 +4,9 @@
 // none.
 
 import { ELEM, encodeModel, floatInitializer, node, tensorValue } from './graph-builder.js';
-import type { ElemType } from './graph-builder.js';
+import type { ElemType, GraphSpec } from './graph-builder.js';
 import type { GeneratedModel } from './generated-model.js';
-import { mlpWeights } from './mlp-weights.js';
+import { mlpWeights, type DenseLayer } from './mlp-weights.js';
 import { sileroVadWrapperModel } from './silero-vad-wrapper.js';
 import { sentimentClassifierModel } from './sentiment-classifier.js';
 import { ocrModels } from './packaged-models.js';
@@ -37,13 +37,20 @@ function addSub(name: string, elem: ElemType, width: number): Uint8Array {
 
 /** 784 -> 512 -> ReLU -> 512 -> ReLU -> 10, one Gemm per layer (bias folded into Gemm's C). */
 export function mlpModel(seed?: number): Uint8Array {
-  const layers = mlpWeights(seed);
+  return encodeModel(mlpGraph(mlpWeights(seed)));
+}
+
+/**
+ * The mlp's graph over any dense layers (ReLU between them) and input name: what `mlpModel`
+ * encodes, and what the `infernode validate` tests re-export with a changed weight, layer or name.
+ */
+export function mlpGraph(layers: readonly DenseLayer[], inputName = 'INPUT0'): GraphSpec {
   const first = layers[0];
   const final = layers[layers.length - 1];
   if (first === undefined || final === undefined) throw new Error('mlp has no layers');
   const nodes = [];
   const initializers = [];
-  let current = 'INPUT0';
+  let current = inputName;
   for (const [l, layer] of layers.entries()) {
     const w = `fc${l}.weight`;
     const b = `fc${l}.bias`;
@@ -57,14 +64,14 @@ export function mlpModel(seed?: number): Uint8Array {
       current = `relu${l}`;
     }
   }
-  return encodeModel({
+  return {
     name: 'mlp',
     docString: 'seeded 784-512-512-10 ReLU MLP; weights from scripts/onnx/mlp-weights.ts',
-    inputs: [tensorValue('INPUT0', ELEM.FLOAT, ['batch', first.inFeatures])],
+    inputs: [tensorValue(inputName, ELEM.FLOAT, ['batch', first.inFeatures])],
     outputs: [tensorValue('OUTPUT0', ELEM.FLOAT, ['batch', final.outFeatures])],
     nodes,
     initializers,
-  });
+  };
 }
 
 /** BYTES (ONNX string) [-1,-1] passed through Identity. */

@@ -118,9 +118,13 @@ export function sentimentWeights(vocab: readonly string[]): SentimentWeights {
   return { embedding, weight, bias };
 }
 
-/** INPUT_IDS INT64 [batch, seq] -> LOGITS FP32 [batch, 3]. */
-export function sentimentClassifierModel(): Uint8Array {
-  const vocab = sentimentVocabulary();
+/**
+ * INPUT_IDS INT64 [batch, seq] -> LOGITS FP32 [batch, 3]. `vocab` is the tokenizer's by default;
+ * the `infernode validate` tests re-export the model with another one.
+ */
+export function sentimentClassifierModel(
+  vocab: readonly string[] = sentimentVocabulary(),
+): Uint8Array {
   const w = sentimentWeights(vocab);
   return encodeModel({
     name: 'sentiment_classifier',
