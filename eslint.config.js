@@ -16,6 +16,7 @@ const LAYERS = [
   ['http'],
   ['websocket', 'grpc'],
   ['cluster'],
+  ['validate'],
   ['cli'],
 ];
 

@@ -20,6 +20,14 @@ import { VERSION } from '../version.js';
 const CUT_SHORT_GRACE_MS = 5000;
 
 async function main(): Promise<number> {
+  // `infernode validate ...` is its own command (src/validate/), loaded only when asked for.
+  if (process.argv[2] === 'validate') {
+    const { runValidate } = await import('../validate/validate-command.js');
+    return runValidate(process.argv.slice(3), {
+      write: (text) => process.stdout.write(text),
+      error: (text) => process.stderr.write(text),
+    });
+  }
   let parsed;
   try {
     parsed = parseArgs(process.argv.slice(2));
