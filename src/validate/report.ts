@@ -46,6 +46,14 @@ export function num(x: number | string): string {
   return a < 1e-3 || a >= 1e6 ? x.toExponential(3) : String(Number(x.toPrecision(4)));
 }
 
+/** A value near 1 (a cosine) with enough digits to tell it from its limit: 0.999936, not 0.9999. */
+const closeToOne = (x: number): string => (x === 1 ? '1' : String(Number(x.toPrecision(6))));
+
+const measuredText = (c: Check): string =>
+  c.check === 'min-cosine' && typeof c.measured === 'number'
+    ? closeToOne(c.measured)
+    : num(c.measured);
+
 const pct = (x: number): string => `${Number((x * 100).toPrecision(4))} %`;
 
 export function reportMarkdown(r: ValidationReport): string {
@@ -67,7 +75,7 @@ export function reportMarkdown(r: ValidationReport): string {
       '|---|---|---|---|',
     );
     for (const c of failed)
-      lines.push(`| ${c.check} | ${c.subject} | ${cell(num(c.measured))} | ${c.limit} |`);
+      lines.push(`| ${c.check} | ${c.subject} | ${cell(measuredText(c))} | ${c.limit} |`);
     lines.push('');
   }
   if (r.stoppedAt !== undefined) {
@@ -114,7 +122,7 @@ export function reportMarkdown(r: ValidationReport): string {
       }
       const w = a.worst;
       lines.push(
-        `| ${a.output} | ${num(a.maxAbsDiff ?? 0)} | ${num(a.meanAbsDiff ?? 0)} | ${num(a.relDiff ?? 0)} | ${a.minCosine === undefined ? '' : num(a.minCosine)} | ` +
+        `| ${a.output} | ${num(a.maxAbsDiff ?? 0)} | ${num(a.meanAbsDiff ?? 0)} | ${num(a.relDiff ?? 0)} | ${a.minCosine === undefined ? '' : closeToOne(a.minCosine)} | ` +
           `${a.classifier === undefined ? '' : pct(a.classifier.top1)} | ${a.classifier === undefined ? '' : `${pct(a.classifier.topk)} (k=${a.classifier.k})`} | ` +
           `${w === undefined || a.maxAbsDiff === 0 ? '' : `${cell(w.sample)} row ${w.row} [${w.index}]: ${num(w.serving)} → ${num(w.candidate)}`} |`,
       );
@@ -138,7 +146,7 @@ export function reportMarkdown(r: ValidationReport): string {
   lines.push('## Checks', '', '| check | subject | measured | limit | |', '|---|---|---|---|---|');
   for (const c of r.checks)
     lines.push(
-      `| ${c.check} | ${c.subject} | ${cell(num(c.measured))} | ${c.limit} | ${c.pass ? 'pass' : '**FAIL**'} |`,
+      `| ${c.check} | ${c.subject} | ${cell(measuredText(c))} | ${c.limit} | ${c.pass ? 'pass' : '**FAIL**'} |`,
     );
   lines.push('', `infernode ${r.infernodeVersion}, report format ${r.format}.`, '');
   return lines.join('\n');
