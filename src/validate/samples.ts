@@ -1,6 +1,7 @@
-// The samples a validation replays through both models, from the best source the model has: its
-// `model_warmup` samples (what its owner chose as representative inputs), else inputs generated
-// from a seed (generated-inputs.ts). Where they came from goes into the report.
+// The samples a validation replays through both models, from the best source there is: recorded
+// inference requests (--requests, request-files.ts), else the model's `model_warmup` samples (what
+// its owner chose as representative inputs), else inputs generated from a seed
+// (generated-inputs.ts). Where they came from goes into the report.
 
 import type { ModelConfig, ModelWarmupConfig } from '../config/model-config.js';
 import { decodeStringElements } from '../execution/onnxruntime/string-tensor.js';
@@ -16,6 +17,7 @@ import {
 } from './generated-inputs.js';
 import type { Random } from './generated-inputs.js';
 import type { HostTensor } from './host-tensor.js';
+import { MAX_REQUEST_FILES, readRequestFiles } from './request-files.js';
 
 export interface Sample {
   readonly label: string;
@@ -24,7 +26,7 @@ export interface Sample {
 }
 
 export interface SampleSource {
-  readonly kind: 'warmup' | 'generated';
+  readonly kind: 'requests' | 'warmup' | 'generated';
   /** One sentence for the report. */
   readonly description: string;
   readonly seed?: number;
@@ -38,9 +40,23 @@ export interface SampleSet {
 export async function chooseSamples(
   config: ModelConfig,
   modelDir: string,
-  options: { readonly count: number; readonly seed: number },
+  options: {
+    readonly count: number;
+    readonly seed: number;
+    readonly requests?: string | undefined;
+  },
 ): Promise<SampleSet> {
   const next = seededRandom(options.seed);
+  if (options.requests !== undefined) {
+    const samples = await readRequestFiles(options.requests, config);
+    return {
+      source: {
+        kind: 'requests',
+        description: `${samples.length} inference request(s) from ${options.requests}${samples.length === MAX_REQUEST_FILES ? ` (the first ${MAX_REQUEST_FILES} by file name)` : ''}`,
+      },
+      samples,
+    };
+  }
   if (config.model_warmup.length > 0) {
     const samples: Sample[] = [];
     for (const w of config.model_warmup)

@@ -24,7 +24,9 @@ export interface ValidateArgs {
   readonly thresholds: Thresholds;
   /** Classifier outputs: k of the top-k agreement. */
   readonly topK: number;
-  /** How many inputs to generate when the model has no warmup samples. */
+  /** A directory of KServe v2 JSON inference requests to replay (request-files.ts). */
+  readonly requests: string | undefined;
+  /** How many inputs to generate when there are no requests and no warmup samples. */
   readonly samples: number;
   readonly seed: number;
   /** Batch sizes timed; undefined: 1 and min(8, max_batch_size). */
@@ -41,6 +43,7 @@ const VALUE_FLAGS = [
   'report',
   'json',
   'thresholds',
+  'requests',
   'top-k',
   'samples',
   'seed',
@@ -51,7 +54,7 @@ const VALUE_FLAGS = [
 
 export const VALIDATE_HELP = `usage: infernode validate --model-repository <dir> --model <name> --candidate <version | file.onnx>
                          [--version <serving version>] [--report <file.md>] [--json <file.json>]
-                         [--thresholds <file.json>] [threshold flags] [--samples <n>] [--seed <n>]
+                         [--thresholds <file.json>] [threshold flags] [--requests <dir>] [--samples <n>] [--seed <n>]
                          [--batch-sizes <n,n,...>] [--iterations <n>] [--top-k <n>]
 
 Loads the serving version and the candidate of a model with ONNX Runtime (in this process, no
@@ -67,7 +70,9 @@ Exit status: 0 every check passed, 1 a check failed, 2 a usage error.
   --report <file.md>         write the Markdown report there (default: print it)
   --json <file.json>         write the JSON report there
   --thresholds <file.json>   thresholds as a JSON object, keys as the flags below without --
-  --samples <n>              generated samples, when the model has no model_warmup (32)
+  --requests <dir>           replay these KServe v2 JSON inference requests (*.json), rather than
+                             the model's model_warmup samples or generated ones
+  --samples <n>              generated samples, when there are neither (32)
   --seed <n>                 seed of generated inputs (1)
   --batch-sizes <n,...>      batch sizes timed (1 and min(8, max_batch_size))
   --iterations <n>           timed runs per model and batch size (40)
@@ -145,6 +150,7 @@ export async function parseValidateArgs(argv: readonly string[]): Promise<Valida
     candidate,
     reportFile: values.get('report'),
     jsonFile: values.get('json'),
+    requests: values.get('requests'),
     thresholds: Object.freeze(thresholds) as unknown as Thresholds,
     topK: positiveInt('top-k', values.get('top-k') ?? '5'),
     samples: positiveInt('samples', values.get('samples') ?? '32'),

@@ -199,8 +199,13 @@ async function samplesOf(
   args: ValidateArgs,
 ): Promise<SampleSet> {
   try {
-    return await chooseSamples(config, modelDir, { count: args.samples, seed: args.seed });
+    return await chooseSamples(config, modelDir, {
+      count: args.samples,
+      seed: args.seed,
+      requests: args.requests,
+    });
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw usage(`the model's samples cannot be read: ${message(e)}`);
   }
 }

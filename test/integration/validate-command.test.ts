@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -66,7 +66,7 @@ function validate(args: readonly string[]): Promise<Run> {
 }
 
 /** Quick runs for the tests that are not about latency. */
-const QUICK = ['--iterations', '3', '--batch-sizes', '1'];
+const QUICK = ['--iterations', '3', '--batch-sizes', '1', '--samples', '8'];
 
 void describe('infernode validate', () => {
   let repo: string;
@@ -284,6 +284,58 @@ void describe('infernode validate', () => {
     const report = await reportOf('warm');
     assert.equal(report.samples?.kind, 'warmup');
     assert.match(report.samples?.description ?? '', /model_warmup sample\(s\) \(warmup "random"\)/);
+  });
+
+  void it('replays a directory of inference requests, checked against the config', async () => {
+    const requests = path.join(work, 'requests');
+    const bad = path.join(work, 'bad-requests');
+    await mkdir(requests);
+    await mkdir(bad);
+    for (let i = 0; i < 3; i++) {
+      const data = Array.from({ length: 2 * 784 }, (_, k) => Math.sin(i * 1000 + k));
+      const body = { inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [2, 784], data }] };
+      await writeFile(path.join(requests, `request-${i}.json`), JSON.stringify(body));
+    }
+    const body = {
+      inputs: [
+        { name: 'INPUT0', datatype: 'INT32', shape: [1, 784], data: new Array(784).fill(0) },
+      ],
+    };
+    await writeFile(path.join(bad, 'int32.json'), JSON.stringify(body));
+
+    const r = await run('requests', [
+      '--model',
+      'mlp',
+      '--candidate',
+      candidate.perturbed as string,
+      '--requests',
+      requests,
+      ...QUICK,
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    const report = await reportOf('requests');
+    assert.equal(report.samples?.kind, 'requests');
+    assert.equal(report.samples?.count, 3);
+    assert.equal((report.samples as { rows?: number } | undefined)?.rows, 6);
+    assert.match(report.samples?.description ?? '', /3 inference request\(s\) from /);
+    assert.ok(
+      report.checks.some((c) => !c.pass && c.check === 'max-abs-diff' && c.subject === 'OUTPUT0'),
+    );
+
+    const refused = await run('bad-requests', [
+      '--model',
+      'mlp',
+      '--candidate',
+      '2',
+      '--requests',
+      bad,
+      ...QUICK,
+    ]);
+    assert.equal(refused.code, 2);
+    assert.match(
+      refused.stderr,
+      /int32\.json: input "INPUT0": expected datatype FP32, got "INT32"/,
+    );
   });
 
   void it('exits 2 on usage errors, naming what was expected and what arrived', async () => {
