@@ -19,6 +19,11 @@ export interface Thresholds {
   readonly maxP50Ratio: number;
   /** Candidate p99 latency / serving p99; off (Infinity) unless given: p99 of a short run is noisy. */
   readonly maxP99Ratio: number;
+  /**
+   * A latency ratio fails only when the candidate is also slower by more than this many ms: on a
+   * model that runs in microseconds, timer and scheduling noise alone moves the ratio past 1.5.
+   */
+  readonly latencyFloorMs: number;
 }
 
 type Key = keyof Thresholds;
@@ -61,6 +66,11 @@ export const THRESHOLD_FLAGS: Readonly<
     key: 'maxP99Ratio',
     default: Infinity,
     help: 'candidate p99 latency / serving p99 (off unless given)',
+  },
+  'latency-floor-ms': {
+    key: 'latencyFloorMs',
+    default: 0.05,
+    help: 'a latency ratio fails only when the candidate is also this many ms slower',
   },
 });
 
