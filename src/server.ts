@@ -2,6 +2,7 @@
 // metrics endpoint; and hands them to the shutdown sequence (shutdown.ts). `cli/main.ts` wires
 // signals to `shutdown` and `stopNow`; tests start servers in-process with it.
 
+import { RequestRecorder } from './dataplane/request-recorder.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
@@ -112,6 +113,15 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       ? undefined
       : new LocalCache<CachedResponse>(options.cacheConfig.size);
   if (responseCache !== undefined) metrics.watchCache(() => responseCache.usage());
+  // --record-requests: sampled requests to disk as validation samples (docs/validate.md).
+  const recorder =
+    options.recordRequests === undefined
+      ? undefined
+      : new RequestRecorder({
+          dir: options.recordRequests,
+          rate: options.recordRequestsRate,
+          maxBytes: options.recordRequestsMaxBytes,
+        });
   const dataPlane = new RegistryDataPlane(registry, models, {
     version: VERSION,
     serverName: options.serverName,
@@ -119,6 +129,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     maxInputBytes: options.httpMaxInputSize,
     ...(sharedMemory !== undefined && { sharedMemory }),
     ...(responseCache !== undefined && { responseCache }),
+    ...(recorder !== undefined && { recorder }),
   });
   models.useInference((model, version, request, ctx) =>
     dataPlane.infer(model, version, request, ctx),
@@ -318,10 +329,22 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     metrics,
     websocket,
     sharedMemory,
-    shutdown: (timeoutMs) => shutdown.run(timeoutMs).finally(() => sharedMemory?.close()),
+    shutdown: (timeoutMs) =>
+      shutdown
+        .run(timeoutMs)
+        .finally(() => sharedMemory?.close())
+        .finally(() => flushRecorder(recorder, logger)),
     stopNow: (reason) =>
       shutdown
         .cutShort(reason, options.exitTimeoutSecs * 1000)
-        .finally(() => sharedMemory?.close()),
+        .finally(() => sharedMemory?.close())
+        .finally(() => flushRecorder(recorder, logger)),
   };
+}
+
+/** What --record-requests wrote, once the last answer is written out (the counts, logged). */
+async function flushRecorder(recorder: RequestRecorder | undefined, logger: Logger): Promise<void> {
+  if (recorder === undefined) return;
+  await recorder.flush();
+  logger.info(recorder.stats(), 'recorded requests');
 }

@@ -106,6 +106,10 @@ export interface ServerOptions {
    * undefined: none, and a model with `response_cache { enable: true }` is refused at load.
    */
   readonly cacheConfig: CacheConfig | undefined;
+  /** --record-requests: where sampled requests are written (docs/validate.md); undefined: off. */
+  readonly recordRequests: string | undefined;
+  readonly recordRequestsRate: number;
+  readonly recordRequestsMaxBytes: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -166,6 +170,9 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   clientShmMaxRegions: DEFAULT_REGISTRY_LIMITS.maxRegions,
   clientShmMaxBytes: DEFAULT_REGISTRY_LIMITS.maxBytes,
   cacheConfig: undefined,
+  recordRequests: undefined,
+  recordRequestsRate: 0.01,
+  recordRequestsMaxBytes: 268435456,
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -322,6 +329,18 @@ export const FLAGS = {
     kind: 'string',
     repeat: true,
     help: "<cache>,<key>=<value>: the response cache, as Triton's flag; local,size=<bytes> is one LRU shared by every model with response_cache { enable: true } (repeatable; none)",
+  },
+  'record-requests': {
+    kind: 'string',
+    help: 'Write a sampled share of answered inference requests (inputs and answer, no headers) to <dir>/<model>/, as samples for infernode validate (off)',
+  },
+  'record-requests-rate': {
+    kind: 'string',
+    help: 'Share of answered requests recorded, 0..1 (0.01)',
+  },
+  'record-requests-max-bytes': {
+    kind: 'uint',
+    help: 'Tensor bytes recorded at most; then recording stops (268435456)',
   },
   'response-cache-byte-size': {
     kind: 'uint',
@@ -571,6 +590,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     clientShmMaxRegions: uint('client-shm-max-regions', DEFAULT_OPTIONS.clientShmMaxRegions),
     clientShmMaxBytes: uint('client-shm-max-bytes', DEFAULT_OPTIONS.clientShmMaxBytes),
     cacheConfig,
+    recordRequests: last('record-requests'),
+    recordRequestsRate: recordRate(last('record-requests-rate')),
+    recordRequestsMaxBytes: uint(
+      'record-requests-max-bytes',
+      DEFAULT_OPTIONS.recordRequestsMaxBytes,
+    ),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');
@@ -622,4 +647,14 @@ function modelConfigName(v: string): string {
     throw fail('BAD_REQUEST', `--model-config-name: expected a plain file name, got '${v}'`);
   }
   return v;
+}
+
+/** --record-requests-rate: a share from 0 to 1. */
+function recordRate(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_OPTIONS.recordRequestsRate;
+  const n = Number(text);
+  if (text.trim() === '' || !(n >= 0 && n <= 1)) {
+    throw fail('BAD_REQUEST', `--record-requests-rate expects a number from 0 to 1, got "${text}"`);
+  }
+  return n;
 }

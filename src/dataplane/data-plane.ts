@@ -3,6 +3,7 @@
 // call this, and encode what it returns; nothing here knows about uWebSockets.js, HTTP status codes
 // or wire encodings.
 
+import type { RequestRecorder } from './request-recorder.js';
 import { cacheKey, type CacheKey } from '../cache/cache-key.js';
 import {
   fromCachedResponse,
@@ -86,6 +87,8 @@ export interface DataPlaneOptions {
    * `response_cache { enable: true }` are answered from it. Absent: no model can enable it.
    */
   readonly responseCache?: ResponseCache<CachedResponse>;
+  /** --record-requests: writes a sampled share of answered requests to disk; absent: off. */
+  readonly recorder?: RequestRecorder;
 }
 
 /** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
@@ -269,6 +272,9 @@ export class RegistryDataPlane implements DataPlane {
         return response;
       }
     }
+    // --record-requests: a sampled request's inputs are copied now, before a lone large one's
+    // buffer can move to its worker; the answer is added once it is made.
+    const recording = this.options.recorder?.sample(validated.inputs);
     try {
       const result = await mv.scheduler.enqueue(validated);
       const outputs = result.outputs.map((o): ResponseOutput => ({
@@ -292,6 +298,7 @@ export class RegistryDataPlane implements DataPlane {
         cache.insert(key, value, value.byteSize);
         reporter.cacheMiss(lookupNs + hrNow() - start);
       }
+      recording?.finish(mv.name, mv.version, outputs);
       succeeded(reporter, result, ctx.arrivalNs);
       ctx.trace?.mark('respond');
       return response;
