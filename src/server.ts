@@ -74,6 +74,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     logger.warn({ flag: s.flag }, 'no backend infernode runs reads this --backend-config setting');
   }
   const metrics = new MetricsCatalog();
+  // Before any worker or front-end thread starts: each is told how often to send its readings.
+  if (options.allowMetrics) metrics.threads.configure(options.metricsIntervalMs);
   const models = new ModelManager({
     mode: options.modelControlMode,
     repositories: options.modelRepositories,
@@ -223,6 +225,9 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         limits,
         restrictedApis: options.httpRestrictedApis,
         clientBudget: { limitBytes: options.clientMemoryBudget, counter: budgetCounter },
+        ...(metrics.threads.intervalMs !== undefined && {
+          readingsIntervalMs: metrics.threads.intervalMs,
+        }),
         ...(websocket !== undefined && {
           websocket: { limits: websocket.limits, counters: wsCounters },
         }),
@@ -231,6 +236,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       logger,
       onRestart: () => metrics.frontEndRestarts.inc(),
       onThreadCount: (n) => metrics.frontEndThreads.set(n),
+      threadMetrics: metrics.threads,
       requestCounter: (index) => {
         const child = metrics.frontEndThreadRequests.labels(String(index));
         return () => child.inc();
@@ -262,6 +268,17 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       options.metricsAddress,
       options.metricsPort,
     );
+    // The main thread's, the threads' and (--allow-cpu-metrics) the host's readings, on a timer.
+    if (options.allowCpuMetrics) metrics.watchCpu();
+    metrics.threads.start(options.allowCpuMetrics);
+    const withoutThreads = metricsServer;
+    metricsServer = {
+      port: withoutThreads.port,
+      close: async () => {
+        metrics.threads.stop();
+        await withoutThreads.close();
+      },
+    };
     if (options.allowGpuMetrics) {
       // Started once the endpoint listens, so a start-up that fails leaves no process behind.
       const gpus = new GpuMonitor({ intervalMs: options.metricsIntervalMs, logger });

@@ -24,6 +24,7 @@ import type { JavascriptWorkerData } from '../src/execution/javascript/js-worker
 import type { RunRequest, RunResponse, WorkerEvent } from '../src/execution/messages.js';
 import { toWireError } from '../src/execution/worker-errors.js';
 import { collectGarbage } from '../src/memory/collect-garbage.js';
+import { workerReadings } from '../src/execution/worker-readings.js';
 
 if (parentPort === null) throw new Error('js-worker must run as a piscina worker thread');
 
@@ -130,6 +131,9 @@ async function load(): Promise<Loaded> {
 }
 
 const loaded = await load();
+/** Posts this worker's heap when a reading is due (execution/worker-readings.ts); first one now. */
+const readingDue = workerReadings(init.readingsIntervalMs, (m) => port.postMessage(m));
+readingDue();
 
 /** The pool's first task for every worker (STARTED_TASK in messages.ts): makes piscina start it. */
 export function started(): boolean {
@@ -159,5 +163,8 @@ export function reclaim(): void {
 /** The piscina task handler. */
 export default function run(req: RunRequest): Promise<RunResponse> {
   if ('error' in loaded) return Promise.resolve({ ok: false, error: loaded.error });
-  return runJsModel(loaded.ctx, req);
+  return runJsModel(loaded.ctx, req).then((response) => {
+    readingDue();
+    return response;
+  });
 }

@@ -30,6 +30,7 @@ import { collectGarbage } from '../src/memory/collect-garbage.js';
 import { MOVE_MIN_BYTES } from '../src/memory/movable-buffers.js';
 import { LARGE_GARBAGE_BYTES } from '../src/memory/reclaim-after-large.js';
 import { movedReply, type MovedReply } from '../src/execution/moved-reply.js';
+import { workerReadings } from '../src/execution/worker-readings.js';
 import { TensorBlock } from '../src/memory/tensor-block.js';
 import type { SlotSpec } from '../src/memory/tensor-block.js';
 import { byteView, typedView, typedViewOf } from '../src/memory/views.js';
@@ -303,6 +304,9 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
 // decides (a failed start fails the model's load; a failed replacement is retried after a delay).
 // Top-level await: module evaluation, and so piscina's "ready", waits for the session.
 const loaded = await load();
+/** Posts this worker's heap when a reading is due (execution/worker-readings.ts); first one now. */
+const readingDue = workerReadings(init.readingsIntervalMs, (m) => port.postMessage(m));
+readingDue();
 
 /**
  * The pool's first task for every worker (STARTED_TASK in messages.ts). Its piscina pool has no
@@ -339,6 +343,7 @@ export default async function run(req: RunRequest): Promise<RunResponse | MovedR
     (req as { inputs: readonly TensorDescriptor[] }).inputs = [];
     collectGarbage();
   }
+  readingDue();
   return transfer.length === 0 ? response : movedReply(response, transfer);
 }
 

@@ -28,7 +28,12 @@ export interface ServerOptions {
   readonly allowMetrics: boolean;
   /** Export nv_gpu_* and nv_energy_consumption, read from nvidia-smi (with --allow-metrics only). */
   readonly allowGpuMetrics: boolean;
-  /** Milliseconds between GPU readings: nvidia-smi's -lms (Triton's --metrics-interval-ms). */
+  /** Export nv_cpu_utilization and nv_cpu_memory_* from /proc (with --allow-metrics only). */
+  readonly allowCpuMetrics: boolean;
+  /**
+   * Milliseconds between GPU readings (nvidia-smi's -lms), host CPU readings and the per-thread
+   * figures (Triton's --metrics-interval-ms).
+   */
   readonly metricsIntervalMs: number;
   readonly metricsAddress: string;
   readonly metricsPort: number;
@@ -121,6 +126,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   httpPort: 8000,
   allowMetrics: true,
   allowGpuMetrics: true,
+  allowCpuMetrics: true,
   metricsIntervalMs: 2000,
   metricsAddress: '',
   metricsPort: 8002,
@@ -192,9 +198,13 @@ export const FLAGS = {
     kind: 'bool',
     help: 'Export GPU metrics (nv_gpu_*, nv_energy_consumption) read from nvidia-smi, where it exists (true)',
   },
+  'allow-cpu-metrics': {
+    kind: 'bool',
+    help: 'Export host CPU metrics (nv_cpu_utilization, nv_cpu_memory_*) read from /proc (true)',
+  },
   'metrics-interval-ms': {
     kind: 'uint',
-    help: 'Milliseconds between GPU metric readings (nvidia-smi -lms) (2000)',
+    help: 'Milliseconds between GPU, CPU and per-thread metric readings (2000)',
   },
   'metrics-address': { kind: 'string', help: 'Metrics address (defaults to --http-address)' },
   'metrics-port': { kind: 'port', help: 'Prometheus metrics port (8002)' },
@@ -476,6 +486,9 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       warnings.push(`--${n} is ignored with --allow-metrics=false`);
     }
   }
+  if (values.has('allow-cpu-metrics') && !allowMetrics) {
+    warnings.push('--allow-cpu-metrics is ignored with --allow-metrics=false');
+  }
   if (values.has('repository-poll-secs') && mode !== 'poll') {
     warnings.push(`--repository-poll-secs is ignored with --model-control-mode=${mode}`);
   }
@@ -512,6 +525,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     httpPort: uint('http-port', DEFAULT_OPTIONS.httpPort, 65535),
     allowMetrics,
     allowGpuMetrics: bool('allow-gpu-metrics', DEFAULT_OPTIONS.allowGpuMetrics),
+    allowCpuMetrics: bool('allow-cpu-metrics', DEFAULT_OPTIONS.allowCpuMetrics),
     // A day at most: a slip of the keyboard should not stop the readings for good.
     metricsIntervalMs: positive(
       'metrics-interval-ms',

@@ -11,6 +11,7 @@ import { selectFrontEnd } from '../http/select-front-end.js';
 import { WsCounters } from '../websocket/ws-counters.js';
 import { streamingRoute, type StreamingRoute } from '../websocket/ws-route.js';
 import type { FrontEnd } from '../http/front-end.js';
+import { LoopSampler } from '../metrics/thread-sampler.js';
 import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
 
@@ -92,6 +93,15 @@ export async function runFrontEndThread(
       void close().then(() => setImmediate(() => process.exit(0)));
     }
   });
+
+  if (config.readingsIntervalMs !== undefined) {
+    // The thread's own event loop and heap, for infernode_thread_* on the main thread's /metrics.
+    const sampler = new LoopSampler();
+    setInterval(
+      () => post({ kind: 'readings', reading: sampler.sample() }),
+      config.readingsIntervalMs,
+    ).unref();
+  }
 
   const bound = await frontEnd.listen(
     restricted.guard(

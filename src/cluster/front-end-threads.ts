@@ -13,6 +13,7 @@ import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { restartDelayMs, RESTART_STABLE_MS } from '../execution/restart-backoff.js';
 import type { FrontEnd, HttpHandler } from '../http/front-end.js';
 import type { Logger } from '../logger.js';
+import type { ThreadMetrics } from '../metrics/thread-metrics.js';
 import { PlaneHost } from './plane-host.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
 
@@ -31,6 +32,8 @@ export interface FrontEndThreadsOptions {
   readonly onThreadCount?: (threads: number) => void;
   /** Returns the callback counting thread `index`'s inference requests (called once per thread). */
   readonly requestCounter?: (index: number) => () => void;
+  /** Where each thread's readings go, as `frontend-<index>` (removed when the thread exits). */
+  readonly threadMetrics?: ThreadMetrics;
 }
 
 /** One worker thread and the main thread's side of it. */
@@ -51,7 +54,9 @@ class FrontEndThread {
     plane: DataPlane,
     logger: Logger,
     onInfer: (() => void) | undefined,
+    threadMetrics: ThreadMetrics | undefined,
   ) {
+    const label = `frontend-${config.index}`;
     this.#worker = new Worker(WORKER_URL, { workerData: config });
     const post = (message: ToThread, transfer?: ArrayBuffer[]): void => {
       if (!this.#exited) this.#worker.postMessage(message, transfer);
@@ -75,6 +80,9 @@ class FrontEndThread {
           this.#controls.get(message.seq)?.();
           this.#controls.delete(message.seq);
           return;
+        case 'readings':
+          if (!this.#exited) threadMetrics?.post(label, message.reading);
+          return;
         default:
           this.#host.receive(message);
       }
@@ -85,6 +93,7 @@ class FrontEndThread {
     this.exited = new Promise<number>((resolve) => {
       this.#worker.once('exit', (code) => {
         this.#exited = true;
+        threadMetrics?.forget(label);
         this.#host.abandon();
         for (const done of this.#controls.values()) done();
         this.#controls.clear();
@@ -202,7 +211,13 @@ export class FrontEndThreads implements FrontEnd {
     const { config, plane, logger } = this.#options;
     const index = slot + 1;
     const onInfer = (this.#counters[slot] ??= this.#options.requestCounter?.(index));
-    const thread = new FrontEndThread({ ...config, index }, plane, logger, onInfer);
+    const thread = new FrontEndThread(
+      { ...config, index },
+      plane,
+      logger,
+      onInfer,
+      this.#options.threadMetrics,
+    );
     this.#threads[slot] = thread;
     void thread.exited.then((code) => this.#lost(slot, thread, code));
     return thread;

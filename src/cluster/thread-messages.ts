@@ -22,6 +22,7 @@ import type {
   RawBinaryRequest,
 } from '../protocol/inference-request.js';
 import type { WebSocketLimits } from '../websocket/ws-protocol.js';
+import type { ThreadReading } from '../metrics/thread-sampler.js';
 
 /** What a front-end thread is started with (its workerData): plain data, cloned once. */
 export interface FrontEndThreadConfig {
@@ -37,6 +38,8 @@ export interface FrontEndThreadConfig {
   readonly restrictedApis: readonly ApiRestriction[];
   /** --client-memory-budget, counted in the main thread's shared counter (client-budget.ts). */
   readonly clientBudget: { readonly limitBytes: number; readonly counter: SharedArrayBuffer };
+  /** --metrics-interval-ms: the thread posts its `readings` this often; absent: none (no metrics). */
+  readonly readingsIntervalMs?: number;
   /** Absent with --allow-websocket=false; `counters` is the main route's WsCounters memory. */
   readonly websocket?: { readonly limits: WebSocketLimits; readonly counters: SharedArrayBuffer };
 }
@@ -88,7 +91,9 @@ export type ToMain =
       readonly fields: Readonly<Record<string, unknown>>;
       readonly message: string;
     }
-  | { readonly kind: 'done'; readonly seq: number };
+  | { readonly kind: 'done'; readonly seq: number }
+  /** The thread's own figures over the last metrics interval (infernode_thread_*). */
+  | { readonly kind: 'readings'; readonly reading: ThreadReading };
 
 export type ToThread =
   | { readonly kind: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }

@@ -23,6 +23,7 @@ import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './m
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
 import { scrubMessage } from './worker-errors.js';
 import { RESTART_CLOCK, type RestartClock } from './restart-backoff.js';
+import { clamp01, type ThreadReading } from '../metrics/thread-sampler.js';
 
 /** The subset of a pino logger the pool uses. */
 export interface PoolLogger {
@@ -54,6 +55,8 @@ export interface InstancePoolInit<G extends InstanceGroup = InstanceGroup> {
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
+  /** --metrics-interval-ms, for the workers' readings (WorkerInit); absent: no metrics. */
+  readonly readingsIntervalMs?: number;
   /** Tests only: the restart back-off's clock (default: the real one, RESTART_CLOCK). */
   readonly clock?: RestartClock;
 }
@@ -95,6 +98,9 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
         modelPath: init.modelPath,
         sabTensors,
         warmup: init.warmup ?? [],
+        ...(init.readingsIntervalMs !== undefined && {
+          readingsIntervalMs: init.readingsIntervalMs,
+        }),
       };
       const ctx: InstanceContext = {
         model: init.model,
@@ -152,6 +158,33 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
       `loaded ${pool.capacity} instance(s) (${sabTensors ? 'direct' : 'copied'} SAB inputs)`,
     );
     return pool;
+  }
+
+  /** Each instance's busy nanoseconds and the time, at the previous `threadReadings()`. */
+  private readonly lastBusy = new Map<ModelInstance, { busyNs: number; atNs: number }>();
+
+  /**
+   * One reading per instance worker, labelled `worker-<model>-<version>-<instance>` (stable across
+   * a worker's replacements): its busy share since the previous call (ThreadMetrics calls this
+   * once per metrics interval) and the heap it last reported.
+   */
+  threadReadings(): Array<readonly [string, ThreadReading]> {
+    const atNs = Number(process.hrtime.bigint());
+    return this.instances.map((i) => {
+      const last = this.lastBusy.get(i);
+      this.lastBusy.set(i, { busyNs: i.busyNs, atNs });
+      // A run is counted when it ends, so one longer than the interval reads as 1 until it does.
+      const utilization =
+        last === undefined ? 0 : clamp01((i.busyNs - last.busyNs) / (atNs - last.atNs));
+      const label = `worker-${this.init.model}-${this.init.version}-${i.name}`;
+      return [
+        label,
+        {
+          utilization,
+          ...(i.heapUsedBytes !== undefined && { heapUsedBytes: i.heapUsedBytes }),
+        },
+      ] as const;
+    });
   }
 
   /** Calls `listener` each time a worker is started to replace a lost one. */

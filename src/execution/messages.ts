@@ -48,6 +48,11 @@ export interface WorkerInit {
   readonly warmup?: readonly WarmupRun[];
   /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
   readonly instanceName?: string;
+  /**
+   * --metrics-interval-ms: at most this often, after a run, the worker posts its `WorkerReadings`
+   * (and once when ready). Absent on a server without metrics: it posts none.
+   */
+  readonly readingsIntervalMs?: number;
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */
@@ -159,6 +164,18 @@ export type RunResponse =
  * (that too would terminate a thread inside ORT). `threadId` tells the current worker's report from
  * a lost one's, since an instance's successive workers share one workerData.
  */
+/**
+ * A worker's own figures for infernode_thread_heap_used_bytes, posted on its parentPort (piscina
+ * re-emits them as the pool's 'message'). Only after a run, when the interval has passed: an idle
+ * worker is parked in Atomics.wait, where no timer runs, and its heap does not move then. Its busy
+ * share needs no message: the main thread adds up the runs' timings (model-instance.ts).
+ */
+export interface WorkerReadings {
+  readonly type: 'infernode:readings';
+  readonly threadId: number;
+  readonly heapUsedBytes: number;
+}
+
 export type WorkerEvent =
   | {
       readonly type: 'infernode:session-ready';

@@ -7,7 +7,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CacheUsage } from '../cache/response-cache.js';
 import type { GpuReading, GpuSample } from './gpu-sample.js';
+import type { HostReading } from './host-sample.js';
 import { DeltaCell, HistogramCell, type SeriesLabels } from './series-tally.js';
+import { ThreadMetrics } from './thread-metrics.js';
+import type { ThreadReading } from './thread-sampler.js';
 
 /** Latency buckets in seconds: 100 µs .. 30 s, dense where interactive inference lives. */
 export const LATENCY_BUCKETS_SECONDS = [
@@ -244,6 +247,66 @@ export class MetricsCatalog {
     );
   }
 
+  /** Every live thread's readings and the host's, taken each --metrics-interval-ms. */
+  readonly threads = new ThreadMetrics();
+
+  // Per-thread figures, one series per live thread (thread-metrics.ts says which labels): where the
+  // one-thread ceiling shows, a main thread at utilization 1 while workers idle.
+  readonly threadUtilization = this.threadGauge(
+    'infernode_thread_event_loop_utilization',
+    'Event-loop utilization (0..1) of each thread over the last metrics interval; for a model-instance worker, the share of time spent running its model',
+    (r) => r.utilization,
+  );
+  readonly threadDelay = this.threadGauge(
+    'infernode_thread_event_loop_delay_p99_seconds',
+    'p99 of the event-loop delay of the main and each front-end thread over the last metrics interval, in seconds',
+    (r) => r.delayP99Seconds,
+  );
+  readonly threadHeap = this.threadGauge(
+    'infernode_thread_heap_used_bytes',
+    "V8 heap in use by each thread (its own isolate's), in bytes",
+    (r) => r.heapUsedBytes,
+  );
+  /** The process's resident memory: every thread's heap, ORT's buffers and shared memory. */
+  readonly residentMemory = new Gauge({
+    name: 'process_resident_memory_bytes',
+    help: 'Resident memory size in bytes.',
+    registers: [this.registry],
+    collect: (): void => this.residentMemory.set(process.memoryUsage.rss()),
+  });
+
+  /** Whether watchCpu created the host CPU families (once per registry). */
+  #cpuFamilies = false;
+
+  /**
+   * Triton's host CPU families (--allow-cpu-metrics), read on the metrics interval (host-sample.ts
+   * computes them as Triton does). Created by `watchCpu`, so a server without CPU metrics has not
+   * even their HELP lines.
+   */
+  watchCpu(): void {
+    if (this.#cpuFamilies) return;
+    this.#cpuFamilies = true;
+    const gauge = (name: string, help: string, value: (h: HostReading) => number): void => {
+      const g: Gauge = new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect: (): void => {
+          const host = this.threads.host;
+          if (host !== undefined) g.set(value(host));
+        },
+      });
+    };
+    // Triton's names and help texts (core/src/metrics.cc).
+    gauge('nv_cpu_utilization', 'CPU utilization rate [0.0 - 1.0]', (h) => h.cpuUtilization);
+    gauge(
+      'nv_cpu_memory_total_bytes',
+      'CPU total memory (RAM), in bytes',
+      (h) => h.memoryTotalBytes,
+    );
+    gauge('nv_cpu_memory_used_bytes', 'CPU used memory (RAM), in bytes', (h) => h.memoryUsedBytes);
+  }
+
   /** Whether watchGpus created the GPU families (once per registry). */
   #gpuFamilies = false;
 
@@ -425,6 +488,28 @@ export class MetricsCatalog {
       labelNames: MODEL_LABELS,
       registers: [this.registry],
       ...(cell === undefined ? {} : { collect: () => this.#flushDeltas(family, cell) }),
+    });
+    return family;
+  }
+
+  /** A per-thread gauge, rebuilt from the live threads at each scrape (gone threads drop out). */
+  private threadGauge(
+    name: string,
+    help: string,
+    value: (r: ThreadReading) => number | undefined,
+  ): Gauge<'thread'> {
+    const family: Gauge<'thread'> = new Gauge<'thread'>({
+      name,
+      help,
+      labelNames: ['thread'],
+      registers: [this.registry],
+      collect: () => {
+        family.reset();
+        for (const [thread, reading] of this.threads.readings()) {
+          const v = value(reading);
+          if (v !== undefined) family.set({ thread }, v);
+        }
+      },
     });
     return family;
   }

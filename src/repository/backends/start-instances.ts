@@ -64,6 +64,9 @@ export async function startInstances<G extends InstanceGroup>(
     sabTensors: deps.sabTensors,
     warmup,
     ...parts.poolOptions(c, deps),
+    ...(deps.catalog.threads.intervalMs !== undefined && {
+      readingsIntervalMs: deps.catalog.threads.intervalMs,
+    }),
     logger: {
       info: (m) => log.info(m),
       warn: (m) => log.warn(m),
@@ -83,6 +86,8 @@ export async function startInstances<G extends InstanceGroup>(
     maxBlockBytes: deps.maxInputBytes,
     modelDir: c.source.dir,
   });
+  // infernode_thread_* for each of its workers, until it unloads.
+  const forgetThreads = deps.catalog.threads.addSource(() => pool.threadReadings());
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   deps.catalog.loadDurationSecs
     .labels({ model: config.name, version: String(version) })
@@ -102,6 +107,7 @@ export async function startInstances<G extends InstanceGroup>(
     unload: async () => {
       await scheduler.stop();
       await pool.close();
+      forgetThreads();
     },
   };
 }

@@ -61,6 +61,23 @@ void describe('GPU metric flags', () => {
 
   void it('appear in --help', () => {
     assert.match(helpText(), /--allow-gpu-metrics +Export GPU metrics/);
-    assert.match(helpText(), /--metrics-interval-ms +Milliseconds between GPU metric readings/);
+    assert.match(helpText(), /--allow-cpu-metrics +Export host CPU metrics/);
+    assert.match(helpText(), /--metrics-interval-ms +Milliseconds between GPU, CPU and per-thread/);
+  });
+});
+
+void describe('CPU metric flag', () => {
+  void it("--allow-cpu-metrics: Triton's, on by default, a boolean, ignored without metrics", () => {
+    assert.equal(DEFAULT_OPTIONS.allowCpuMetrics, true);
+    assert.equal(parse().options.allowCpuMetrics, true);
+    assert.equal(parse('--allow-cpu-metrics=false').options.allowCpuMetrics, false);
+    assert.equal(parse('--allow-cpu-metrics', '--metrics-port=9').options.allowCpuMetrics, true);
+    refuses(
+      ['--allow-cpu-metrics=maybe'],
+      "--allow-cpu-metrics: expected true or false, got 'maybe'",
+    );
+    assert.deepEqual(parse('--allow-metrics=false', '--allow-cpu-metrics=false').warnings, [
+      '--allow-cpu-metrics is ignored with --allow-metrics=false',
+    ]);
   });
 });
