@@ -132,7 +132,7 @@ async function load(): Promise<Loaded> {
 
 const loaded = await load();
 /** Posts this worker's heap when a reading is due (execution/worker-readings.ts); first one now. */
-const readingDue = workerReadings(init.readingsIntervalMs, (m) => port.postMessage(m));
+const readingDue = workerReadings(init.readingsTick, (m) => port.postMessage(m));
 readingDue();
 
 /** The pool's first task for every worker (STARTED_TASK in messages.ts): makes piscina start it. */

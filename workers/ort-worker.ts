@@ -305,7 +305,7 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
 // Top-level await: module evaluation, and so piscina's "ready", waits for the session.
 const loaded = await load();
 /** Posts this worker's heap when a reading is due (execution/worker-readings.ts); first one now. */
-const readingDue = workerReadings(init.readingsIntervalMs, (m) => port.postMessage(m));
+const readingDue = workerReadings(init.readingsTick, (m) => port.postMessage(m));
 readingDue();
 
 /**

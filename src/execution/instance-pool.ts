@@ -55,8 +55,8 @@ export interface InstancePoolInit<G extends InstanceGroup = InstanceGroup> {
    */
   readonly warmup?: readonly WarmupRun[];
   readonly logger?: PoolLogger;
-  /** --metrics-interval-ms, for the workers' readings (WorkerInit); absent: no metrics. */
-  readonly readingsIntervalMs?: number;
+  /** The metrics interval's tick, for the workers' readings (WorkerInit); absent: no metrics. */
+  readonly readingsTick?: SharedArrayBuffer;
   /** Tests only: the restart back-off's clock (default: the real one, RESTART_CLOCK). */
   readonly clock?: RestartClock;
 }
@@ -98,9 +98,7 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
         modelPath: init.modelPath,
         sabTensors,
         warmup: init.warmup ?? [],
-        ...(init.readingsIntervalMs !== undefined && {
-          readingsIntervalMs: init.readingsIntervalMs,
-        }),
+        ...(init.readingsTick !== undefined && { readingsTick: init.readingsTick }),
       };
       const ctx: InstanceContext = {
         model: init.model,

@@ -49,10 +49,11 @@ export interface WorkerInit {
   /** This worker's instance: `instance`, suffixed `_<k>` when the group has several (set per worker). */
   readonly instanceName?: string;
   /**
-   * --metrics-interval-ms: at most this often, after a run, the worker posts its `WorkerReadings`
-   * (and once when ready). Absent on a server without metrics: it posts none.
+   * Int32 [0], bumped by the main thread every --metrics-interval-ms (ThreadMetrics.tick): after a
+   * run that finds it changed, the worker posts its `WorkerReadings` (and once when ready). Absent
+   * on a server without metrics: it posts none.
    */
-  readonly readingsIntervalMs?: number;
+  readonly readingsTick?: SharedArrayBuffer;
 }
 
 /** One `model_warmup` entry: run `request` `count` times. */
@@ -166,7 +167,7 @@ export type RunResponse =
  */
 /**
  * A worker's own figures for infernode_thread_heap_used_bytes, posted on its parentPort (piscina
- * re-emits them as the pool's 'message'). Only after a run, when the interval has passed: an idle
+ * re-emits them as the pool's 'message'). Only after a run, once per metrics interval: an idle
  * worker is parked in Atomics.wait, where no timer runs, and its heap does not move then. Its busy
  * share needs no message: the main thread adds up the runs' timings (model-instance.ts).
  */

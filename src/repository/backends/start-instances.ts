@@ -65,7 +65,7 @@ export async function startInstances<G extends InstanceGroup>(
     warmup,
     ...parts.poolOptions(c, deps),
     ...(deps.catalog.threads.intervalMs !== undefined && {
-      readingsIntervalMs: deps.catalog.threads.intervalMs,
+      readingsTick: deps.catalog.threads.tick,
     }),
     logger: {
       info: (m) => log.info(m),
