@@ -171,7 +171,7 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
     return this.instances.map((i) => {
       const last = this.lastBusy.get(i);
       this.lastBusy.set(i, { busyNs: i.busyNs, atNs });
-      // A run is counted when it ends, so one longer than the interval reads as 1 until it does.
+      // A run is counted when it ends: one longer than the interval reads 0 while it runs, then 1.
       const utilization =
         last === undefined ? 0 : clamp01((i.busyNs - last.busyNs) / (atNs - last.atNs));
       const label = `worker-${this.init.model}-${this.init.version}-${i.name}`;
