@@ -4,12 +4,8 @@
 // or wire encodings.
 
 import type { RequestRecorder } from './request-recorder.js';
-import { cacheKey, type CacheKey } from '../cache/cache-key.js';
-import {
-  fromCachedResponse,
-  toCachedResponse,
-  type CachedResponse,
-} from '../cache/cached-response.js';
+import { insertAfterRun, lookupResponse, type CacheMiss } from '../cache/cached-infer.js';
+import type { CachedResponse } from '../cache/cached-response.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { toConfigJson } from '../config/config-json.js';
 import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
@@ -249,28 +245,20 @@ export class RegistryDataPlane implements DataPlane {
     // and before the queue; requests whose outputs go to shared memory get no key.
     const cache =
       mv.config.response_cache?.enable === true ? this.options.responseCache : undefined;
-    let key: CacheKey | undefined;
-    let lookupNs = 0;
+    let miss: CacheMiss | undefined;
     if (cache !== undefined) {
-      const start = hrNow();
-      key = cacheKey(validated);
-      const cached = key === undefined ? undefined : cache.lookup(key);
-      lookupNs = hrNow() - start;
-      if (cached !== undefined) {
-        const response = fromCachedResponse(
-          cached,
-          {
-            model_name: mv.name,
-            model_version: String(mv.version),
-            ...(validated.id !== undefined ? { id: validated.id } : {}),
-          },
-          binary,
-        );
-        reporter.cacheHit(hrNow() - ctx.arrivalNs, lookupNs);
+      const head = {
+        model_name: mv.name,
+        model_version: String(mv.version),
+        ...(validated.id !== undefined ? { id: validated.id } : {}),
+      };
+      const found = lookupResponse(cache, validated, head, binary, reporter, ctx.arrivalNs);
+      if (found.hit !== undefined) {
         ctx.trace?.mark('respond');
         validated.regions?.releaseAll();
-        return response;
+        return found.hit;
       }
+      miss = found.miss;
     }
     // --record-requests: a sampled request's inputs are copied now, before a lone large one's
     // buffer can move to its worker; the answer is added once it is made.
@@ -291,13 +279,7 @@ export class RegistryDataPlane implements DataPlane {
         outputs:
           validated.regions === undefined ? outputs : intoSharedMemory(validated.outputs, outputs),
       };
-      if (cache !== undefined && key !== undefined) {
-        // Only a successful run is stored, as in Triton; the miss counts its lookup and insertion.
-        const start = hrNow();
-        const value = toCachedResponse(outputs);
-        cache.insert(key, value, value.byteSize);
-        reporter.cacheMiss(lookupNs + hrNow() - start);
-      }
+      if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
       recording?.finish(mv.name, mv.version, outputs);
       succeeded(reporter, result, ctx.arrivalNs);
       ctx.trace?.mark('respond');
