@@ -9,8 +9,11 @@ import { parseBackendConfig } from './config/backend-config.js';
 import { readBackendSettings } from './repository/backends/registry.js';
 import type { ServerOptions } from './cli/server-options.js';
 import { RegistryDataPlane } from './dataplane/data-plane.js';
+import { CacheFailures } from './cache/cache-failures.js';
 import type { CachedResponse } from './cache/cached-response.js';
 import { LocalCache } from './cache/local-cache.js';
+import { RedisCache } from './cache/redis-cache.js';
+import type { ResponseCache } from './cache/response-cache.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { freePort } from './http/free-port.js';
 import type { FrontEnd } from './http/front-end.js';
@@ -76,6 +79,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   const metrics = new MetricsCatalog();
   // Before any worker or front-end thread starts: each is told how often to send its readings.
   if (options.allowMetrics) metrics.threads.configure(options.metricsIntervalMs);
+  // Before any model loads: a cache setting that fails (an unreadable TLS file) leaves nothing
+  // running behind the failed start. One cache for every model and every front-end thread: the
+  // threads' data planes forward inference to this one (cluster/remote-data-plane.ts).
+  const responseCache = await createResponseCache(options, metrics, logger);
+  const usage = responseCache?.usage?.bind(responseCache);
+  if (usage !== undefined) metrics.watchCache(usage);
   const models = new ModelManager({
     mode: options.modelControlMode,
     repositories: options.modelRepositories,
@@ -95,7 +104,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   await models.start();
   const failed = registry.all().filter((e) => e.state !== 'READY');
   if (failed.length > 0 && options.exitOnError) {
-    await models.close();
+    await Promise.all([models.close(), responseCache?.close?.()]);
     throw new Error(
       `failed to load ${failed.map((e) => `'${e.name}'`).join(', ')}; exiting (--exit-on-error=true)`,
     );
@@ -108,13 +117,6 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         limits: { maxRegions: options.clientShmMaxRegions, maxBytes: options.clientShmMaxBytes },
       })
     : undefined;
-  // One response cache for every model and every front-end thread: the threads' data planes
-  // forward inference to this one (cluster/remote-data-plane.ts).
-  const responseCache =
-    options.cacheConfig === undefined
-      ? undefined
-      : new LocalCache<CachedResponse>(options.cacheConfig.size);
-  if (responseCache !== undefined) metrics.watchCache(() => responseCache.usage());
   // --record-requests: sampled requests to disk as validation samples (docs/validate.md).
   const recorder =
     options.recordRequests === undefined
@@ -347,15 +349,17 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     websocket,
     sharedMemory,
     shutdown: (timeoutMs) =>
-      shutdown
-        .run(timeoutMs)
-        .finally(() => sharedMemory?.close())
-        .finally(() => flushRecorder(recorder, logger)),
+      shutdown.run(timeoutMs).finally(async () => {
+        sharedMemory?.close();
+        await responseCache?.close?.();
+        await flushRecorder(recorder, logger);
+      }),
     stopNow: (reason) =>
-      shutdown
-        .cutShort(reason, options.exitTimeoutSecs * 1000)
-        .finally(() => sharedMemory?.close())
-        .finally(() => flushRecorder(recorder, logger)),
+      shutdown.cutShort(reason, options.exitTimeoutSecs * 1000).finally(async () => {
+        sharedMemory?.close();
+        await responseCache?.close?.();
+        await flushRecorder(recorder, logger);
+      }),
   };
 }
 
@@ -364,4 +368,38 @@ async function flushRecorder(recorder: RequestRecorder | undefined, logger: Logg
   if (recorder === undefined) return;
   await recorder.flush();
   logger.info(recorder.stats(), 'recorded requests');
+}
+
+/** Least time between two WARN lines about one failing response-cache operation. */
+const CACHE_WARN_INTERVAL_MS = 60_000;
+
+/** The server's response cache from --cache-config (none without it). */
+async function createResponseCache(
+  options: ServerOptions,
+  metrics: MetricsCatalog,
+  logger: Logger,
+): Promise<ResponseCache<CachedResponse> | undefined> {
+  const config = options.cacheConfig;
+  if (config === undefined) return undefined;
+  if (config.kind === 'local') return new LocalCache<CachedResponse>(config.size);
+  const errors = metrics.cacheErrors();
+  const failures = new CacheFailures({
+    count: (op) => errors.inc({ op }),
+    logger,
+    intervalMs: CACHE_WARN_INTERVAL_MS,
+  });
+  let lastConnectionWarn = -Infinity;
+  return RedisCache.create(config, {
+    failed: (op, e) => failures.failed(op, e),
+    connectionError: (e) => {
+      const now = performance.now();
+      if (now - lastConnectionWarn < CACHE_WARN_INTERVAL_MS) return;
+      lastConnectionWarn = now;
+      logger.warn(
+        { host: config.host, port: config.port },
+        `response cache: Redis at ${config.host}:${config.port} unreachable (${e.message.slice(0, 300)}); ` +
+          'requests are served by the model until it is back',
+      );
+    },
+  });
 }

@@ -1,9 +1,10 @@
 // `--cache-config` as Triton spells it: `<cache>,<key>=<value>`, repeatable, one setting per flag
 // or several (`local,size=1048576`, or `redis,host=h` then `redis,port=6379`); one cache per
 // server. Triton's deprecated `--response-cache-byte-size N` is `local,size=N`. Parsed once,
-// frozen; only the local cache exists so far (a Redis cache adds its kind here).
+// frozen; the Redis cache's keys are read by redis-config.ts.
 
 import { fail } from '../errors.js';
+import { parseRedisConfig, type RedisCacheConfig } from './redis-config.js';
 
 export interface LocalCacheConfig {
   readonly kind: 'local';
@@ -11,7 +12,7 @@ export interface LocalCacheConfig {
   readonly size: number;
 }
 
-export type CacheConfig = LocalCacheConfig;
+export type CacheConfig = LocalCacheConfig | RedisCacheConfig;
 
 /** Settings by cache name, in the order given; later values of a key replace earlier ones. */
 function settings(values: readonly string[]): Map<string, Map<string, string>> {
@@ -59,10 +60,11 @@ export function parseCacheConfig(
     );
   }
   const [[cache, keys]] = [...byCache] as [[string, Map<string, string>]];
+  if (cache === 'redis') return parseRedisConfig(keys);
   if (cache !== 'local') {
     throw fail(
       'BAD_REQUEST',
-      `--cache-config: unknown cache '${cache.slice(0, 100)}' (supported: local)`,
+      `--cache-config: unknown cache '${cache.slice(0, 100)}' (supported: local, redis)`,
     );
   }
   for (const key of keys.keys()) {

@@ -42,11 +42,30 @@ export function lookupResponse(
   binary: ReadonlyMap<string, boolean>,
   reporter: ModelReporter,
   arrivalNs: number,
-): CacheLookup {
+): CacheLookup | Promise<CacheLookup> {
   const start = hrNow();
   const key = cacheKey(request);
   if (key === undefined) return { miss: undefined };
-  const cached = cache.lookup(key);
+  const found = cache.lookup(key);
+  // Only a remote cache answers with a Promise: the local path stays synchronous, no microtask.
+  if (found instanceof Promise) {
+    return found.then((cached) =>
+      settle(cache, key, cached, start, head, binary, reporter, arrivalNs),
+    );
+  }
+  return settle(cache, key, found, start, head, binary, reporter, arrivalNs);
+}
+
+function settle(
+  cache: ResponseCache<CachedResponse>,
+  key: CacheKey,
+  cached: CachedResponse | undefined,
+  start: number,
+  head: ResponseHead,
+  binary: ReadonlyMap<string, boolean>,
+  reporter: ModelReporter,
+  arrivalNs: number,
+): CacheLookup {
   const lookupNs = hrNow() - start;
   if (cached === undefined) return { miss: { cache, key, lookupNs } };
   const response = fromCachedResponse(cached, head, binary);

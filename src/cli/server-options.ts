@@ -338,7 +338,7 @@ export const FLAGS = {
   'cache-config': {
     kind: 'string',
     repeat: true,
-    help: "<cache>,<key>=<value>: the response cache, as Triton's flag; local,size=<bytes> is one LRU shared by every model with response_cache { enable: true } (repeatable; none)",
+    help: "<cache>,<key>=<value>: the response cache, as Triton's flag; local,size=<bytes> is one LRU shared by every model with response_cache { enable: true }; redis,host=<h>,port=<p> is a Redis shared by replicas (repeatable; none)",
   },
   'record-requests': {
     kind: 'string',

@@ -252,7 +252,8 @@ export class RegistryDataPlane implements DataPlane {
         model_version: String(mv.version),
         ...(validated.id !== undefined ? { id: validated.id } : {}),
       };
-      const found = lookupResponse(cache, validated, head, binary, reporter, ctx.arrivalNs);
+      let found = lookupResponse(cache, validated, head, binary, reporter, ctx.arrivalNs);
+      if (found instanceof Promise) found = await found;
       if (found.hit !== undefined) {
         ctx.trace?.mark('respond');
         validated.regions?.releaseAll();

@@ -307,6 +307,28 @@ export class MetricsCatalog {
     gauge('nv_cpu_memory_used_bytes', 'CPU used memory (RAM), in bytes', (h) => h.memoryUsedBytes);
   }
 
+  /** infernode_cache_errors_total, created by the first `cacheErrors` call (a remote cache's). */
+  #cacheErrors: Counter<'op'> | undefined;
+
+  /**
+   * Failed lookups and inserts of a remote response cache (Redis slow, down or answering what
+   * cannot be read), by `op`: each was a miss served by the model, never a failed request. Created
+   * only on a server with a Redis cache; both series start at 0.
+   */
+  cacheErrors(): Counter<'op'> {
+    if (this.#cacheErrors === undefined) {
+      this.#cacheErrors = new Counter<'op'>({
+        name: 'infernode_cache_errors_total',
+        help: 'Response cache lookups and inserts that failed (served by the model), by op',
+        labelNames: ['op'],
+        registers: [this.registry],
+      });
+      this.#cacheErrors.inc({ op: 'lookup' }, 0);
+      this.#cacheErrors.inc({ op: 'insert' }, 0);
+    }
+    return this.#cacheErrors;
+  }
+
   /** Whether watchGpus created the GPU families (once per registry). */
   #gpuFamilies = false;
 

@@ -37,7 +37,7 @@ void describe('parseCacheConfig', () => {
     );
     assert.throws(
       () => parseCacheConfig(['memcached,size=1']),
-      refused("--cache-config: unknown cache 'memcached' (supported: local)"),
+      refused("--cache-config: unknown cache 'memcached' (supported: local, redis)"),
     );
     assert.throws(
       () => parseCacheConfig(['local,size=1', 'redis,host=h']),

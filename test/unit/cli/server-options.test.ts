@@ -74,7 +74,7 @@ void describe('gRPC flags', () => {
     );
     refuses(
       ['--cache-config=memcached,size=1'],
-      "--cache-config: unknown cache 'memcached' (supported: local)",
+      "--cache-config: unknown cache 'memcached' (supported: local, redis)",
     );
   });
 

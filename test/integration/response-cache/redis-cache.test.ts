@@ -1,0 +1,315 @@
+// The Redis response cache against Debian's redis-server started here (skipped with a reason where
+// it is not installed), real infernode servers, real worker threads and real ONNX Runtime sessions
+// (`simple` with response_cache { enable: true }): a repeat is a hit, two servers sharing one Redis
+// answer each other's entries, a Redis down at start or killed and restarted under load fails no
+// request (the failures are counted, hits resume once it is back), a value of another format
+// version is skipped, and settings it cannot honour are refused at start.
+
+import assert from 'node:assert/strict';
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { parseCacheConfig } from '../../../src/cache/cache-config.js';
+import { parseArgs } from '../../../src/cli/server-options.js';
+import { VALUE_FORMAT_VERSION } from '../../../src/cache/redis-value.js';
+import { RedisProcess, redisMissing } from '../../helpers/redis-server.js';
+import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
+import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { metric, waitFor } from '../../helpers/wait-for.js';
+
+const skip = redisMissing();
+
+async function cachedRepository(): Promise<string> {
+  const repo = await tempRepository();
+  const dir = await copyModel(repo, 'simple');
+  await appendFile(path.join(dir, 'config.pbtxt'), '\nresponse_cache { enable: true }\n');
+  return repo;
+}
+
+const ints = (from: number): number[] => Array.from({ length: 16 }, (_, i) => from + i);
+
+function request(a: number) {
+  return {
+    inputs: [
+      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: ints(a) },
+      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: ints(1000) },
+    ],
+  };
+}
+
+/** What `simple` answers for request(a): OUTPUT0 = sum, OUTPUT1 = difference. */
+function expected(a: number): { OUTPUT0: number[]; OUTPUT1: number[] } {
+  return {
+    OUTPUT0: ints(a).map((x, i) => x + 1000 + i),
+    OUTPUT1: ints(a).map((x, i) => x - 1000 - i),
+  };
+}
+
+interface Counts {
+  readonly hits: number;
+  readonly misses: number;
+  readonly executions: number;
+}
+
+async function counts(ts: TestServer): Promise<Counts> {
+  const body = (await (await fetch(`${ts.base}/v2/models/simple/stats`)).json()) as {
+    model_stats: {
+      execution_count: number;
+      inference_stats: Record<string, { count: number }>;
+    }[];
+  };
+  const s = body.model_stats[0];
+  assert.ok(s !== undefined);
+  return {
+    hits: s.inference_stats['cache_hit']?.count ?? 0,
+    misses: s.inference_stats['cache_miss']?.count ?? 0,
+    executions: s.execution_count,
+  };
+}
+
+const errors = (ts: TestServer, op: 'lookup' | 'insert') =>
+  metric(ts.metricsBase, 'infernode_cache_errors_total', `op="${op}"`);
+
+/** Sends request(a) and checks the answer is the model's (from the cache or not). */
+async function infer(ts: TestServer, a: number): Promise<void> {
+  const res = await postJson(`${ts.base}/v2/models/simple/infer`, request(a));
+  assert.equal(res.status, 200, JSON.stringify(res.json));
+  const outputs = Object.fromEntries(
+    (res.json.outputs as { name: string; data: number[] }[]).map((o) => [o.name, o.data]),
+  );
+  assert.deepEqual(outputs, expected(a));
+}
+
+async function redisServer(redis: RedisProcess, extra: string[] = []): Promise<TestServer> {
+  return startTestServer({
+    modelRepositories: [await cachedRepository()],
+    cacheConfig: parseCacheConfig([
+      `redis,host=127.0.0.1,port=${redis.port}`,
+      // Generous for a loaded CI machine: a timed-out lookup is a miss, which would flake a hit.
+      'redis,socket_timeout=2000,connect_timeout=2000',
+      ...extra,
+    ]),
+  });
+}
+
+void describe('Redis response cache', { skip }, () => {
+  let redis: RedisProcess;
+  let a: TestServer;
+  let b: TestServer;
+  let client: Redis;
+  before(async () => {
+    redis = await RedisProcess.start();
+    client = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: true });
+    client.on('error', () => {}); // the kill test drops it too; its commands say so
+    await client.connect();
+    a = await redisServer(redis);
+    b = await redisServer(redis);
+  });
+  after(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    client?.disconnect();
+    await redis?.kill();
+  });
+
+  void it('a repeat is a hit; a second server sharing the Redis answers it without running', async () => {
+    const a0 = await counts(a);
+    await infer(a, 1);
+    // The insert is sent off the response path: wait until it has landed.
+    assert.equal(
+      await waitFor(
+        () => client.dbsize(),
+        (n) => n === 1,
+      ),
+      1,
+    );
+    await infer(a, 1);
+    const a1 = await counts(a);
+    assert.deepEqual(
+      {
+        hits: a1.hits - a0.hits,
+        misses: a1.misses - a0.misses,
+        runs: a1.executions - a0.executions,
+      },
+      { hits: 1, misses: 1, runs: 1 },
+    );
+    const b0 = await counts(b);
+    await infer(b, 1);
+    const b1 = await counts(b);
+    assert.deepEqual(
+      {
+        hits: b1.hits - b0.hits,
+        misses: b1.misses - b0.misses,
+        runs: b1.executions - b0.executions,
+      },
+      { hits: 1, misses: 0, runs: 0 },
+      "b answered a's entry",
+    );
+    const keys = await client.keys('*');
+    assert.equal(keys.length, 1);
+    assert.match(keys[0] ?? '', /^infernode:v1:[0-9a-f]{40}$/);
+    assert.equal(await errors(a, 'lookup'), 0);
+    assert.equal(await errors(a, 'insert'), 0);
+  });
+
+  void it('skips a value of another format version, and counts one that does not parse', async () => {
+    await client.flushdb();
+    await infer(a, 2);
+    const [key] = await waitFor(
+      () => client.keys('infernode:v1:*'),
+      (k) => k.length === 1,
+    );
+    assert.ok(key !== undefined);
+    const value = await client.getBuffer(key);
+    assert.ok(value !== null);
+    const other = Buffer.from(value);
+    other[4] = VALUE_FORMAT_VERSION + 1;
+    await client.set(key, other);
+    const c0 = await counts(a);
+    await infer(a, 2);
+    const c1 = await counts(a);
+    assert.deepEqual(
+      {
+        hits: c1.hits - c0.hits,
+        misses: c1.misses - c0.misses,
+        runs: c1.executions - c0.executions,
+      },
+      { hits: 0, misses: 1, runs: 1 },
+      'another version: a miss, run by the model',
+    );
+    assert.equal(await errors(a, 'lookup'), 0, 'another version is not an error');
+    // The run replaced it with this version's value: the next repeat is a hit.
+    await waitFor(
+      async () => (await client.getBuffer(key))?.[4],
+      (v) => v === VALUE_FORMAT_VERSION,
+    );
+    await infer(a, 2);
+    assert.equal((await counts(a)).hits - c1.hits, 1);
+    // This version's header with a truncated body: a miss, counted as a lookup error.
+    await client.set(key, value.subarray(0, value.byteLength - 3));
+    await infer(a, 2);
+    assert.equal(await errors(a, 'lookup'), 1);
+  });
+
+  void it('a slow Redis: the lookup gives up at socket_timeout, the model answers, counted', async () => {
+    const slow = await redisServer(redis, ['redis,socket_timeout=100']);
+    try {
+      await infer(slow, 3); // connected
+      const before = await errors(slow, 'lookup');
+      const sleeping = client.call('DEBUG', 'SLEEP', '2');
+      await new Promise((r) => setTimeout(r, 50));
+      const t0 = performance.now();
+      await infer(slow, 4);
+      const ms = performance.now() - t0;
+      await sleeping;
+      assert.ok(ms < 1500, `answered in ${Math.round(ms)} ms while Redis slept 2 s`);
+      assert.equal(await errors(slow, 'lookup'), before + 1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  void it('Redis killed and restarted under load: every request succeeds, errors counted, hits resume', async (c) => {
+    let stop = false;
+    let sent = 0;
+    const failures: string[] = [];
+    const loops = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          await infer(a, 100 + ((w * 7 + i) % 8));
+          sent++;
+        } catch (e) {
+          failures.push(String(e));
+        }
+      }
+    });
+    try {
+      await waitFor(
+        () => sent,
+        (n) => n >= 40,
+      );
+      const lookupErrors = await errors(a, 'lookup');
+      await redis.kill();
+      const down = await waitFor(
+        () => errors(a, 'lookup'),
+        (n) => n >= lookupErrors + 10,
+      );
+      assert.ok(down >= lookupErrors + 10, `lookup errors while down: ${down - lookupErrors}`);
+      assert.ok((await errors(a, 'insert')) > 0, 'inserts failed while down');
+      const sentWhileDown = sent;
+      await redis.restart();
+      const atRestart = (await counts(a)).hits;
+      const hits = await waitFor(
+        async () => (await counts(a)).hits,
+        (h) => h >= atRestart + 20,
+        30_000,
+      );
+      assert.ok(hits >= atRestart + 20, `hits after the restart: ${hits - atRestart}`);
+      assert.ok(sent > sentWhileDown);
+      c.diagnostic(
+        `requests: ${sent}; lookup errors while down: ${down - lookupErrors}; ` +
+          `insert errors: ${await errors(a, 'insert')}; hits after restart: ${hits - atRestart}`,
+      );
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+    }
+    assert.deepEqual(failures, [], 'no request failed');
+    assert.ok(
+      a.logs.some((l) => l.includes('response cache lookup failed')),
+      'the failure was logged',
+    );
+    const warns = a.logs.filter((l) => l.includes('response cache lookup failed')).length;
+    assert.ok(warns <= 2, `rate-limited: ${warns} lines`);
+  });
+});
+
+void describe('Redis response cache: Redis down at start', { skip }, () => {
+  void it('serves every request from the model, counts the failures, and hits once Redis is up', async () => {
+    const redis = await RedisProcess.reserve();
+    const ts = await redisServer(redis);
+    try {
+      for (let i = 0; i < 5; i++) await infer(ts, 7);
+      assert.equal((await counts(ts)).executions, 5);
+      assert.equal(await errors(ts, 'lookup'), 5);
+      assert.equal(await errors(ts, 'insert'), 5);
+      await redis.restart();
+      const hits = await waitFor(
+        async () => {
+          await infer(ts, 7);
+          return (await counts(ts)).hits;
+        },
+        (h) => h >= 1,
+        30_000,
+      );
+      assert.ok(hits >= 1, 'a hit once Redis is up');
+    } finally {
+      await ts.close();
+      await redis.kill();
+    }
+  });
+});
+
+void describe('Redis response cache: settings refused at start', { skip }, () => {
+  void it('refuses keys ioredis cannot honour and an unreadable TLS file', async () => {
+    assert.throws(
+      () =>
+        parseArgs([
+          '--model-repository',
+          '/tmp',
+          '--cache-config',
+          'redis,host=h,port=1,pool_size=8',
+        ]),
+      /--cache-config: redis pool_size=8 is not supported/,
+    );
+    await assert.rejects(
+      startTestServer({
+        modelRepositories: [await cachedRepository()],
+        cacheConfig: parseCacheConfig([
+          'redis,host=127.0.0.1,port=1,tls_enabled=true,cacert=/nonexistent/ca.pem',
+        ]),
+      }),
+      /--cache-config: redis cacert: cannot read '\/nonexistent\/ca\.pem': ENOENT/,
+    );
+  });
+});
