@@ -34,19 +34,16 @@ export interface CudaRegionStatus {
 export type SharedMemoryAnswer = readonly RegionStatus[] | readonly CudaRegionStatus[];
 
 /**
- * Answers `call`. `registry` undefined: --allow-client-shm=false, and every call is refused with
- * the message Triton gives (since 26.04, when the flag appeared).
+ * Answers `call`. `registry` undefined: --allow-client-shm=false. Register and unregister are then
+ * refused with the message Triton gives (since 26.04, when the flag appeared); status still
+ * answers, with no regions, as Triton's does (qa/L0_shared_memory
+ * test_client_shm_disabled_by_default).
  */
 export function answerSharedMemory(
   registry: RegionRegistry | undefined,
   call: SharedMemoryCall,
 ): SharedMemoryAnswer {
-  if (registry === undefined) {
-    throw fail(
-      'SHM_DISABLED',
-      "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.",
-    );
-  }
+  if (registry === undefined) return answerDisabled(call);
   switch (call.op) {
     case 'register':
       registry.register(call.name, call.key, call.offset, call.byteSize);
@@ -66,10 +63,33 @@ export function answerSharedMemory(
     case 'cuda-unregister':
       return [];
     case 'cuda-status':
+      return cudaStatus(call.name);
+  }
+}
+
+/** No CUDA region can be registered here: every region named is unknown. */
+function cudaStatus(name: string | undefined): SharedMemoryAnswer {
+  if (name === undefined || name === '') return [];
+  throw fail('SHM_NOT_FOUND', `Unable to find cuda shared memory region: '${printable(name)}'`);
+}
+
+function answerDisabled(call: SharedMemoryCall): SharedMemoryAnswer {
+  switch (call.op) {
+    case 'status':
       if (call.name === undefined || call.name === '') return [];
       throw fail(
         'SHM_NOT_FOUND',
-        `Unable to find cuda shared memory region: '${printable(call.name)}'`,
+        `Unable to find system shared memory region: '${printable(call.name)}'`,
+      );
+    case 'cuda-status':
+      return cudaStatus(call.name);
+    case 'register':
+    case 'unregister':
+    case 'cuda-register':
+    case 'cuda-unregister':
+      throw fail(
+        'SHM_DISABLED',
+        "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.",
       );
   }
 }

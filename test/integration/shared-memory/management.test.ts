@@ -180,7 +180,7 @@ void describe('system shared memory: management calls', () => {
 void describe('system shared memory: off, restricted, and dropped at stop', () => {
   after(() => files.removeAll());
 
-  void it('is refused by default (--allow-client-shm=false), as in Triton 26.04+', async () => {
+  void it('register and unregister are refused by default (--allow-client-shm=false), status answers none, as in Triton 26.04+', async () => {
     const ts = await startTestServer({
       modelRepositories: [MODEL_REPOSITORY],
       modelControlMode: 'explicit',
@@ -194,14 +194,30 @@ void describe('system shared memory: off, restricted, and dropped at stop', () =
         byte_size: 16,
       });
       assert.equal(r.status, 403);
-      assert.equal(
-        r.json.error,
-        "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.",
-      );
+      const disabled =
+        "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.";
+      assert.equal(r.json.error, disabled);
+      const un = await postJson(`${ts.base}/v2/systemsharedmemory/region/o/unregister`, '');
+      assert.equal(un.status, 403);
+      assert.equal(un.json.error, disabled);
       await assert.rejects(
-        grpc.call('SystemSharedMemoryStatus', {}),
+        grpc.call('SystemSharedMemoryUnregister', {}),
         rejection(status.UNAVAILABLE, /Client shared memory is disabled/),
       );
+      // Status still answers, with no regions, as Triton's does
+      // (qa/L0_shared_memory test_client_shm_disabled_by_default).
+      assert.deepEqual(await getJson(`${ts.base}/v2/systemsharedmemory/status`), {
+        status: 200,
+        json: [],
+      });
+      const named = await getJson(`${ts.base}/v2/systemsharedmemory/region/o/status`);
+      assert.equal(named.status, 404);
+      assert.equal(named.json.error, "Unable to find system shared memory region: 'o'");
+      assert.deepEqual((await grpc.call('SystemSharedMemoryStatus', {})).regions, {});
+      assert.deepEqual(await getJson(`${ts.base}/v2/cudasharedmemory/status`), {
+        status: 200,
+        json: [],
+      });
     } finally {
       grpc.close();
       await ts.close();

@@ -143,13 +143,19 @@ void describe('WebSocket shared-memory frames', () => {
 void describe('WebSocket shared-memory frames: guarded as HTTP is', () => {
   after(() => files.removeAll());
 
-  void it('are refused with SHM_DISABLED under --allow-client-shm=false', async () => {
+  void it('register and unregister are refused with SHM_DISABLED under --allow-client-shm=false; status lists none', async () => {
     const ts = await startTestServer({ modelRepositories: [FIXTURE_REPOSITORY], loadModels: [] });
     const socket = await Socket.open(ts.base);
     try {
-      const err = errorOf(await socket.call({ type: 'shm_status' }));
+      const key = files.create('off', 16);
+      const err = errorOf(
+        await socket.call({ type: 'shm_register', name: 'o', key, offset: 0, byte_size: 16 }),
+      );
       assert.equal(err?.code, 'SHM_DISABLED');
       assert.match(err.message, /--allow-client-shm=true/);
+      assert.equal(errorOf(await socket.call({ type: 'shm_unregister' }))?.code, 'SHM_DISABLED');
+      // As over HTTP and gRPC, and as in Triton: status still answers, with no regions.
+      assert.deepEqual((await socket.call({ type: 'shm_status' }))['regions'], []);
     } finally {
       socket.close();
       await ts.close();
