@@ -6,7 +6,7 @@
 
 import { fstatSync, closeSync } from 'node:fs';
 import { fail } from '../errors.js';
-import { openShmKey, printable, SHM_DIR } from './shm-key.js';
+import { checkRegisterKey, openShmKey, printable, SHM_DIR } from './shm-key.js';
 import { ShmRegion, type RegionStatus } from './shm-region.js';
 
 export interface RegistryLimits {
@@ -46,6 +46,7 @@ export class RegionRegistry {
 
   register(name: string, key: string, offset: number, byteSize: number): void {
     if (this.#closed) throw fail('SHUTTING_DOWN', 'the server is shutting down');
+    checkRegisterKey(name, key);
     if (this.#regions.has(name)) {
       throw fail(
         'SHM_ALREADY_REGISTERED',

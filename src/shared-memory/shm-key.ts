@@ -1,7 +1,7 @@
 // A client's shared-memory key (`shm_open` name) checked and resolved to its file under /dev/shm.
-// A key is a name, never a path: one optional leading '/', no other '/', not '.' or '..', no NUL,
-// at most NAME_MAX bytes; the file is opened without following a symlink and must be a regular
-// file. Together these keep every registration inside the shm directory.
+// A key is a name, never a path: leading '/'s (shm_open drops them), no other '/', not '.' or
+// '..', no NUL, at most NAME_MAX bytes; the file is opened without following a symlink and must be
+// a regular file. Together these keep every registration inside the shm directory.
 
 import { constants, fstatSync, openSync, closeSync } from 'node:fs';
 import path from 'node:path';
@@ -13,9 +13,38 @@ export const SHM_DIR = '/dev/shm';
 /** NAME_MAX: the longest file name /dev/shm takes. */
 const MAX_KEY_BYTES = 255;
 
-/** The file name `key` names under the shm directory; throws SHM_BAD_KEY for anything else. */
+/** Keys Triton keeps for its Python backend's own regions (kTritonSharedMemoryRegionPrefix). */
+export const RESERVED_KEY_PREFIX = 'triton_python_backend_shm_region_';
+
+/**
+ * Triton's checks on a key before it looks at the registry (ValidateSharedMemoryKey), in its
+ * words: a key of nothing but '/' names no object, and keys with Triton's reserved prefix are
+ * refused so that a client cannot register the server's own regions.
+ */
+export function checkRegisterKey(region: string, key: string): void {
+  const name = key.replace(/^\/+/, '');
+  if (name === '') {
+    throw fail(
+      'SHM_BAD_KEY',
+      `cannot register shared memory region '${printable(region)}' - invalid shm key ` +
+        `'${printable(key)}'`,
+    );
+  }
+  if (name.startsWith(RESERVED_KEY_PREFIX)) {
+    throw fail(
+      'SHM_BAD_KEY',
+      `cannot register shared memory region '${printable(region)}' with key '${printable(key)}' ` +
+        `as the key contains the reserved prefix '${RESERVED_KEY_PREFIX}'`,
+    );
+  }
+}
+
+/**
+ * The file name `key` names under the shm directory; throws SHM_BAD_KEY for anything else.
+ * Leading slashes are dropped, all of them, as glibc's shm_open does.
+ */
 export function shmFileName(key: string): string {
-  const name = key.startsWith('/') ? key.slice(1) : key;
+  const name = key.replace(/^\/+/, '');
   const reason =
     name === ''
       ? 'it is empty'

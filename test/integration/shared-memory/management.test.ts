@@ -114,7 +114,7 @@ void describe('system shared memory: management calls', () => {
       ['../etc/passwd', /not a shared-memory name/],
       ['..', /not a shared-memory name: it is '..'/],
       ['/.', /it is '.'/],
-      ['', /it is empty/],
+      ['', /^cannot register shared memory region 'bad' - invalid shm key ''$/],
       ['a\u0000b', /NUL/],
       ['x'.repeat(300), /longer than 255 bytes/],
       [link, /Unable to open shared memory region/],
@@ -127,6 +127,38 @@ void describe('system shared memory: management calls', () => {
     }
     assert.deepEqual((await getJson(shm('/status'))).json, []);
     assert.deepEqual(openShmFds(), []);
+  });
+
+  void it("refuses Triton's invalid and reserved keys in its words, and takes extra leading slashes as shm_open does", async () => {
+    // Triton's qa/L0_shared_memory test_register_invalid_shm_key / test_register_reserved_names.
+    for (const key of ['/', '///']) {
+      const r = await postJson(shm('/region/my_region/register'), { key, byte_size: 16 });
+      assert.equal(r.status, 400);
+      assert.equal(
+        r.json.error,
+        `cannot register shared memory region 'my_region' - invalid shm key '${key}'`,
+      );
+    }
+    const reserved = 'triton_python_backend_shm_region_';
+    for (const key of [`${reserved}x`, `/${reserved}x`, `///${reserved}x`]) {
+      const r = await postJson(shm('/region/my_region/register'), { key, byte_size: 16 });
+      assert.equal(r.status, 400);
+      assert.equal(
+        r.json.error,
+        `cannot register shared memory region 'my_region' with key '${key}' as the key ` +
+          `contains the reserved prefix '${reserved}'`,
+      );
+      await assert.rejects(
+        grpc.call('SystemSharedMemoryRegister', { name: 'my_region', key, byte_size: 16 }),
+        rejection(status.INVALID_ARGUMENT, /as the key contains the reserved prefix/),
+      );
+    }
+    const key = files.create('slashes', 16);
+    const r = await postJson(shm('/region/slashes/register'), { key: `//${key}`, byte_size: 16 });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual((await getJson(shm('/status'))).json, [
+      { name: 'slashes', key: `//${key}`, offset: 0, byte_size: 16 },
+    ]);
   });
 
   void it('caps the number of regions and their total size', async () => {
