@@ -51,9 +51,17 @@ export function sharedMemoryParameters(
   };
 }
 
+/**
+ * Triton reads these as uint64 (size_t). A JSON integer past 2^53 arrives here rounded to the
+ * nearest double; it is kept, not refused, so that the region's bounds check answers it with
+ * Triton's words ("Invalid offset ...", "Integer overflow detected ...") as Triton would for the
+ * exact value: no region is that large, so the rounding cannot turn a refusal into a success.
+ */
+const UINT64_LIMIT = 2 ** 64;
+
 function count(tensor: string, params: Parameters, key: string): number {
   const v = params[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > UINT64_LIMIT) {
     throw fail(
       'BAD_PARAMETER',
       `invalid value for '${key}' parameter for tensor '${tensor}': expected an integer >= 0, ` +

@@ -11,6 +11,9 @@
 import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
 import { fail } from '../errors.js';
 
+/** Triton's SIZE_MAX: offsets and byte sizes are uint64 on the wire. */
+const UINT64_MAX = 2n ** 64n - 1n;
+
 export interface RegionStatus {
   readonly name: string;
   readonly key: string;
@@ -60,6 +63,19 @@ export class ShmRegion {
   checkSlice(offset: number, byteSize: number): void {
     if (offset >= this.byteSize && !(offset === 0 && byteSize === 0)) {
       throw fail('SHM_BAD_SLICE', `Invalid offset for shared memory region: '${this.name}'`);
+    }
+    // Offsets and byte sizes are uint64 (size_t) in Triton, whose sum could wrap: it refuses a sum
+    // past 2^64 - 1 before the bounds check, and so does this, in exact integers (the values may
+    // be past 2^53, see shm-parameters.ts; the test is only paid for past 2^53).
+    if (
+      offset + byteSize > Number.MAX_SAFE_INTEGER &&
+      BigInt(byteSize) > UINT64_MAX - BigInt(offset)
+    ) {
+      throw fail(
+        'SHM_BAD_SLICE',
+        `Integer overflow detected: byte_size (${BigInt(byteSize)}) + offset ` +
+          `(${BigInt(offset)}) exceeds maximum value (${UINT64_MAX}) for region '${this.name}'`,
+      );
     }
     if (offset + byteSize > this.byteSize) {
       throw fail(

@@ -337,6 +337,37 @@ void describe('system shared memory: tensors', () => {
     );
   });
 
+  void it('offsets and byte sizes past 2^53 are answered as Triton answers them (uint64), not refused as malformed', async () => {
+    // Triton's qa/L0_shared_memory test_infer_offset_out_of_bound and test_infer_integer_overflow
+    // send these exact JSON integers; JSON.parse rounds them to doubles (2^64 here).
+    await register('in', inKey, 32, 128);
+    await register('out', outKey, 0, 64);
+    const body = (offset: string, byteSize: string) =>
+      `{"inputs":[{"name":"INPUT0","datatype":"INT32","shape":[1,16],"data":${JSON.stringify(A)}},` +
+      `{"name":"INPUT1","datatype":"INT32","shape":[1,16],"data":${JSON.stringify(B)}}],` +
+      `"outputs":[{"name":"OUTPUT0","parameters":{"shared_memory_region":"out",` +
+      `"shared_memory_offset":${offset},"shared_memory_byte_size":${byteSize}}}]}`;
+    const cases: [string, string, string][] = [
+      ['18446744073709551584', '64', "Invalid offset for shared memory region: 'out'"],
+      [
+        '32',
+        '18446744073709551584',
+        'Integer overflow detected: byte_size (18446744073709551616) + offset (32) exceeds ' +
+          "maximum value (18446744073709551615) for region 'out'",
+      ],
+      ['9007199254740993', '64', "Invalid offset for shared memory region: 'out'"],
+    ];
+    for (const [offset, byteSize, message] of cases) {
+      const r = await postJson(url('/v2/models/simple/infer'), body(offset, byteSize));
+      assert.equal(r.status, 400, JSON.stringify(r.json));
+      assert.equal(r.json.error, message);
+    }
+    // Past uint64 is still malformed.
+    const over = await postJson(url('/v2/models/simple/infer'), body('0', '1e20'));
+    assert.equal(over.status, 400);
+    assert.match(over.json.error, /invalid value for 'shared_memory_byte_size' parameter/);
+  });
+
   void it('a region its owner shrank after registering is a clear error, and the server goes on', async () => {
     const key = files.create('shrink', Buffer.concat([int32(A), int32(B)]));
     await register('shrink', key, 0, 128);
