@@ -29,6 +29,8 @@ export interface RegistryOptions {
 
 export class RegionRegistry {
   readonly #regions = new Map<string, ShmRegion>();
+  /** Unregistered while a request held them; dropped when the last one is answered. */
+  readonly #awaitingUnregister = new Set<ShmRegion>();
   readonly #limits: RegistryLimits;
   readonly #dir: string;
   #bytes = 0;
@@ -85,13 +87,29 @@ export class RegionRegistry {
   }
 
   /**
-   * Removes the registration; a request that already acquired the region keeps it until answered.
-   * An unknown name is no error (Triton's UnregisterHelper).
+   * Removes the registration. A region some request holds is only marked, and removed when the
+   * last such request is answered (`release`): until then it is still listed by `status`, still
+   * usable by new requests and its name still taken, as in Triton (UnregisterHelper's
+   * awaiting_unregister_; qa/L0_shared_memory TestSharedMemoryUnregister). An unknown name is no
+   * error.
    */
   unregister(name: string): void {
     const region = this.#regions.get(name);
     if (region === undefined) return;
-    this.#regions.delete(name);
+    if (region.inUse) this.#awaitingUnregister.add(region);
+    else this.#drop(region);
+  }
+
+  /** A request is answered: drops its reference, and the registration if unregister awaited it. */
+  release(region: ShmRegion): void {
+    region.release();
+    if (!region.inUse && this.#awaitingUnregister.has(region)) this.#drop(region);
+  }
+
+  #drop(region: ShmRegion): void {
+    this.#awaitingUnregister.delete(region);
+    if (this.#regions.get(region.name) !== region) return;
+    this.#regions.delete(region.name);
     this.#bytes -= region.byteSize;
     region.release();
   }
@@ -128,9 +146,12 @@ export class RegionRegistry {
     return region;
   }
 
-  /** The server stops: every registration is dropped and no new one is taken. */
+  /**
+   * The server stops: every registration is dropped now, in use or not (a request still holding
+   * one keeps its fd until answered), and no new one is taken.
+   */
   close(): void {
     this.#closed = true;
-    this.unregisterAll();
+    for (const region of [...this.#regions.values()]) this.#drop(region);
   }
 }

@@ -26,6 +26,6 @@ export class RequestRegions {
   }
 
   releaseAll(): void {
-    for (const r of this.#held.splice(0)) r.release();
+    for (const r of this.#held.splice(0)) this.registry?.release(r);
   }
 }

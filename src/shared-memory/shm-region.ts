@@ -5,8 +5,9 @@
 // size at that moment.
 //
 // Ownership: the registry holds one reference; each request that resolved the region holds one
-// more until it is answered (`retain` / `release`). The fd closes when the last reference goes, so
-// unregistering a region a queued request uses lets that request finish (Triton does the same).
+// more until it is answered (`retain` / `release`). The fd closes when the last reference goes. A
+// region unregistered while a request holds it stays registered until that request is answered
+// (region-registry.ts), so the fd outlives the unregister call either way.
 
 import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
 import { fail } from '../errors.js';
@@ -42,6 +43,11 @@ export class ShmRegion {
   /** True while the fd is open (some reference remains). */
   get open(): boolean {
     return this.#fd >= 0;
+  }
+
+  /** True while a request holds it besides the registry. */
+  get inUse(): boolean {
+    return this.#refs > 1;
   }
 
   retain(): void {

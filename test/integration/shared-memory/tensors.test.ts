@@ -397,7 +397,7 @@ void describe('system shared memory: tensors', () => {
     assert.deepEqual(ok.json.outputs[0].data, SUM);
   });
 
-  void it('unregistering a region a queued request uses lets that request finish, as the newest Triton does', async () => {
+  void it('unregistering a region a queued request uses waits for it: listed until answered, then gone, as in Triton', async () => {
     const rows = 1;
     const input = slowInput(rows, 5);
     const key = files.create('slow', input);
@@ -421,12 +421,27 @@ void describe('system shared memory: tensors', () => {
     const fdsBefore = openShmFds().length;
     const un = await postJson(url('/v2/systemsharedmemory/region/slow/unregister'), '');
     assert.equal(un.status, 200);
-    const st = await fetch(url('/v2/systemsharedmemory/region/slow/status'));
-    assert.equal(st.status, 404, 'the name is gone at once');
+    // Unregister-all too: no error for a region in use (Triton's test_unregister_shm_during_*).
+    assert.equal((await postJson(url('/v2/systemsharedmemory/unregister'), '')).status, 200);
+    const listed = await fetch(url('/v2/systemsharedmemory/status'));
+    assert.deepEqual(
+      await listed.json(),
+      [{ name: 'slow', key, offset: 0, byte_size: input.byteLength }],
+      'still registered while the queued request holds it',
+    );
+    const again = await postJson(url('/v2/systemsharedmemory/region/slow/register'), {
+      key,
+      offset: 0,
+      byte_size: 4,
+    });
+    assert.equal(again.json.error, "shared memory region 'slow' already in manager");
     assert.equal(openShmFds().length, fdsBefore, 'the fd stays open for the queued request');
     const answer = await queued;
     assert.equal((await blocker).status, 200);
     assert.equal(answer.status, 200, JSON.stringify(answer.json).slice(0, 200));
+    const st = await fetch(url('/v2/systemsharedmemory/region/slow/status'));
+    assert.equal(st.status, 404, 'gone once the request that held it is answered');
+    assert.deepEqual(await (await fetch(url('/v2/systemsharedmemory/status'))).json(), []);
     const inline = await postJson(url('/v2/models/slow_fp32/infer'), {
       inputs: [
         {
