@@ -16,6 +16,7 @@ import type { BenchOptions } from './options/bench-options.js';
 import { parseServerUrl } from './options/server-url.js';
 import { UsageError } from './options/usage-error.js';
 import { prepareRun } from './prepare-run.js';
+import { cacheStatsLines } from './report/cache-lines.js';
 import { levelTable } from './report/comparison.js';
 import { Progress } from './report/progress.js';
 import { RESULT_SCHEMA, type BenchResult } from './report/result-types.js';
@@ -135,6 +136,10 @@ async function main(argv: readonly string[]): Promise<number> {
     };
     const files = await writeOutputs(result, options);
     progress.log(`\n${textTable(levelTable(target))}\n`);
+    const cache = cacheStatsLines(target);
+    if (cache.length > 0) {
+      progress.log(`Server response cache (statistics deltas):\n${cache.join('\n')}\n`);
+    }
     progress.log(`wrote ${files.json}\n      ${files.html}\n      ${files.png}`);
     for (const csv of Object.values(files.csv)) progress.log(`      ${csv}`);
     return target.levels.every((l) => l.summary.errors === 0) ? 0 : 1;
@@ -152,6 +157,11 @@ async function main(argv: readonly string[]): Promise<number> {
  * they are refused rather than sending requests the sequence batcher would reject.
  */
 function checkSequences(sig: ModelSignature, options: BenchOptions): void {
+  if (sig.sequenceBatching && options.cacheHitRatio !== null) {
+    throw new UsageError(
+      `${sig.name} has sequence_batching, which the response cache refuses: no --cache-hit-ratio`,
+    );
+  }
   if (!sig.sequenceBatching) {
     if (options.sequence.explicit) {
       throw new UsageError(

@@ -1,8 +1,10 @@
 // The HTTP load engine of one generator thread: a closed loop (concurrency) or an open loop
 // (request rate) over prebuilt requests. The per-request timeout sweep and the draining stop are
 // SweptLoadEngine's, shared with the WebSocket engine. For a sequence model each connection of the
-// closed loop walks its own sequences (http-sequence-requests.ts).
+// closed loop walks its own sequences (http-sequence-requests.ts). With --cache-hit-ratio each
+// request carries a fresh or a repeated input (cache-hit-requests.ts).
 
+import { CacheHitRequests, type CacheHitInit } from './cache-hit-requests.js';
 import { ClosedLoop } from './closed-loop.js';
 import type { HttpConnection } from './http-connection.js';
 import { HttpSequenceRequests, type HttpSequenceInit } from './http-sequence-requests.js';
@@ -21,10 +23,14 @@ export interface HttpEngineInit {
   readonly requestTimeoutMs: number;
   /** A sequence model's settings (the requests then hold placeholders); null otherwise. */
   readonly sequences: HttpSequenceInit | null;
+  /** --cache-hit-ratio (the requests then hold a nonce placeholder); null otherwise. */
+  readonly cacheHits: CacheHitInit | null;
 }
 
 export class HttpLoadEngine extends SweptLoadEngine<ClosedLoop | OpenLoop, HttpConnection | null> {
   private readonly requests: Buffer[];
+  /** Lives as long as the thread, so every level's fresh inputs are new to the server. */
+  private readonly cacheHits: CacheHitRequests | null;
 
   constructor(
     private readonly init: HttpEngineInit,
@@ -33,10 +39,14 @@ export class HttpLoadEngine extends SweptLoadEngine<ClosedLoop | OpenLoop, HttpC
     super(init.requestTimeoutMs, sweepConnections);
     // Views, not copies, of the buffers that arrived through structured clone.
     this.requests = init.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+    this.cacheHits =
+      init.cacheHits === null
+        ? null
+        : new CacheHitRequests(this.requests, init.cacheHits, threadIndex);
   }
 
   async start(share: LoadShare, recorder: WindowRecorder): Promise<void> {
-    const payloads = new PayloadCycle(this.requests, this.threadIndex);
+    const payloads = this.cacheHits ?? new PayloadCycle(this.requests, this.threadIndex);
     const sequences = this.init.sequences;
     switch (share.kind) {
       case 'concurrency': {

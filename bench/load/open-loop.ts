@@ -11,7 +11,6 @@ import type { HttpTarget } from './closed-loop.js';
 import { DrainWaiters } from './drain-waiters.js';
 import { HttpConnection, type HttpOutcome } from './http-connection.js';
 import { describeFailure } from './load-engine.js';
-import type { PayloadCycle } from './payload-cycle.js';
 import type { WindowRecorder } from './window-recorder.js';
 
 /** Due requests beyond this many waiting are counted as errors rather than queued forever. */
@@ -31,7 +30,7 @@ export class OpenLoop {
 
   constructor(
     private readonly target: HttpTarget,
-    private readonly payloads: PayloadCycle,
+    private readonly payloads: { next(): Buffer },
     private readonly recorder: WindowRecorder,
     private readonly maxConnections: number,
   ) {}

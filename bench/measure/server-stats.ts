@@ -1,7 +1,8 @@
 // The server-side breakdown of a window, from Triton's statistics extension
 // (`GET /v2/models/{m}[/versions/{v}]/stats`, or the gRPC `ModelStatistics`) read before and after
 // it: cumulative counters are subtracted, so the figures cover exactly the requests the server
-// finished inside the window.
+// finished inside the window. The response cache's `cache_hit` / `cache_miss` come along, as
+// perf_analyzer reads them (a hit counts in `success` and `queue` but in no `compute_*`).
 
 import { status } from '@grpc/grpc-js';
 import { describeGrpcError, type GrpcServiceClient } from '../model/grpc-service.js';
@@ -21,6 +22,12 @@ export interface ServerCounters {
   readonly failCount: number;
   readonly inferenceCount: number;
   readonly executionCount: number;
+  /** Requests answered from the response cache, and the time their lookups took. */
+  readonly cacheHitCount: number;
+  readonly cacheHitNs: number;
+  /** Requests the cache missed (run, then inserted), and the lookup plus insertion time. */
+  readonly cacheMissCount: number;
+  readonly cacheMissNs: number;
 }
 
 /** Per-request averages in µs, as perf_analyzer prints its server-side section. */
@@ -38,6 +45,14 @@ export interface ServerBreakdown {
   /** Request time not accounted for by queue + compute (scheduling, copies, response). */
   readonly avgOverheadUs: number;
   readonly failures: number;
+  /**
+   * perf_analyzer's "Cache hit count" / "Cache hit latency" and the miss pair (average µs per
+   * lookup); zero without a response cache. Absent from results written before the cache.
+   */
+  readonly cacheHits?: number;
+  readonly avgCacheHitUs?: number;
+  readonly cacheMisses?: number;
+  readonly avgCacheMissUs?: number;
 }
 
 interface DurationJson {
@@ -84,6 +99,10 @@ export function parseServerCounters(body: unknown, model: string, version: strin
     failCount: num(s.fail?.count),
     inferenceCount: num(m.inference_count),
     executionCount: num(m.execution_count),
+    cacheHitCount: num(s.cache_hit?.count),
+    cacheHitNs: num(s.cache_hit?.ns),
+    cacheMissCount: num(s.cache_miss?.count),
+    cacheMissNs: num(s.cache_miss?.ns),
   };
 }
 
@@ -121,6 +140,10 @@ export function breakdown(c: ServerCounters): ServerBreakdown {
     avgComputeOutputUs: output,
     avgOverheadUs: Math.max(0, request - queue - input - infer - output),
     failures: c.failCount,
+    cacheHits: c.cacheHitCount,
+    avgCacheHitUs: avg(c.cacheHitNs, c.cacheHitCount),
+    cacheMisses: c.cacheMissCount,
+    avgCacheMissUs: avg(c.cacheMissNs, c.cacheMissCount),
   };
 }
 

@@ -109,6 +109,11 @@ export interface BenchOptions {
    */
   readonly grpcClientTimeoutMs: number;
   readonly seed: number;
+  /**
+   * `bench --cache-hit-ratio`: the share of requests that repeat an input sent before (the rest
+   * carry inputs never sent), for a server's response cache; null = every request as prebuilt.
+   */
+  readonly cacheHitRatio: number | null;
   /** `bench`: start infernode on a free port instead of using --url. */
   readonly serve: boolean;
   readonly modelRepository: string;

@@ -86,6 +86,13 @@ export const FLAGS: Readonly<Record<string, SharedFlagSpec>> = {
   },
   'request-timeout': { kind: 'uint', help: 'Per-request timeout in ms (30000)' },
   seed: { kind: 'uint', help: 'Seed for random input data and Poisson arrivals (1)' },
+  'cache-hit-ratio': {
+    kind: 'number',
+    only: 'bench',
+    help:
+      '0..1: that share of requests repeats one of the last 64 fresh inputs, the rest carry inputs ' +
+      'never sent, seeded by --seed (-i http; the first input FP32, FP64 or [U]INT32/64)',
+  },
   'sequence-length': {
     kind: 'uint',
     only: 'bench',

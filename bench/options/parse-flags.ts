@@ -248,6 +248,14 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
   if (r.has('grpc-client-timeout') && protocol !== 'grpc') {
     throw new UsageError('--grpc-client-timeout is a gRPC deadline: it needs -i grpc');
   }
+  const cacheHitRatio = r.has('cache-hit-ratio')
+    ? r.number('cache-hit-ratio', 0, (n) => n >= 0 && n <= 1, 'a share 0..1')
+    : null;
+  if (cacheHitRatio !== null && (protocol !== 'http' || sharedMemory === 'system')) {
+    throw new UsageError(
+      '--cache-hit-ratio: requests are varied over -i http without shared memory only so far',
+    );
+  }
   const sweep = parseSweep(r);
   const latencyThresholdMs = r.number('latency-threshold', 0, (n) => n >= 0, 'milliseconds >= 0');
   if (sweep.range.end === 0 && latencyThresholdMs === 0) {
@@ -313,6 +321,7 @@ export function parseBenchFlags(argv: readonly string[], command: Command): Pars
     requestTimeoutMs: r.number('request-timeout', 30_000, (n) => n >= 1, 'ms >= 1'),
     grpcClientTimeoutMs: r.number('grpc-client-timeout', 0, (n) => n >= 1, 'ms >= 1'),
     seed: r.number('seed', 1, () => true, 'an integer >= 0'),
+    cacheHitRatio,
     serve: r.flag('serve'),
     modelRepository: path.resolve(r.string('model-repository', DEFAULT_MODEL_REPOSITORY)),
     serverArgs,

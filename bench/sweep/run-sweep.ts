@@ -6,6 +6,7 @@ import type { LoadLevel } from '../load/messages.js';
 import type { BenchOptions } from '../options/bench-options.js';
 import { rangeLevels } from '../options/load-range.js';
 import { STABILITY_WINDOW } from '../measure/stability.js';
+import { cacheStatsLine } from '../report/cache-lines.js';
 import { levelName, ms, rate } from '../report/format.js';
 import type { Progress } from '../report/progress.js';
 import type { LevelResult } from '../report/result-types.js';
@@ -50,10 +51,12 @@ export function describeLevel(label: string, level: LevelResult, percentile: num
       ? `, ${s.errors} errors (${level.windows.find((w) => w.errorSample)?.errorSample ?? ''})`
       : '';
   const server = s.cpu.server === null ? '' : `server ${s.cpu.server.toFixed(2)} + `;
+  const cache = cacheStatsLine(s.server);
   return (
     `[${label}] ${levelName(level.mode, level.value)}: ${rate(s.inferPerSec)} infer/s, latency ms avg ${ms(l.avgUs)}` +
     ` p50 ${ms(l.p50Us)} p90 ${ms(l.p90Us)} p99 ${ms(l.p99Us)}${custom} max ${ms(l.maxUs)}` +
-    ` (${stable}; cores: ${server}generator ${s.cpu.generator.toFixed(2)}${errors})`
+    ` (${stable}; cores: ${server}generator ${s.cpu.generator.toFixed(2)}${errors})` +
+    (cache === null ? '' : `\n  ${cache}`)
   );
 }
 

@@ -2,6 +2,8 @@
 // --url): preflight the exact request bytes, fork the load generator with them, sweep the levels,
 // and collect the result (the shared steps are runGeneratorSweep's).
 
+import type { Datatype } from 'infernode/tooling';
+import { jsonNonceSite, type CacheHitInit, type NonceSite } from '../load/cache-hit-requests.js';
 import type { HttpEngineInit } from '../load/http-load-engine.js';
 import { buildHttpRequest, type RequestBody } from '../load/http-request.js';
 import {
@@ -87,14 +89,18 @@ export async function runHttpTarget(
   }
 
   const engine = (): HttpEngineInit | ShardedInit<HttpEngineInit> =>
-    engineSettings(spec, (port) => ({
-      host: spec.host,
-      port,
-      requests: bodies.map((b) => buildHttpRequest(spec.host, port, path, b)),
-      maxConnections: options.maxConnections,
-      requestTimeoutMs: options.requestTimeoutMs,
-      sequences,
-    }));
+    engineSettings(spec, (port) => {
+      const requests = bodies.map((b) => buildHttpRequest(spec.host, port, path, b));
+      return {
+        host: spec.host,
+        port,
+        requests,
+        maxConnections: options.maxConnections,
+        requestTimeoutMs: options.requestTimeoutMs,
+        sequences,
+        cacheHits: cacheHitInit(options, bodies, requests),
+      };
+    });
   return runGeneratorSweep(
     spec,
     {
@@ -118,4 +124,38 @@ function sequenceInit(options: BenchOptions, body: RequestBody): HttpSequenceIni
   );
   if (!marked) return null;
   return { options: options.sequence, threads: options.generatorThreads, seed: options.seed };
+}
+
+/**
+ * The generator's --cache-hit-ratio settings (null without the flag): where each prebuilt request
+ * holds its nonce placeholder (prepare-run.ts put it in the first input's first element).
+ */
+function cacheHitInit(
+  options: BenchOptions,
+  bodies: readonly RequestBody[],
+  requests: readonly Buffer[],
+): CacheHitInit | null {
+  if (options.cacheHitRatio === null) return null;
+  const sites = requests.map((request, i): NonceSite => {
+    const body = bodies[i] as RequestBody;
+    if (body.inferenceHeaderLength === undefined) return jsonNonceSite(request);
+    // Binary extension: the first input's bytes follow the JSON header, whose first input names
+    // their datatype.
+    const header = JSON.parse(
+      Buffer.from(body.body.subarray(0, body.inferenceHeaderLength)).toString('utf8'),
+    ) as { inputs: { datatype: Datatype }[] };
+    const datatype = header.inputs[0]?.datatype;
+    if (datatype === undefined) throw new Error('--cache-hit-ratio: a request without inputs');
+    return {
+      kind: 'binary',
+      offset: request.length - body.body.byteLength + body.inferenceHeaderLength,
+      datatype,
+    };
+  });
+  return {
+    ratio: options.cacheHitRatio,
+    sites,
+    threads: options.generatorThreads,
+    seed: options.seed,
+  };
 }

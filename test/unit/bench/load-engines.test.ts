@@ -98,6 +98,7 @@ function engineFor(port: number): HttpLoadEngine {
       maxConnections: 256,
       requestTimeoutMs: 10_000,
       sequences: null,
+      cacheHits: null,
     },
     0,
   );

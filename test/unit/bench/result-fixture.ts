@@ -37,6 +37,10 @@ export function counters(
     failCount: 0,
     inferenceCount: requests,
     executionCount: Math.ceil(requests / batch),
+    cacheHitCount: 0,
+    cacheHitNs: 0,
+    cacheMissCount: 0,
+    cacheMissNs: 0,
   };
 }
 

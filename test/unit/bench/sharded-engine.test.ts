@@ -116,6 +116,7 @@ function init(port: number): HttpEngineInit {
     maxConnections: 16,
     requestTimeoutMs: 5000,
     sequences: null,
+    cacheHits: null,
   };
 }
 
