@@ -97,6 +97,11 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     load: () => m(import('./ensemble-overhead.js')),
   },
   {
+    name: 'cache',
+    summary: 'mlp at 0/50/90 % repeated inputs, uncached and cached: req/s, p50, p99; publishes',
+    load: () => m(import('./cache-compare.js')),
+  },
+  {
     name: 'hostile-probes',
     summary: "issue 33's defects 3, 4 and 7 probed on fresh servers; prints JSON lines",
     load: () => m(import('./hostile-probes.js')),

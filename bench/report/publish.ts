@@ -39,6 +39,8 @@ import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
 import { ENSEMBLE_JSON, renderEnsembleOverhead } from '../pipelines/ensemble-files.js';
+import { CACHE_JSON, CACHE_MEMORY_JSON, renderResponseCache } from '../cache/cache-files.js';
+import type { CacheMemoryResult, CacheResult } from '../cache/cache-result.js';
 import { renderGpuResults } from './gpu-results-files.js';
 import type { EnsembleResult } from '../pipelines/ensemble-result.js';
 import type { StreamsResult } from '../streams/streams-result.js';
@@ -132,6 +134,7 @@ export async function renderAllPublished(): Promise<Published> {
       ...management.sections,
       ...streams.sections,
       ...(await renderEnsembleOverhead()),
+      ...(await renderResponseCache()),
       ...(await renderGpuResults()),
     ],
   };
@@ -248,4 +251,12 @@ export function publishOcr(result: OcrResult): Promise<string[]> {
 
 export function publishEnsembleOverhead(result: EnsembleResult): Promise<string[]> {
   return publishModelManagement(ENSEMBLE_JSON, result);
+}
+
+export function publishResponseCache(result: CacheResult): Promise<string[]> {
+  return publishModelManagement(CACHE_JSON, result);
+}
+
+export function publishResponseCacheMemory(result: CacheMemoryResult): Promise<string[]> {
+  return publishModelManagement(CACHE_MEMORY_JSON, result);
 }
