@@ -63,6 +63,7 @@ export const FLAGS = {
   },
   'memory-concurrency': { kind: 'uint', default: '16', help: 'The memory run: in flight' },
   'model-repository': { kind: 'string', help: 'Repository holding the model (model_repository)' },
+  'out-dir': { kind: 'string', help: 'Directory for run outputs (bench/out)' },
   'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
   help: HELP_FLAG,
 } as const satisfies FlagTable;
@@ -145,7 +146,14 @@ async function table(s: Settings, values: Values, argv: readonly string[]): Prom
           s,
           cache === 'none' ? s.repository : cached.dir,
           cache === 'none' ? [] : [`--cache-config=${cache}`],
-          ['--cache-hit-ratio', String(ratio)],
+          [
+            '--cache-hit-ratio',
+            String(ratio),
+            '-p',
+            values['measurement-interval'] ?? '2000',
+            '-r',
+            values['max-trials'] ?? '5',
+          ],
           levels,
         );
         for (const l of target.levels) {
@@ -185,7 +193,7 @@ async function table(s: Settings, values: Values, argv: readonly string[]): Prom
     transport: values.json === true ? 'HTTP JSON' : 'HTTP binary',
     rows,
   };
-  await write(result, 'cache', values['no-publish'] !== true, publishResponseCache);
+  await write(result, 'cache', values, publishResponseCache);
   return rows.some((r) => r.errors > 0) ? 1 : 0;
 }
 
@@ -250,21 +258,23 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
       `${budget}; RSS mean first 30 s full ${(v.firstMeanBytes / 1048576).toFixed(1)} MiB, ` +
       `last 30 s ${(v.lastMeanBytes / 1048576).toFixed(1)} MiB: ${v.flat ? 'flat' : 'NOT flat'}`,
   );
-  await write(result, 'cache-memory', values['no-publish'] !== true, publishResponseCacheMemory);
+  await write(result, 'cache-memory', values, publishResponseCacheMemory);
   return result.errors > 0 || v.maxCacheBytes > budget ? 1 : 0;
 }
 
 async function write<T extends { startedAt: string }>(
   result: T,
   name: string,
-  publish: boolean,
+  values: Values,
   publisher: (r: T) => Promise<string[]>,
 ): Promise<void> {
-  const out = path.join(BENCH_OUT, `${result.startedAt.replace(/[:.]/g, '-')}-${name}`);
+  const outDir = path.resolve(values['out-dir'] ?? BENCH_OUT);
+  const out = path.join(outDir, `${result.startedAt.replace(/[:.]/g, '-')}-${name}`);
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`wrote ${path.join(out, 'result.json')}\n`);
-  if (publish) for (const f of await publisher(result)) process.stdout.write(`wrote ${f}\n`);
+  if (values['no-publish'] === true) return;
+  for (const f of await publisher(result)) process.stdout.write(`wrote ${f}\n`);
 }
 
 type Values = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
@@ -275,13 +285,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const s: Settings = {
     model: values['model-name'] ?? 'mlp',
     repository: path.resolve(values['model-repository'] ?? DEFAULT_MODEL_REPOSITORY),
-    benchArgs: [
-      '-p',
-      values['measurement-interval'] ?? '2000',
-      '-r',
-      values['max-trials'] ?? '5',
-      ...(values.json === true ? [] : ['--binary']),
-    ],
+    benchArgs: values.json === true ? [] : ['--binary'],
     progress,
   };
   try {
