@@ -205,6 +205,7 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
   const startedAt = new Date().toISOString();
   const cached = await cachedRepository(s.repository, s.model);
   let samples: Promise<CacheMemoryResult['samples']> = Promise.resolve([]);
+  let startedAtMs = Date.now();
   let target: TargetResult;
   try {
     // 10-second windows until the time is up: a stability of 0 % is never met, so every window
@@ -228,6 +229,7 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
         const port = metricsPortOf(server);
         if (port === null) throw new Error('infernode reported no metrics port');
         const sampler = sampleServer(server, port);
+        startedAtMs = sampler.startedAtMs;
         return async () => {
           samples = sampler.stop();
           await samples;
@@ -251,12 +253,17 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
     requests: windows.reduce((n, w) => n + w.requests, 0),
     errors: windows.reduce((n, w) => n + w.errors, 0),
     samples: await samples,
+    windows: windows.map((w) => ({
+      t: Math.round((w.startMs - startedAtMs) / 1000),
+      reqPerSec: w.reqPerSec,
+    })),
   };
   const v = memoryVerdict(result);
   s.progress.log(
     `memory run: cache full at ${v.fullAtS ?? 'never'} s, cache bytes max ${v.maxCacheBytes} of ` +
       `${budget}; RSS mean first 30 s full ${(v.firstMeanBytes / 1048576).toFixed(1)} MiB, ` +
-      `last 30 s ${(v.lastMeanBytes / 1048576).toFixed(1)} MiB: ${v.flat ? 'flat' : 'NOT flat'}`,
+      `last 30 s ${(v.lastMeanBytes / 1048576).toFixed(1)} MiB: ${v.flat ? 'flat' : 'NOT flat'} ` +
+      `(req/s ${v.firstReqPerSec?.toFixed(0) ?? '?'} then, ${v.lastReqPerSec?.toFixed(0) ?? '?'} last)`,
   );
   await write(result, 'cache-memory', values, publishResponseCacheMemory);
   return result.errors > 0 || v.maxCacheBytes > budget ? 1 : 0;

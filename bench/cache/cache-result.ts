@@ -61,6 +61,11 @@ export interface CacheMemoryResult {
   readonly requests: number;
   readonly errors: number;
   readonly samples: readonly MemorySample[];
+  /**
+   * The load's 10-second windows (seconds since the load started, req/s): RSS can grow with the
+   * request rate (more in flight, more garbage between collections) as well as with the cache.
+   */
+  readonly windows?: readonly { readonly t: number; readonly reqPerSec: number }[];
 }
 
 /** What the memory run shows: RSS over the first and the last 30 s once the cache is full. */
@@ -70,6 +75,9 @@ export interface MemoryVerdict {
   readonly firstMeanBytes: number;
   readonly lastMeanBytes: number;
   readonly maxCacheBytes: number;
+  /** Mean req/s of the windows in the same two spans (null without windows). */
+  readonly firstReqPerSec: number | null;
+  readonly lastReqPerSec: number | null;
   /** Last 30 s mean within 5 % of the first 30 s mean after the cache filled. */
   readonly flat: boolean;
 }
@@ -87,11 +95,17 @@ export function memoryVerdict(r: CacheMemoryResult): MemoryVerdict {
   const last = r.samples.filter((s) => s.t > end - SPAN_S);
   const firstMeanBytes = mean(first.map((s) => s.rssBytes));
   const lastMeanBytes = mean(last.map((s) => s.rssBytes));
+  const rate = (keep: (t: number) => boolean): number | null =>
+    r.windows === undefined
+      ? null
+      : mean(r.windows.filter((w) => keep(w.t)).map((w) => w.reqPerSec));
   return {
     fullAtS,
     firstMeanBytes,
     lastMeanBytes,
     maxCacheBytes: Math.max(0, ...r.samples.map((s) => s.cacheBytes)),
+    firstReqPerSec: rate((t) => t >= from && t < from + SPAN_S),
+    lastReqPerSec: rate((t) => t > end - SPAN_S - 10),
     flat: fullAtS !== null && lastMeanBytes <= firstMeanBytes * 1.05,
   };
 }
@@ -193,17 +207,27 @@ function memorySection(r: CacheMemoryResult, source: string): string[] {
       `[${source}](${source.replace(/^bench\//, '')}).`,
     '',
     markdownTable({
-      headers: ['cache full at', 'cache bytes max', 'RSS first 30 s full', 'RSS last 30 s', 'flat'],
+      headers: [
+        'cache full at',
+        'cache bytes max',
+        'RSS first 30 s full',
+        'RSS last 30 s',
+        'req/s then / last',
+        'flat',
+      ],
       rows: [
         [
           v.fullAtS === null ? 'never' : `${v.fullAtS} s`,
           `${v.maxCacheBytes} of ${r.budgetBytes}`,
           mib(v.firstMeanBytes),
           mib(v.lastMeanBytes),
+          v.firstReqPerSec === null || v.lastReqPerSec === null
+            ? '–'
+            : `${v.firstReqPerSec.toFixed(0)} / ${v.lastReqPerSec.toFixed(0)}`,
           v.flat ? 'yes (within 5 %)' : 'no',
         ],
       ],
-      align: ['right', 'right', 'right', 'right', 'left'],
+      align: ['right', 'right', 'right', 'right', 'right', 'left'],
     }),
     '',
   ];

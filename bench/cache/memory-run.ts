@@ -19,9 +19,10 @@ export function gaugeValue(text: string, name: string): number {
 export function sampleServer(
   server: ServerProcess,
   metricsPort: number,
-): { stop(): Promise<MemorySample[]> } {
+): { readonly startedAtMs: number; stop(): Promise<MemorySample[]> } {
   const samples: MemorySample[] = [];
   const start = performance.now();
+  const startedAtMs = Date.now();
   let pending: Promise<void> = Promise.resolve();
   const take = async (): Promise<void> => {
     const t = Math.round((performance.now() - start) / 1000);
@@ -44,6 +45,8 @@ export function sampleServer(
     pending = pending.then(take);
   }, SAMPLE_MS);
   return {
+    /** Epoch ms of t = 0, to place the load's windows on the samples' time line. */
+    startedAtMs,
     async stop(): Promise<MemorySample[]> {
       clearInterval(timer);
       await pending;

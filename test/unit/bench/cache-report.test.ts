@@ -77,6 +77,8 @@ function memoryRun(rss: (t: number) => number, fullAt: number | null): CacheMemo
       cacheBytes: fullAt !== null && t >= fullAt ? 4_190_000 : t * 1000,
       evictions: fullAt !== null && t >= fullAt ? t : 0,
     })),
+    // 10-second windows: 600 req/s for the first half, 900 after.
+    windows: Array.from({ length: 12 }, (_, i) => ({ t: i * 10, reqPerSec: i < 6 ? 600 : 900 })),
   };
 }
 
@@ -97,6 +99,8 @@ void describe('bench cache report', () => {
     assert.equal(flat.fullAtS, 10);
     assert.equal(flat.flat, true);
     assert.equal(flat.maxCacheBytes, 4_190_000);
+    assert.equal(flat.firstReqPerSec, 600, 'the windows starting 10..39 s');
+    assert.equal(flat.lastReqPerSec, 900, 'the windows overlapping the last 30 s');
     const growing = memoryVerdict(memoryRun((t) => 100e6 + t * 1e6, 10));
     assert.equal(growing.flat, false);
     assert.ok(growing.lastMeanBytes > growing.firstMeanBytes * 1.05);
@@ -119,7 +123,7 @@ void describe('bench cache report', () => {
     );
     assert.match(
       text,
-      /\| 5 s \| 4190000 of 4194304 \| 143\.1 MiB \| 143\.1 MiB \| yes \(within 5 %\) \|/,
+      /\| 5 s \| 4190000 of 4194304 \| 143\.1 MiB \| 143\.1 MiB \| 600 \/ 900 \| yes \(within 5 %\) \|/,
     );
     assert.deepEqual(responseCacheSection(null, null), []);
   });
