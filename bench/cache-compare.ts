@@ -61,7 +61,18 @@ export const FLAGS = {
     default: '4194304',
     help: 'The memory run: bytes of the local cache (--cache-config local,size=N)',
   },
-  'memory-concurrency': { kind: 'uint', default: '16', help: 'The memory run: in flight' },
+  'memory-rate': {
+    kind: 'uint',
+    default: '200',
+    help:
+      'The memory run: requests/s, open loop, so RSS is compared at one rate whatever else ' +
+      'runs on the machine; 0: closed loop at --memory-concurrency',
+  },
+  'memory-concurrency': {
+    kind: 'uint',
+    default: '16',
+    help: 'The memory run with --memory-rate 0: in flight',
+  },
   'model-repository': { kind: 'string', help: 'Repository holding the model (model_repository)' },
   'out-dir': { kind: 'string', help: 'Directory for run outputs (bench/out)' },
   'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
@@ -200,7 +211,12 @@ async function table(s: Settings, values: Values, argv: readonly string[]): Prom
 async function memory(s: Settings, values: Values, argv: readonly string[]): Promise<number> {
   const seconds = Number(values['memory-secs']);
   const budget = Number(values['memory-budget']);
+  const rate = Number(values['memory-rate']);
   const concurrency = Number(values['memory-concurrency']);
+  const level: LoadLevel =
+    rate > 0
+      ? { kind: 'request-rate', rate, distribution: 'constant', seed: 1 }
+      : { kind: 'concurrency', concurrency };
   const cacheConfig = `local,size=${budget}`;
   const startedAt = new Date().toISOString();
   const cached = await cachedRepository(s.repository, s.model);
@@ -224,7 +240,7 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
         '-s',
         '0',
       ],
-      [{ kind: 'concurrency', concurrency }],
+      [level],
       (server) => {
         const port = metricsPortOf(server);
         if (port === null) throw new Error('infernode reported no metrics port');
@@ -249,6 +265,7 @@ async function memory(s: Settings, values: Values, argv: readonly string[]): Pro
     cacheConfig,
     budgetBytes: budget,
     concurrency,
+    ...(rate > 0 ? { rate } : {}),
     seconds,
     requests: windows.reduce((n, w) => n + w.requests, 0),
     errors: windows.reduce((n, w) => n + w.errors, 0),

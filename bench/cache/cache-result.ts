@@ -56,7 +56,10 @@ export interface CacheMemoryResult {
   readonly model: string;
   readonly cacheConfig: string;
   readonly budgetBytes: number;
+  /** In flight, when the load was a closed loop (no `rate`). */
   readonly concurrency: number;
+  /** Requests/s of an open-loop load. */
+  readonly rate?: number;
   readonly seconds: number;
   readonly requests: number;
   readonly errors: number;
@@ -201,7 +204,8 @@ function tableSection(r: CacheResult, source: string): string[] {
 function memorySection(r: CacheMemoryResult, source: string): string[] {
   const v = memoryVerdict(r);
   return [
-    `Memory: \`${r.command}\` — ${r.model} at ${r.concurrency} in flight for ${r.seconds} s, ` +
+    `Memory: \`${r.command}\` — ${r.model} at ` +
+      `${r.rate !== undefined ? `${r.rate} requests/s` : `${r.concurrency} in flight`} for ${r.seconds} s, ` +
       `every input fresh, against \`--cache-config ${r.cacheConfig}\` ` +
       `(${r.requests} requests, ${r.errors} errors; ${machineLineOf(r.machine)}), from ` +
       `[${source}](${source.replace(/^bench\//, '')}).`,
