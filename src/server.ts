@@ -3,6 +3,8 @@
 // signals to `shutdown` and `stopNow`; tests start servers in-process with it.
 
 import { RequestRecorder } from './dataplane/request-recorder.js';
+import { OtelExport } from './trace/otel-export.js';
+import { RequestTracer } from './trace/request-tracer.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
@@ -126,7 +128,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
           rate: options.recordRequestsRate,
           maxBytes: options.recordRequestsMaxBytes,
         });
+  // Triton's trace extension (--trace-config): spans are built on the main thread, whichever
+  // thread decoded the request, and exported in batches; the ones dropped are counted.
+  const otel = new OtelExport(options.traceConfig.export, (n) => metrics.traceSpansDropped.inc(n));
+  const tracer = new RequestTracer(options.traceConfig.settings, otel);
   const dataPlane = new RegistryDataPlane(registry, models, {
+    tracer,
     version: VERSION,
     serverName: options.serverName,
     strictReadiness: options.strictReadiness,
@@ -351,14 +358,20 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     shutdown: (timeoutMs) =>
       shutdown.run(timeoutMs).finally(async () => {
         sharedMemory?.close();
-        await responseCache?.close?.();
-        await flushRecorder(recorder, logger);
+        await Promise.all([
+          responseCache?.close?.(),
+          otel.shutdown(),
+          flushRecorder(recorder, logger),
+        ]);
       }),
     stopNow: (reason) =>
       shutdown.cutShort(reason, options.exitTimeoutSecs * 1000).finally(async () => {
         sharedMemory?.close();
-        await responseCache?.close?.();
-        await flushRecorder(recorder, logger);
+        await Promise.all([
+          responseCache?.close?.(),
+          otel.shutdown(),
+          flushRecorder(recorder, logger),
+        ]);
       }),
   };
 }

@@ -14,6 +14,7 @@ import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 import { DEFAULT_REGISTRY_LIMITS } from '../shared-memory/region-registry.js';
 import { parseCacheConfig, type CacheConfig } from '../cache/cache-config.js';
+import { parseTraceConfig, type TraceConfig } from '../trace/trace-config.js';
 
 export interface ServerOptions {
   readonly modelRepositories: readonly string[];
@@ -115,6 +116,8 @@ export interface ServerOptions {
   readonly recordRequests: string | undefined;
   readonly recordRequestsRate: number;
   readonly recordRequestsMaxBytes: number;
+  /** `--trace-config` (Triton's flag, OpenTelemetry mode): starting trace settings and export. */
+  readonly traceConfig: TraceConfig;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -179,6 +182,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   recordRequests: undefined,
   recordRequestsRate: 0.01,
   recordRequestsMaxBytes: 268435456,
+  traceConfig: parseTraceConfig([]),
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -351,6 +355,11 @@ export const FLAGS = {
   'record-requests-max-bytes': {
     kind: 'uint',
     help: 'Tensor bytes recorded at most; then recording stops (268435456)',
+  },
+  'trace-config': {
+    kind: 'string',
+    repeat: true,
+    help: "[opentelemetry,]<setting>=<value>, as Triton's flag: mode=opentelemetry, level=TIMESTAMPS|OFF, rate=<n>, count=<n>, log-frequency=<n>; opentelemetry,url=<OTLP/HTTP endpoint>, opentelemetry,resource=<k>=<v>, opentelemetry,bsp_max_queue_size|bsp_schedule_delay|bsp_max_export_batch_size=<n> (repeatable; level=OFF)",
   },
   'response-cache-byte-size': {
     kind: 'uint',
@@ -610,6 +619,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       'record-requests-max-bytes',
       DEFAULT_OPTIONS.recordRequestsMaxBytes,
     ),
+    traceConfig: parseTraceConfig(values.get('trace-config') ?? []),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');

@@ -101,6 +101,8 @@ export class PlaneHost {
         return p.unloadModel(a, b);
       case 'sharedMemory':
         return p.sharedMemory(a);
+      case 'traceSetting':
+        return p.traceSetting(a, b);
     }
   }
 
@@ -112,6 +114,7 @@ export class PlaneHost {
     const ctx: InferContext = {
       signal: abort,
       arrivalNs: message.arrivalNs,
+      ...(message.traceparent !== undefined && { traceparent: message.traceparent }),
       ...(message.streams && {
         responses: (r: InferenceResponse | InferenceServerError) => {
           if (!this.#open.has(id)) return;

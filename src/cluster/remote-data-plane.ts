@@ -3,6 +3,7 @@
 // packed into one transferred buffer (wire-tensors.ts); the HTTP routes and WebSocket sessions
 // above it are the same code the main thread runs, unaware of the hop.
 
+import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type {
   DataPlanePort,
   InferContext,
@@ -132,6 +133,13 @@ export class RemoteDataPlane implements DataPlanePort {
     return this.#call('sharedMemory', [call]);
   }
 
+  traceSetting(
+    model: string | undefined,
+    update: TraceUpdate | undefined,
+  ): Promise<TraceSettingsJson> {
+    return this.#call('traceSetting', [model, update]);
+  }
+
   infer(
     name: string,
     version: string | undefined,
@@ -170,6 +178,7 @@ export class RemoteDataPlane implements DataPlanePort {
         request: packed.value,
         arrivalNs: ctx.arrivalNs,
         streams: ctx.responses !== undefined,
+        ...(ctx.traceparent !== undefined && { traceparent: ctx.traceparent }),
       },
       packed.transfer,
     );

@@ -56,6 +56,7 @@ export const PLANE_CALLS = Object.freeze([
   'loadModel',
   'unloadModel',
   'sharedMemory',
+  'traceSetting',
 ] as const);
 export type PlaneCall = (typeof PLANE_CALLS)[number];
 
@@ -82,6 +83,8 @@ export type ToMain =
       readonly arrivalNs: number;
       /** The transport takes a decoupled model's responses one by one (`partial`). */
       readonly streams: boolean;
+      /** The client's W3C traceparent, unparsed: the main thread samples and starts the span. */
+      readonly traceparent?: string;
     }
   /** The client went away; `reason` is the transport's CANCELLED error. */
   | { readonly kind: 'cancel'; readonly id: number; readonly reason?: WireError }

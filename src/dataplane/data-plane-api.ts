@@ -12,7 +12,9 @@ import type {
 } from '../protocol/inference-request.js';
 import type { ModelState } from '../repository/model-version.js';
 import type { Datatype } from '../tensor/datatypes.js';
+import type { RequestSpan } from '../trace/request-span.js';
 import type { StageTrace } from '../trace/stage-trace.js';
+import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
 
 export interface InferContext {
@@ -28,6 +30,10 @@ export interface InferContext {
   readonly responses?: (response: InferenceResponse | InferenceServerError) => void;
   /** Set when the server traces stages (--trace-stages): the data plane and scheduler stamp it. */
   readonly trace?: StageTrace;
+  /** The client's W3C `traceparent` (HTTP header, gRPC metadata, WebSocket frame field), unparsed. */
+  readonly traceparent?: string;
+  /** Set on an ensemble step or BLS call of a traced request: its span is this one's parent. */
+  readonly parentSpan?: RequestSpan;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */
@@ -123,6 +129,14 @@ export interface DataPlanePort {
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
   /** Triton's shared-memory extension: register, unregister and status of regions. */
   sharedMemory(call: SharedMemoryCall): Awaitable<SharedMemoryAnswer>;
+  /**
+   * Triton's trace extension: the server's (`model` undefined) or a model's trace settings, after
+   * applying `update` when there is one (a POST).
+   */
+  traceSetting(
+    model: string | undefined,
+    update: TraceUpdate | undefined,
+  ): Awaitable<TraceSettingsJson>;
   infer(
     name: string,
     version: string | undefined,
@@ -156,6 +170,8 @@ export interface DataPlane extends DataPlanePort {
   unloadModel(name: string, request: ModelUnloadRequest): Promise<void>;
   /** Refused with SHM_DISABLED under --allow-client-shm=false. */
   sharedMemory(call: SharedMemoryCall): SharedMemoryAnswer;
+  /** MODEL_NOT_FOUND for a model the server does not know. */
+  traceSetting(model: string | undefined, update: TraceUpdate | undefined): TraceSettingsJson;
   /** Validates, schedules and runs one request; a raw binary request is resolved by validation. */
   infer(
     name: string,

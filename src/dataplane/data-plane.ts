@@ -38,6 +38,10 @@ import type {
   TensorMetadata,
 } from './data-plane-api.js';
 import { validateRequest } from './validate-request.js';
+import type { RequestSpan } from '../trace/request-span.js';
+import type { RequestTracer } from '../trace/request-tracer.js';
+import { StageTrace } from '../trace/stage-trace.js';
+import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
 import {
   answerSharedMemory,
@@ -66,6 +70,8 @@ export const EXTENSIONS = Object.freeze([
   // Served; registering needs --allow-client-shm=true, as in Triton. No CUDA: its endpoints answer
   // as a Triton built without GPU support.
   'system_shared_memory',
+  // OpenTelemetry mode only (--trace-config): /v2/trace/setting and gRPC TraceSetting.
+  'trace',
 ]);
 
 export interface DataPlaneOptions {
@@ -85,6 +91,8 @@ export interface DataPlaneOptions {
   readonly responseCache?: ResponseCache<CachedResponse>;
   /** --record-requests: writes a sampled share of answered requests to disk; absent: off. */
   readonly recorder?: RequestRecorder;
+  /** Triton's trace extension (--trace-config): which requests get spans; absent: none, no API. */
+  readonly tracer?: RequestTracer;
 }
 
 /** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
@@ -205,13 +213,65 @@ export class RegistryDataPlane implements DataPlane {
     return answerSharedMemory(this.options.sharedMemory, call);
   }
 
-  async infer(
+  traceSetting(model: string | undefined, update: TraceUpdate | undefined): TraceSettingsJson {
+    const tracer = this.options.tracer;
+    if (tracer === undefined) throw fail('UNSUPPORTED', 'tracing is not enabled on this server');
+    if (model !== undefined && this.registry.entry(model) === undefined) {
+      throw fail('MODEL_NOT_FOUND', `Request for unknown model: '${model}' is not found`);
+    }
+    return update === undefined ? tracer.settings(model) : tracer.update(model, update);
+  }
+
+  infer(
     name: string,
     version: string | undefined,
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse> {
-    const mv = this.registry.resolve(name, version);
+    let mv: ModelVersion;
+    let span: RequestSpan | undefined;
+    try {
+      mv = this.registry.resolve(name, version);
+      // Sampled for export (trace settings): the span ends with the request's stage stamps.
+      span = this.options.tracer?.begin(
+        mv.name,
+        mv.version,
+        ctx.arrivalNs,
+        ctx.traceparent,
+        ctx.parentSpan,
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return span === undefined
+      ? this.inferOnce(mv, request, ctx)
+      : this.inferTraced(mv, request, ctx, span);
+  }
+
+  private async inferTraced(
+    mv: ModelVersion,
+    request: DecodedRequest | RawBinaryRequest,
+    ctx: InferContext,
+    span: RequestSpan,
+  ): Promise<InferenceResponse> {
+    const trace = ctx.trace ?? new StageTrace(ctx.arrivalNs);
+    trace.span = span;
+    const id = 'rawBinary' in request ? undefined : request.id;
+    try {
+      const response = await this.inferOnce(mv, request, { ...ctx, trace });
+      span.end(trace, hrNow(), response.id ?? id);
+      return response;
+    } catch (e) {
+      span.end(trace, hrNow(), id, e as Error);
+      throw e;
+    }
+  }
+
+  private async inferOnce(
+    mv: ModelVersion,
+    request: DecodedRequest | RawBinaryRequest,
+    ctx: InferContext,
+  ): Promise<InferenceResponse> {
     const reporter = mv.reporter;
     if (mv.signature.decoupled === true) {
       const responses = ctx.responses;

@@ -3,6 +3,7 @@
 // decoupled model, where each request's responses go as the worker sends them. The scheduler builds
 // it from the run's ValidatedRequests; the instance that executes the run uses it.
 
+import type { StageTrace } from '../trace/stage-trace.js';
 import type { AbortLike } from './abort-like.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
@@ -20,4 +21,6 @@ export interface RunScope {
   readonly signals: readonly AbortLike[];
   /** Per member, in order: its sink (decoupled models only). */
   readonly sinks?: readonly (ResponseSink | undefined)[];
+  /** Per member, in order: its trace, when a member is traced (BLS calls are traced under it). */
+  readonly traces?: readonly (StageTrace | undefined)[];
 }

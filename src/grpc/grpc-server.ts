@@ -107,7 +107,7 @@ export async function startGrpcServer(
       const path = headers[':path'];
       if (path === MODEL_INFER_PATH) {
         if (!takesDirectPath(headers)) return false;
-        serveUnaryInfer(plane, stream, unary);
+        serveUnaryInfer(plane, stream, unary, headers['traceparent']);
         return true;
       }
       if (path === MODEL_STREAM_INFER_PATH) {

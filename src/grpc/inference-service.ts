@@ -12,6 +12,7 @@ import type { DataPlane } from '../dataplane/data-plane-api.js';
 import { toServerError, type InferenceServerError } from '../errors.js';
 import { secretMatches } from '../protocol/restricted-features.js';
 import { assertValidModelName } from '../repository/model-name.js';
+import { parseTraceUpdate } from '../trace/trace-settings.js';
 import {
   decodeInferRequest,
   encodeInferResponse,
@@ -65,6 +66,29 @@ class CallRefused extends Error {
   }
 }
 
+/** gRPC's TraceSettingRequest: each value a list of strings; an empty list clears the setting. */
+interface TraceSettingRequest {
+  readonly settings?: Readonly<Record<string, { readonly value?: readonly string[] }>>;
+  readonly model_name?: string;
+}
+
+/** Triton's trace extension over gRPC: no settings reads them, settings update them. */
+function traceSetting(plane: DataPlane, req: TraceSettingRequest): unknown {
+  const model = req.model_name === undefined || req.model_name === '' ? undefined : req.model_name;
+  if (model !== undefined) assertValidModelName(model);
+  const entries = Object.entries(req.settings ?? {});
+  const update =
+    entries.length === 0
+      ? undefined
+      : parseTraceUpdate(Object.fromEntries(entries.map(([k, v]) => [k, [...(v.value ?? [])]])));
+  const answer = plane.traceSetting(model, update);
+  return {
+    settings: Object.fromEntries(
+      Object.entries(answer).map(([k, v]) => [k, { value: typeof v === 'string' ? [v] : v }]),
+    ),
+  };
+}
+
 function model(req: ModelRef): [string, string | undefined] {
   assertValidModelName(req.name);
   return [req.name, versionOf(req.version)];
@@ -111,16 +135,18 @@ export function inferenceService(
       call.on('cancelled', onCancelled);
       try {
         const [name, version] = model({ name: msg.model_name, version: msg.model_version });
+        const traceparent = call.metadata.get('traceparent')[0];
         const response = await plane.infer(name, version, request, {
           signal: controller.signal,
           arrivalNs,
+          ...(typeof traceparent === 'string' && { traceparent }),
         });
         return encodeInferResponse(response);
       } finally {
         call.off('cancelled', onCancelled);
       }
     },
-    TraceSetting: () => unimplemented('TraceSetting', 'request tracing is not implemented'),
+    TraceSetting: (call) => traceSetting(plane, call.request as TraceSettingRequest),
     LogSettings: () =>
       unimplemented('LogSettings', 'log settings are fixed at start-up (--log-verbose)'),
   };

@@ -51,11 +51,15 @@ export function takesDirectPath(headers: http2.IncomingHttpHeaders): boolean {
   return encoding === undefined || encoding === 'identity';
 }
 
-/** Serves one ModelInfer call on `stream` (its headers passed `takesDirectPath`). */
+/**
+ * Serves one ModelInfer call on `stream` (its headers passed `takesDirectPath`); `traceparent` is
+ * the call's W3C trace context metadata, as its header.
+ */
 export function serveUnaryInfer(
   plane: DataPlane,
   stream: http2.ServerHttp2Stream,
   options: UnaryInferOptions,
+  traceparent?: string | string[],
 ): void {
   const arrivalNs = Number(process.hrtime.bigint());
   const account = options.budget === undefined ? undefined : new BudgetAccount(options.budget);
@@ -113,7 +117,7 @@ export function serveUnaryInfer(
       );
       return;
     }
-    void run(plane, stream, message, arrivalNs, options, account);
+    void run(plane, stream, message, arrivalNs, options, account, traceparent);
   });
 }
 
@@ -124,6 +128,7 @@ async function run(
   arrivalNs: number,
   options: UnaryInferOptions,
   account: BudgetAccount | undefined,
+  traceparent: string | string[] | undefined,
 ): Promise<void> {
   let msg;
   try {
@@ -144,6 +149,7 @@ async function run(
     const response = await plane.infer(msg.model_name, versionOf(msg.model_version), request, {
       signal: controller.signal,
       arrivalNs,
+      ...(typeof traceparent === 'string' && { traceparent }),
     });
     stream.off('close', onClose);
     if (stream.closed || stream.destroyed) return;

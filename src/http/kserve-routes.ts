@@ -16,13 +16,15 @@ import { repositoryNameRefused } from '../protocol/repository-parameters.js';
 import { decodeIndexBody, decodeLoadBody, decodeUnloadBody } from './repository-body.js';
 import type { StageRecorder } from '../trace/stage-recorder.js';
 import { matchShmRoute, shmRoute } from './shm-routes.js';
+import { parseJsonBytes } from './json-text.js';
+import { parseTraceUpdate } from '../trace/trace-settings.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 
 // Triton's route grammar (http_server.cc): numeric versions only.
 const MODEL_ROUTE =
-  /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+  /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats|trace\/setting))?$/;
 // Triton's model-repository routes (modelcontrol_regex_), with its optional repository segment.
 const REPOSITORY_ROUTE =
   /^\/v2\/repository(?:\/([^/]+))?\/(?:(index)|models\/([^/]+)\/(load|unload))$/;
@@ -83,6 +85,7 @@ async function route(
     if (/(?:^|&)reset=true(?:&|$)/.test(call.query)) options.stages.reset();
     return json(200, table);
   }
+  if (path === '/v2/trace/setting') return traceSetting(plane, options, call, undefined);
   if (path === '/v2/models/stats') {
     requireMethod(call, 'GET');
     return json(200, await plane.modelStats(undefined, undefined));
@@ -115,6 +118,8 @@ async function route(
     case 'stats':
       requireMethod(call, 'GET');
       return json(200, await plane.modelStats(name, version));
+    case 'trace/setting':
+      return traceSetting(plane, options, call, name);
     case 'infer': {
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
@@ -126,10 +131,12 @@ async function route(
       // it is gone before the run allocates the outputs, instead of whenever V8 gets to it. A full
       // GC is ~10-30 ms of main thread, against the seconds such a body takes to arrive and decode.
       if (bodyBytes >= LARGE_GARBAGE_BYTES && isJson(call)) collectGarbage();
+      const traceparent = call.header('traceparent');
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,
         ...(trace !== undefined && { trace }),
+        ...(traceparent !== undefined && { traceparent }),
       });
       const reply = inferReply(encodeInferResponse(response));
       if (trace === undefined || options.stages === undefined) return reply;
@@ -148,6 +155,20 @@ async function route(
     default:
       throw fail('NOT_FOUND', 'Not Found');
   }
+}
+
+/** Triton's trace extension: GET answers the settings, POST updates them and answers the result. */
+async function traceSetting(
+  plane: DataPlanePort,
+  options: RouteOptions,
+  call: HttpCall,
+  model: string | undefined,
+): Promise<HttpReply> {
+  if (call.method === 'GET') return json(200, await plane.traceSetting(model, undefined));
+  requireMethod(call, 'POST');
+  const body = await decompress(call, options.maxBodyBytes);
+  const update = parseTraceUpdate(body.byteLength === 0 ? {} : parseJsonBytes(body));
+  return json(200, await plane.traceSetting(model, update));
 }
 
 /**

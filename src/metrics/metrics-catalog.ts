@@ -400,6 +400,13 @@ export class MetricsCatalog {
     registers: [this.registry],
   });
 
+  /** Trace spans not exported: the export queue was full, or the collector failed or timed out. */
+  readonly traceSpansDropped = new Counter({
+    name: 'infernode_trace_spans_dropped_total',
+    help: 'Trace spans dropped: export queue full, or the OTLP collector refused or did not answer',
+    registers: [this.registry],
+  });
+
   /**
    * Front-end threads started to replace one that died (an exception nothing caught): a steady
    * climb is a crash loop, spaced out as the instance workers' restarts are (restart-backoff.ts).

@@ -148,9 +148,17 @@ function workerFailed(): RunOutcome {
 /** The members' signals, and their response sinks when they have them (decoupled models). */
 function runScope(members: readonly ValidatedRequest[]): RunScope {
   const signals = members.map((r) => r.signal);
-  if (members.every((r) => r.responses === undefined)) return { signals };
-  return { signals, sinks: members.map((r) => r.responses) };
+  // Traced members' stamps, for the BLS calls a JavaScript model makes while serving them; an
+  // untraced run pays one check per member.
+  const traced = members.some(sampled);
+  if (members.every((r) => r.responses === undefined)) {
+    return traced ? { signals, traces: members.map((r) => r.trace) } : { signals };
+  }
+  const sinks = members.map((r) => r.responses);
+  return traced ? { signals, sinks, traces: members.map((r) => r.trace) } : { signals, sinks };
 }
+
+const sampled = (r: ValidatedRequest): boolean => r.trace?.span !== undefined;
 
 /**
  * Puts the members refused before the run back into `outcome`, which covers only the members that

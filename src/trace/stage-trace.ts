@@ -5,6 +5,8 @@
 // own stamps come back in the run's timing (RunStamps in execution/messages.ts). When tracing is
 // off no request carries a trace: every stamp site is one `trace?.` check, nothing is allocated.
 
+import type { RequestSpan } from './request-span.js';
+
 /** The stages in the order a request passes them; each is stamped when it ends. */
 export const STAGES = [
   /** The body is in and the route has the call (the clock's zero). */
@@ -58,7 +60,18 @@ export class StageTrace {
     this.at[0] = receivedNs;
   }
 
+  /**
+   * Set when the request is sampled for OpenTelemetry export (request-tracer.ts): its span, which
+   * ends with these stamps as events and is the parent of the ensemble steps and BLS calls it makes.
+   */
+  span: RequestSpan | undefined;
+
   mark(stage: Stage, ns: number = nowNs()): void {
     this.at[INDEX[stage]] = ns;
+  }
+
+  /** The stamp of `stage`; NaN when it was not reached. */
+  get(stage: Stage): number {
+    return this.at[INDEX[stage]] ?? Number.NaN;
   }
 }

@@ -119,7 +119,16 @@ function frameFromDocument(doc: unknown, id: FrameId, volatile: boolean): Client
     inputs: readInputs(own(doc, 'inputs'), volatile),
     ...optionalOutputs(own(doc, 'outputs')),
   };
-  return { kind: 'infer', id, model, ...(version !== undefined ? { version } : {}), request };
+  // W3C trace context: a string, or it is ignored (as a malformed traceparent header is).
+  const traceparent = own(doc, 'traceparent');
+  return {
+    kind: 'infer',
+    id,
+    model,
+    ...(version !== undefined ? { version } : {}),
+    request,
+    ...(typeof traceparent === 'string' && { traceparent }),
+  };
 }
 
 /** The top-level sequence fields; nil is taken as absent, as for `version` and `outputs`. */

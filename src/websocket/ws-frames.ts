@@ -21,6 +21,8 @@ export interface InferFrame {
   /** Digits, or absent for the model's default version policy. */
   readonly version?: string;
   readonly request: DecodedRequest;
+  /** The frame's W3C `traceparent` (msgpack frames), unparsed; a malformed one is ignored. */
+  readonly traceparent?: string;
 }
 
 /** Asks the server to drop request `id` (queued: it never runs; running: its result is dropped). */

@@ -298,6 +298,7 @@ export class WsSession implements WebSocketPeer {
       const response = await plane.infer(frame.model, frame.version, frame.request, {
         signal: slot.controller.signal,
         arrivalNs,
+        ...(frame.traceparent !== undefined && { traceparent: frame.traceparent }),
         // A decoupled model's responses before its final flag: frames under the request's id that
         // keep its slot (only the final response frame, below, releases it).
         ...(codec.streams && {

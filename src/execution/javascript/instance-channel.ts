@@ -5,6 +5,7 @@
 // all its requests, or when the worker goes; and it hands a decoupled model's responses to the
 // requests of the run that sent them.
 
+import type { RequestSpan } from '../../trace/request-span.js';
 import type { MessagePort } from 'node:worker_threads';
 import { fail, toServerError, type InferenceServerError } from '../../errors.js';
 import type { DecodedRequest, InferenceResponse } from '../../protocol/inference-request.js';
@@ -27,6 +28,8 @@ export interface BlsCallContext {
   readonly arrivalNs: number;
   /** Set for `inferStream`: a decoupled callee's responses before its final flag. */
   readonly responses?: (response: InferenceResponse | InferenceServerError) => void;
+  /** The traced request the run serves: the call's span is a child of its span. */
+  readonly parentSpan?: RequestSpan;
 }
 
 /** The data plane's inference entry, as BLS calls use it. */
@@ -162,9 +165,13 @@ export class InstanceChannel {
     try {
       const host = this.deps.host;
       if (host === undefined) throw fail('MODEL_NOT_READY', 'the server is not serving yet');
+      // A call of a traced request is traced under it. A call made by a batched run cannot say
+      // which member it serves: it goes under the first traced member.
+      const parentSpan = this.#run?.scope?.traces?.find((t) => t?.span !== undefined)?.span;
       const ctx: BlsCallContext = {
         signal,
         arrivalNs: Number(process.hrtime.bigint()),
+        ...(parentSpan !== undefined && { parentSpan }),
         ...(call.stream && {
           responses: (r: InferenceResponse | InferenceServerError) => {
             if (r instanceof Error) {

@@ -3,6 +3,7 @@
 // Every call to `infer`, `loadModel` and `unloadModel` is recorded, so a test can see how often (and
 // with what) a route entered.
 
+import type { TraceSettingsJson } from '../../../src/trace/trace-settings.js';
 import type {
   DataPlane,
   InferContext,
@@ -174,6 +175,10 @@ export class FakeDataPlane implements DataPlane {
   /** The fake serves no shared memory: every call is refused as --allow-client-shm=false does. */
   sharedMemory(call: SharedMemoryCall): SharedMemoryAnswer {
     return answerSharedMemory(undefined, call);
+  }
+
+  traceSetting(): TraceSettingsJson {
+    throw fail('UNSUPPORTED', 'tracing is not enabled on this server');
   }
 
   // async like the real plane: a failure is a rejection, never a synchronous throw.

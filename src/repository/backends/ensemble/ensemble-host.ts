@@ -3,6 +3,7 @@
 // data plane's own inference entry, so every step is validated, queued, batched with other traffic
 // to its model and counted in that model's statistics exactly like a client's request.
 
+import type { RequestSpan } from '../../../trace/request-span.js';
 import type { DecodedRequest, InferenceResponse } from '../../../protocol/inference-request.js';
 import type { ModelSignature } from '../../model-signature.js';
 
@@ -11,6 +12,8 @@ export interface StepContext {
   readonly signal: AbortSignal;
   /** process.hrtime.bigint() as a number when the step was sent. */
   readonly arrivalNs: number;
+  /** The traced ensemble request's span: the step's span is its child. */
+  readonly parentSpan?: RequestSpan;
 }
 
 export interface EnsembleHost {

@@ -155,7 +155,11 @@ export class EnsembleScheduler implements Scheduler {
       step.model_name,
       stepVersion(step.model_version),
       decoded,
-      { signal, arrivalNs: Number(process.hrtime.bigint()) },
+      {
+        signal,
+        arrivalNs: Number(process.hrtime.bigint()),
+        ...(request.trace?.span !== undefined && { parentSpan: request.trace.span }),
+      },
     );
     for (const o of response.outputs) {
       const tensor = step.output_map[o.name];
