@@ -6,6 +6,8 @@
 // collector that is down fails no request, its spans counted as dropped.
 
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Packr, Unpackr } from 'msgpackr';
 import WebSocket from 'ws';
@@ -36,6 +38,27 @@ ensemble_scheduling {
       output_map { key: "OUTPUT0" value: "TWO_A" } output_map { key: "OUTPUT1" value: "TWO_B" } }
   ]
 }`;
+
+// A JavaScript model that calls simple over BLS and answers OUTPUT0 (X + X).
+const CALLER_CONFIG = `name: "js_caller"
+backend: "javascript"
+max_batch_size: 8
+input [ { name: "X" data_type: TYPE_INT32 dims: [ 16 ] } ]
+output [ { name: "Y" data_type: TYPE_INT32 dims: [ 16 ] } ]
+`;
+const CALLER_SOURCE = `
+export async function execute(requests, context) {
+  return Promise.all(requests.map(async (r) => {
+    const x = r.inputs.X;
+    const got = await context.infer('simple', {
+      INPUT0: { datatype: 'INT32', shape: x.shape, data: x.data },
+      INPUT1: { datatype: 'INT32', shape: x.shape, data: x.data },
+    }, { outputs: ['OUTPUT0'] });
+    if (got instanceof Error) return got;
+    return { outputs: { Y: { shape: x.shape, data: got.outputs.OUTPUT0.data } } };
+  }));
+}
+`;
 
 const DATA = Array.from({ length: 16 }, (_, i) => i);
 
@@ -74,6 +97,9 @@ void describe('trace export over OTLP (OpenTelemetry mode)', () => {
     const repo = await tempRepository();
     await copyModel(repo, 'simple');
     await writeModel(repo, 'simple_twice', CHAIN);
+    await mkdir(path.join(repo, 'js_caller', '1'), { recursive: true });
+    await writeFile(path.join(repo, 'js_caller', 'config.pbtxt'), CALLER_CONFIG);
+    await writeFile(path.join(repo, 'js_caller', '1', 'model.mjs'), CALLER_SOURCE);
     t = await startTestServer({
       modelRepositories: [repo],
       traceConfig: parseTraceConfig([
@@ -228,6 +254,23 @@ void describe('trace export over OTLP (OpenTelemetry mode)', () => {
       assert.ok(step.startNs >= ensemble.startNs && step.endNs <= ensemble.endNs);
       await otlp.waitFor(1, (s) => s.name === 'compute' && s.parentSpanId === step.spanId);
     }
+  });
+
+  void it('makes a BLS call a child span of the calling request’s span', async () => {
+    const tid = '4'.repeat(32);
+    const r = await postJson(
+      `${t.base}/v2/models/js_caller/infer`,
+      { id: 'bls-1', inputs: [{ name: 'X', datatype: 'INT32', shape: [1, 16], data: DATA }] },
+      { traceparent: traceparent(tid) },
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const [caller] = await otlp.waitFor(1, (s) => s.traceId === tid && s.name === 'js_caller');
+    assert.ok(caller);
+    const [callee] = await otlp.waitFor(
+      1,
+      (s) => s.traceId === tid && s.name === 'simple' && s.parentSpanId === caller.spanId,
+    );
+    assert.ok(callee && callee.startNs >= caller.startNs && callee.endNs <= caller.endNs);
   });
 
   void it('honours traceparent in gRPC metadata and in a WebSocket frame', async () => {
