@@ -19,6 +19,7 @@ import {
   type CacheRow,
 } from './cache/cache-result.js';
 import { cachedRepository } from './cache/cached-repository.js';
+import { flushRedisCache } from './cache/flush-redis.js';
 import { sampleServer } from './cache/memory-run.js';
 import { commandLine, onInterrupt } from './entry.js';
 import type { LoadLevel } from './load/messages.js';
@@ -155,6 +156,8 @@ async function table(s: Settings, values: Values, argv: readonly string[]): Prom
     // not the whole uncached series before the cached one (drift on a shared machine).
     for (const ratio of ratios) {
       for (const cache of ['none', ...configs]) {
+        // A Redis outlives the row's server: empty it, so the row starts cold as a local one does.
+        if (cache !== 'none') await flushRedisCache(cache);
         const target = await measure(
           s,
           cache === 'none' ? s.repository : cached.dir,
