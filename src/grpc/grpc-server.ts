@@ -112,7 +112,11 @@ export async function startGrpcServer(
       }
       if (path === MODEL_STREAM_INFER_PATH) {
         if (!takesDirectPath(headers)) return false;
-        serveStreamInfer(plane, stream, streamed);
+        const traceparent = headers['traceparent'];
+        serveStreamInfer(plane, stream, {
+          ...streamed,
+          ...(typeof traceparent === 'string' && { traceparent }),
+        });
         return true;
       }
       return false;

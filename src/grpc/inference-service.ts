@@ -171,7 +171,9 @@ export function inferenceService(
       call.emit('error', { code: refused.code, details: refused.message });
       return;
     }
+    const traceparent = call.metadata.get('traceparent')[0];
     serveModelStream(plane, call, {
+      ...(typeof traceparent === 'string' && { traceparent }),
       maxInflight: STREAM_MAX_INFLIGHT,
       maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
       budget: options.budget,

@@ -64,6 +64,11 @@ export interface StreamOptions {
    * ended it (requests still arriving are served), and it ends once nothing is in flight.
    */
   readonly draining?: AbortSignal;
+  /**
+   * The stream's W3C `traceparent` metadata, unparsed: every request on the stream is traced under
+   * it (a malformed one is ignored by the tracer).
+   */
+  readonly traceparent?: string;
 }
 
 /** What a session needs from the stream that carries it. */
@@ -291,6 +296,7 @@ export class StreamSession {
         {
           signal,
           arrivalNs,
+          ...(this.options.traceparent !== undefined && { traceparent: this.options.traceparent }),
           // Decoupled models: each response as a message, marked `triton_final_response: false`,
           // as Triton marks them; the final flag (the resolved response) follows with `true`.
           responses: (r) => {

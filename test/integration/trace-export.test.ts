@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Metadata } from '@grpc/grpc-js';
 import { Packr, Unpackr } from 'msgpackr';
 import WebSocket from 'ws';
 import { parseTraceConfig } from '../../src/trace/trace-config.js';
@@ -296,6 +297,44 @@ void describe('trace export over OTLP (OpenTelemetry mode)', () => {
     }
     const [g] = await otlp.waitFor(1, (s) => s.traceId === grpcTrace && s.name === 'simple');
     assert.equal(g?.parentSpanId, PARENT_ID);
+
+    // ModelStreamInfer: the stream's metadata carries the context for each request on it.
+    const streamTrace = 'a'.repeat(32);
+    const s = grpcClient(t.grpcTarget);
+    try {
+      const metadata = new Metadata();
+      metadata.set('traceparent', traceparent(streamTrace));
+      const stream = s.stub.ModelStreamInfer(metadata);
+      const raw = Buffer.from(Int32Array.from(DATA).buffer);
+      const answers = new Promise<any[]>((resolve, reject) => {
+        const got: any[] = [];
+        stream.on('data', (m: any) => {
+          got.push(m);
+          if (got.length === 2) resolve(got);
+        });
+        stream.on('error', reject);
+      });
+      for (const id of ['s-1', 's-2']) {
+        stream.write({
+          model_name: 'simple',
+          id,
+          inputs: [
+            { name: 'INPUT0', datatype: 'INT32', shape: [1, 16] },
+            { name: 'INPUT1', datatype: 'INT32', shape: [1, 16] },
+          ],
+          raw_input_contents: [raw, raw],
+        });
+      }
+      for (const m of await answers) assert.equal(m.error_message, '', m.error_message);
+      stream.end();
+    } finally {
+      s.close();
+    }
+    const streamed = await otlp.waitFor(2, (x) => x.traceId === streamTrace && x.name === 'simple');
+    assert.deepEqual(
+      streamed.map((x) => x.parentSpanId),
+      [PARENT_ID, PARENT_ID],
+    );
 
     const wsTrace = '3'.repeat(32);
     const packr = new Packr({ useRecords: false });
