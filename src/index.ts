@@ -7,6 +7,7 @@ import type { Tensor } from './client/client-tensor.js';
 import { tensorBytes, tensorFromBytes } from './client/client-tensor.js';
 import type { InferOptions, InferResult } from './client/client-types.js';
 import { createLogger, type Logger } from './logger.js';
+import { logSettingsOf } from './logging/log-settings.js';
 import type { DecodedRequest } from './protocol/inference-request.js';
 import { startServer as startComposed, type RunningServer } from './server.js';
 
@@ -18,7 +19,10 @@ export { output, type InferOptions, type InferResult } from './client/client-typ
 /** Options as the CLI's flags (camel-cased), each defaulting as its flag does. */
 export type EmbeddedOptions = Partial<ServerOptions> & {
   readonly modelRepositories: readonly string[];
-  /** Where log records go; default: pino JSON on stdout at --log-verbose's level. */
+  /**
+   * Where log records go; default: a logger following the `--log-*` options (pino JSON on stdout
+   * unless `logFormat`/`logFile` say otherwise), which the logging extension then controls.
+   */
   readonly logger?: Logger;
 };
 
@@ -43,7 +47,7 @@ export interface InfernodeServer {
 export async function startServer(options: EmbeddedOptions): Promise<InfernodeServer> {
   const { logger, ...rest } = options;
   const resolved: ServerOptions = Object.freeze({ ...DEFAULT_OPTIONS, ...rest });
-  const running = await startComposed(resolved, logger ?? createLogger(resolved.logVerbose));
+  const running = await startComposed(resolved, logger ?? createLogger(logSettingsOf(resolved)));
   return {
     httpPort: running.httpPort,
     grpcPort: running.grpcPort,

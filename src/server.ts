@@ -23,7 +23,11 @@ import { reusePortUnsupported, selectFrontEnd } from './http/select-front-end.js
 import { kserveRoutes } from './http/kserve-routes.js';
 import { StageRecorder } from './trace/stage-recorder.js';
 import { RestrictedApis } from './http/restricted-apis.js';
-import type { Logger } from './logger.js';
+import { logControlOf, type Logger } from './logger.js';
+import { LogControl } from './logging/log-control.js';
+import { logSettingsOf } from './logging/log-settings.js';
+import type { LogSettingsPort } from './logging/log-settings.js';
+import { ortLogSeverity, setOrtEnvLogLevel } from './execution/onnxruntime/ort-log-level.js';
 import { GpuMonitor } from './metrics/gpu-metrics.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
@@ -78,6 +82,17 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   for (const s of readBackendSettings(backend).unused) {
     logger.warn({ flag: s.flag }, 'no backend infernode runs reads this --backend-config setting');
   }
+  // The log settings the logging extension reads and changes: the logger's own when it follows a
+  // LogControl (createLogger), else (an embedding's logger) a control that still steers the
+  // front-end threads' records and ONNX Runtime's.
+  const logging = logControlOf(logger) ?? new LogControl(logSettingsOf(options));
+  const loggingPort: LogSettingsPort = {
+    logSettings: (update) => (update === undefined ? logging.settings : logging.update(update)),
+  };
+  // Whichever thread the request arrived on, in the new settings (a format change shows at once).
+  logging.onChange((settings) => logger.info({ settings }, 'log settings changed'));
+  // Before the first ORT session of the process (the model reads and probes below).
+  setOrtEnvLogLevel(ortLogSeverity(logging.settings));
   const metrics = new MetricsCatalog();
   // Before any worker or front-end thread starts: each is told how often to send its readings.
   if (options.allowMetrics) metrics.threads.configure(options.metricsIntervalMs);
@@ -101,6 +116,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     catalog: metrics,
     logger,
     responseCache: options.cacheConfig !== undefined,
+    // Read at each load: sessions created after a change follow it (ORT fixes it per session).
+    ortLogSeverity: () => ortLogSeverity(logging.settings),
   });
   const registry = models.registry;
   await models.start();
@@ -215,6 +232,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     restricted.guard(
       kserveRoutes(dataPlane, {
         maxBodyBytes: options.httpMaxInputSize,
+        logging: loggingPort,
         ...(options.traceStages && { stages: new StageRecorder() }),
         onServerError: (err, call) =>
           logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
@@ -243,6 +261,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       },
       plane: dataPlane,
       logger,
+      logging,
       onRestart: () => metrics.frontEndRestarts.inc(),
       onThreadCount: (n) => metrics.frontEndThreads.set(n),
       threadMetrics: metrics.threads,
@@ -268,6 +287,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       budget: clientBudget,
       maxConcurrentStreams: options.grpcMaxConcurrentStreams,
       onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
+      logging: loggingPort,
     });
   }
   let metricsServer: MetricsServer | undefined;

@@ -16,6 +16,7 @@ import { DeviceLock } from '../src/execution/onnxruntime/device-lock.js';
 import { serveDoorbell, type DoorbellInit } from '../src/execution/onnxruntime/doorbell.js';
 import { pinFloat16ToUint16 } from '../src/execution/onnxruntime/float16-compat.js';
 import { sessionOptionsFromPlan } from '../src/execution/onnxruntime/session-options.js';
+import { setOrtEnvLogLevel } from '../src/execution/onnxruntime/ort-log-level.js';
 import type { OrtWorkerInit } from '../src/execution/onnxruntime/session-plan.js';
 import { SectionRecorder } from '../src/execution/onnxruntime/test-gpu-target.js';
 import { explainWebGpuFailure } from '../src/execution/onnxruntime/webgpu-diagnosis.js';
@@ -77,8 +78,11 @@ async function load(): Promise<Loaded> {
   const start = process.hrtime.bigint();
   let session: InferenceSession;
   try {
+    // Before this thread's first session: onnxruntime-node reads the env level then (and only then).
+    if (init.logSeverity !== undefined) setOrtEnvLogLevel(init.logSeverity);
     const options = sessionOptionsFromPlan(init.plan, `${init.model}/${init.instance}`, {
       gpuStandIn: recorder !== undefined,
+      ...(init.logSeverity !== undefined && { logSeverity: init.logSeverity }),
     });
     session = await onDevice('create', () => InferenceSession.create(init.modelPath, options));
   } catch (e) {

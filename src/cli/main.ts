@@ -10,6 +10,7 @@ import { helpText, parseArgs } from './server-options.js';
 import { armExitDeadline } from './exit-deadline.js';
 import { openNotifier, watchedServer } from './systemd-notify.js';
 import { createLogger } from '../logger.js';
+import { logSettingsOf } from '../logging/log-settings.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -48,7 +49,14 @@ async function main(): Promise<number> {
   // Loaded before the signal handlers below, as the static import was.
   const { startServer } = await import('../server.js');
   const { options } = parsed;
-  const logger = createLogger(options.logVerbose);
+  let logger;
+  try {
+    logger = createLogger(logSettingsOf(options));
+  } catch (e) {
+    // --log-file that cannot be opened: a flag error, reported as one.
+    process.stderr.write(`infernode: --log-file: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
   for (const w of parsed.warnings) logger.warn(w);
 
   // A request path must never take the process down: anything that escapes is logged, and the

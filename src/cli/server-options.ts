@@ -9,6 +9,7 @@ import { parseRestrictions, type Restriction } from '../grpc/restricted-protocol
 import { parseApiRestrictions, type ApiRestriction } from '../http/restricted-apis.js';
 import { parseFrontEndChoice, type FrontEndChoice } from '../http/select-front-end.js';
 import { isValidModelName } from '../repository/model-name.js';
+import { isLogFormat, LOG_FORMATS, type LogFormat } from '../logging/log-settings.js';
 import { MODEL_CONTROL_MODES, type ModelControlMode } from '../repository/model-manager.js';
 import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
@@ -49,6 +50,12 @@ export interface ServerOptions {
   /** Seconds the listeners keep accepting after readiness fails on SIGTERM (for balancers). */
   readonly drainDelaySecs: number;
   readonly logVerbose: number;
+  /** Triton's --log-info/--log-warning/--log-error, --log-format and --log-file ('' = stdout). */
+  readonly logInfo: boolean;
+  readonly logWarning: boolean;
+  readonly logError: boolean;
+  readonly logFormat: LogFormat;
+  readonly logFile: string;
   readonly httpMaxInputSize: number;
   /** Seconds a client may take to send a request's head. */
   readonly httpHeaderTimeoutSecs: number;
@@ -143,6 +150,12 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   // notice (docs/operations.md).
   drainDelaySecs: 0,
   logVerbose: 0,
+  logInfo: true,
+  logWarning: true,
+  logError: true,
+  // JSON for services, journald and Loki; `--log-format=default` for a person (docs/operations.md).
+  logFormat: 'json',
+  logFile: '',
   httpMaxInputSize: 64 * 1024 * 1024,
   httpHeaderTimeoutSecs: 10,
   httpBodyTimeoutSecs: 10,
@@ -234,7 +247,18 @@ export const FLAGS = {
     kind: 'uint',
     help: 'Seconds the listeners keep accepting after SIGTERM makes readiness fail (0)',
   },
-  'log-verbose': { kind: 'uint', help: 'Verbose logging level; >= 1 logs debug records (0)' },
+  'log-verbose': {
+    kind: 'uint',
+    help: "Verbose logging level; >= 1 logs debug records and ONNX Runtime's warnings (0)",
+  },
+  'log-info': { kind: 'bool', help: 'Write info records (true)' },
+  'log-warning': { kind: 'bool', help: 'Write warning records (true)' },
+  'log-error': { kind: 'bool', help: 'Write error records (true)' },
+  'log-format': {
+    kind: 'string',
+    help: "json (one JSON object a line), default or ISO8601 (Triton's readable lines) (json)",
+  },
+  'log-file': { kind: 'string', help: 'Write the log to this file, appending, instead of stdout' },
   'http-max-input-size': {
     kind: 'uint',
     help: 'Largest request body in bytes, after decompression (67108864)',
@@ -549,6 +573,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     exitTimeoutSecs: uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
     drainDelaySecs: uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
     logVerbose: uint('log-verbose', 0),
+    logInfo: bool('log-info', DEFAULT_OPTIONS.logInfo),
+    logWarning: bool('log-warning', DEFAULT_OPTIONS.logWarning),
+    logError: bool('log-error', DEFAULT_OPTIONS.logError),
+    logFormat: logFormat(last('log-format') ?? DEFAULT_OPTIONS.logFormat),
+    logFile: last('log-file') ?? DEFAULT_OPTIONS.logFile,
     httpMaxInputSize: aboveZero('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
     httpHeaderTimeoutSecs: positive(
       'http-header-timeout-secs',
@@ -681,4 +710,12 @@ function recordRate(text: string | undefined): number {
     throw fail('BAD_REQUEST', `--record-requests-rate expects a number from 0 to 1, got "${text}"`);
   }
   return n;
+}
+
+function logFormat(value: string): LogFormat {
+  if (isLogFormat(value)) return value;
+  throw fail(
+    'BAD_REQUEST',
+    `--log-format: expected one of ${LOG_FORMATS.join(', ')}, got '${value}'`,
+  );
 }

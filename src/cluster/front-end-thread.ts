@@ -14,6 +14,9 @@ import type { FrontEnd } from '../http/front-end.js';
 import { LoopSampler } from '../metrics/thread-sampler.js';
 import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
+import { LogControl } from '../logging/log-control.js';
+
+const PINO_LEVEL = Object.freeze({ info: 30, warn: 40, error: 50 } as const);
 
 export async function runFrontEndThread(
   config: FrontEndThreadConfig,
@@ -21,11 +24,17 @@ export async function runFrontEndThread(
 ): Promise<void> {
   const post = (message: ToMain, transfer?: ArrayBuffer[]): void =>
     port.postMessage(message, transfer);
+  // The thread's copy of main's log settings (main sends each change): a record they turn off is
+  // dropped here, never cloned to main. Main's logger writes what arrives, in its format.
+  const logging = new LogControl(config.logSettings);
   const log = (
     level: 'info' | 'warn' | 'error',
     fields: Record<string, unknown>,
     message: string,
-  ) => post({ kind: 'log', level, fields: { ...fields, thread: config.index }, message });
+  ): void => {
+    if (!logging.enabled(PINO_LEVEL[level])) return;
+    post({ kind: 'log', level, fields: { ...fields, thread: config.index }, message });
+  };
   const plane = new RemoteDataPlane(post);
   const restricted = new RestrictedApis(config.restrictedApis);
   // The process's one budget, counted in the main thread's shared counter.
@@ -77,6 +86,10 @@ export async function runFrontEndThread(
   );
 
   port.on('message', (message: ToThread) => {
+    if (message.kind === 'logSettings') {
+      logging.replace(message.settings);
+      return;
+    }
     if (message.kind !== 'control') {
       plane.receive(message);
       return;
@@ -107,6 +120,7 @@ export async function runFrontEndThread(
     restricted.guard(
       kserveRoutes(plane, {
         maxBodyBytes: config.maxBodyBytes,
+        logging: plane,
         onServerError: (err, call) =>
           log('error', { code: err.code, path: call.path.slice(0, 200) }, err.message),
       }),

@@ -15,6 +15,8 @@ import type { FrontEnd, HttpHandler } from '../http/front-end.js';
 import type { Logger } from '../logger.js';
 import type { ThreadMetrics } from '../metrics/thread-metrics.js';
 import { PlaneHost } from './plane-host.js';
+import type { LogControl } from '../logging/log-control.js';
+import type { LogSettings } from '../logging/log-settings.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
 
 const WORKER_URL = new URL('./front-end-worker.js', import.meta.url);
@@ -22,8 +24,13 @@ const WORKER_URL = new URL('./front-end-worker.js', import.meta.url);
 export interface FrontEndThreadsOptions {
   /** Threads to start besides the main thread (--http-thread-count minus one). */
   readonly extra: number;
-  /** Every thread's config but its index; `port` is the one the main thread bound. */
-  readonly config: Omit<FrontEndThreadConfig, 'index'>;
+  /** Every thread's config but its index and log settings; `port` is the one main bound. */
+  readonly config: Omit<FrontEndThreadConfig, 'index' | 'logSettings'>;
+  /**
+   * The main thread's log settings: each thread starts with those in force and is sent every
+   * change, so its records follow them; its logging-extension calls are answered from here.
+   */
+  readonly logging: LogControl;
   readonly plane: DataPlane;
   readonly logger: Logger;
   /** Called for each thread started to replace one that died. */
@@ -55,13 +62,16 @@ class FrontEndThread {
     logger: Logger,
     onInfer: (() => void) | undefined,
     threadMetrics: ThreadMetrics | undefined,
+    logging: LogControl,
   ) {
     const label = `frontend-${config.index}`;
     this.#worker = new Worker(WORKER_URL, { workerData: config });
     const post = (message: ToThread, transfer?: ArrayBuffer[]): void => {
       if (!this.#exited) this.#worker.postMessage(message, transfer);
     };
-    this.#host = new PlaneHost(plane, post, onInfer);
+    this.#host = new PlaneHost(plane, post, onInfer, {
+      logSettings: (update) => (update === undefined ? logging.settings : logging.update(update)),
+    });
     let listened: (port: number) => void = () => undefined;
     let failed: (e: Error) => void = () => undefined;
     this.listening = new Promise<number>((resolve, reject) => {
@@ -105,6 +115,12 @@ class FrontEndThread {
     });
   }
 
+  /** Sends the thread the log settings now in force. */
+  logSettings(settings: LogSettings): void {
+    if (!this.#exited)
+      this.#worker.postMessage({ kind: 'logSettings', settings } satisfies ToThread);
+  }
+
   /** Asks the thread to do `op`; resolves when it is done (at once if the thread is gone). */
   control(op: ControlOp): Promise<void> {
     if (this.#exited) return Promise.resolve();
@@ -129,6 +145,8 @@ export class FrontEndThreads implements FrontEnd {
   #stopped = false;
   /** Set once every first thread listens: a thread that ends before that fails the start. */
   #started = false;
+  /** Stops sending the threads log-settings changes (at close). */
+  readonly #unwatchLogging: () => void;
 
   private constructor(main: FrontEnd, options: FrontEndThreadsOptions) {
     this.kind = main.kind;
@@ -136,6 +154,11 @@ export class FrontEndThreads implements FrontEnd {
     this.#options = options;
     this.#threads = new Array<FrontEndThread | undefined>(options.extra).fill(undefined);
     this.#failures = new Array<number>(options.extra).fill(0);
+    // One message per thread per change: a thread drops the records the settings turn off before
+    // posting them, instead of cloning each to main only for main to drop it.
+    this.#unwatchLogging = options.logging.onChange((settings) => {
+      for (const t of this.#live()) t.logSettings(settings);
+    });
   }
 
   /**
@@ -198,6 +221,7 @@ export class FrontEndThreads implements FrontEnd {
 
   async close(): Promise<void> {
     this.#stopped = true;
+    this.#unwatchLogging();
     const threads = this.#live();
     await Promise.all([this.#main.close(), ...threads.map((t) => t.control('close'))]);
     await Promise.all(threads.map((t) => t.exited));
@@ -208,15 +232,16 @@ export class FrontEndThreads implements FrontEnd {
   }
 
   #spawn(slot: number): FrontEndThread {
-    const { config, plane, logger } = this.#options;
+    const { config, plane, logger, logging } = this.#options;
     const index = slot + 1;
     const onInfer = (this.#counters[slot] ??= this.#options.requestCounter?.(index));
     const thread = new FrontEndThread(
-      { ...config, index },
+      { ...config, index, logSettings: logging.settings },
       plane,
       logger,
       onInfer,
       this.#options.threadMetrics,
+      logging,
     );
     this.#threads[slot] = thread;
     void thread.exited.then((code) => this.#lost(slot, thread, code));

@@ -9,6 +9,7 @@ import { ExchangeAbort } from '../http/exchange-abort.js';
 import type { InferenceResponse } from '../protocol/inference-request.js';
 import type { PlaneCall, ToMain, ToThread } from './thread-messages.js';
 import { packResponse, unpackRequest } from './wire-tensors.js';
+import type { LogSettingsPort } from '../logging/log-settings.js';
 
 /** Posts to the thread; `transfer` gives the listed buffers up. */
 export type PostToThread = (message: ToThread, transfer?: ArrayBuffer[]) => void;
@@ -20,12 +21,22 @@ export class PlaneHost {
   readonly #open = new Map<number, ExchangeAbort>();
 
   readonly #onInfer: (() => void) | undefined;
+  readonly #logging: LogSettingsPort | undefined;
 
-  /** `onInfer` is called for each inference request the thread hands over (for its counter). */
-  constructor(plane: DataPlane, post: PostToThread, onInfer?: () => void) {
+  /**
+   * `onInfer` is called for each inference request the thread hands over (for its counter);
+   * `logging` answers the thread's logging-extension calls (absent: they fail NOT_FOUND).
+   */
+  constructor(
+    plane: DataPlane,
+    post: PostToThread,
+    onInfer?: () => void,
+    logging?: LogSettingsPort,
+  ) {
     this.#plane = plane;
     this.#post = post;
     this.#onInfer = onInfer;
+    this.#logging = logging;
   }
 
   /** Requests from this thread still in flight. */
@@ -103,6 +114,9 @@ export class PlaneHost {
         return p.sharedMemory(a);
       case 'traceSetting':
         return p.traceSetting(a, b);
+      case 'logSettings':
+        if (this.#logging === undefined) throw fail('NOT_FOUND', 'Not Found');
+        return this.#logging.logSettings(a);
     }
   }
 

@@ -23,6 +23,7 @@ import type {
 } from '../protocol/inference-request.js';
 import type { PlaneCall, ToMain, ToThread } from './thread-messages.js';
 import { packRequest } from './wire-tensors.js';
+import type { LogSettings, LogSettingsUpdate } from '../logging/log-settings.js';
 import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
 
 interface Pending {
@@ -66,6 +67,7 @@ export class RemoteDataPlane implements DataPlanePort {
         return;
       }
       case 'control':
+      case 'logSettings':
         return;
     }
   }
@@ -138,6 +140,11 @@ export class RemoteDataPlane implements DataPlanePort {
     update: TraceUpdate | undefined,
   ): Promise<TraceSettingsJson> {
     return this.#call('traceSetting', [model, update]);
+  }
+
+  /** The logging extension, answered by the main thread's LogControl (LogSettingsPort). */
+  logSettings(update: LogSettingsUpdate | undefined): Promise<LogSettings> {
+    return this.#call('logSettings', [update]);
   }
 
   infer(

@@ -16,6 +16,7 @@
 import type { WireError } from '../errors.js';
 import type { ConnectionLimits } from '../http/front-end.js';
 import type { ApiRestriction } from '../http/restricted-apis.js';
+import type { LogSettings } from '../logging/log-settings.js';
 import type {
   DecodedRequest,
   InferenceResponse,
@@ -42,9 +43,14 @@ export interface FrontEndThreadConfig {
   readonly readingsIntervalMs?: number;
   /** Absent with --allow-websocket=false; `counters` is the main route's WsCounters memory. */
   readonly websocket?: { readonly limits: WebSocketLimits; readonly counters: SharedArrayBuffer };
+  /** The log settings in force when the thread starts; each change follows as `logSettings`. */
+  readonly logSettings: LogSettings;
 }
 
-/** The data-plane calls other than `infer` that a thread forwards as they are. */
+/**
+ * The data-plane calls other than `infer` that a thread forwards as they are, and `logSettings`
+ * (the logging extension: the settings live with the main thread's LogControl).
+ */
 export const PLANE_CALLS = Object.freeze([
   'ready',
   'serverMetadata',
@@ -57,6 +63,7 @@ export const PLANE_CALLS = Object.freeze([
   'unloadModel',
   'sharedMemory',
   'traceSetting',
+  'logSettings',
 ] as const);
 export type PlaneCall = (typeof PLANE_CALLS)[number];
 
@@ -106,4 +113,6 @@ export type ToThread =
       readonly id: number;
       readonly response: InferenceResponse | { readonly error: WireError };
     }
-  | { readonly kind: 'control'; readonly seq: number; readonly op: ControlOp };
+  | { readonly kind: 'control'; readonly seq: number; readonly op: ControlOp }
+  /** The log settings changed (POST /v2/logging, gRPC LogSettings): the thread's copy follows. */
+  | { readonly kind: 'logSettings'; readonly settings: LogSettings };

@@ -72,6 +72,8 @@ export const EXTENSIONS = Object.freeze([
   'system_shared_memory',
   // OpenTelemetry mode only (--trace-config): /v2/trace/setting and gRPC TraceSetting.
   'trace',
+  // GET/POST /v2/logging and gRPC LogSettings (logging/).
+  'logging',
 ]);
 
 export interface DataPlaneOptions {

@@ -2,6 +2,7 @@
 // --grpc-address:--grpc-port, with Triton's keepalive, compression and message-size settings.
 // `server.ts` starts it beside the HTTP front end and stops it with it on shutdown.
 
+import type { LogSettingsPort } from '../logging/log-settings.js';
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import type { InferenceServerError } from '../errors.js';
@@ -41,6 +42,8 @@ export interface GrpcServerOptions {
   /** Streams one HTTP/2 connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS). */
   readonly maxConcurrentStreams: number;
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  /** The logging extension (LogSettings); absent, LogSettings answers UNIMPLEMENTED. */
+  readonly logging?: LogSettingsPort;
   /** --reuse-grpc-port: listen with SO_REUSEPORT (Node 22.12 and later; see listenReusingPort). */
   readonly reusePort?: boolean;
 }
@@ -130,6 +133,7 @@ export async function startGrpcServer(
       windowBytes: STREAM_WINDOW_BYTES,
       draining: draining.signal,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+      ...(options.logging !== undefined && { logging: options.logging }),
     }),
   );
   server.addService(services.health, healthService(plane, restricted));

@@ -28,6 +28,12 @@ import {
   type ModelStreamInferResponse,
 } from './stream-session.js';
 import type { Restriction } from './restricted-protocol.js';
+import type { LogSettingsPort } from '../logging/log-settings.js';
+import {
+  decodeLogSettingsGrpc,
+  logSettingsGrpc,
+  type GrpcSettingValue,
+} from '../logging/log-settings.js';
 import { sharedMemoryHandlers } from './shm-service.js';
 import {
   decodeIndexRequest,
@@ -47,6 +53,8 @@ export interface ServiceOptions {
   readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
   /** Aborted when the server stops taking calls: open streams end once they are answered. */
   readonly draining?: AbortSignal;
+  /** The logging extension (LogSettings); absent, LogSettings answers UNIMPLEMENTED. */
+  readonly logging?: LogSettingsPort;
 }
 
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -147,8 +155,15 @@ export function inferenceService(
       }
     },
     TraceSetting: (call) => traceSetting(plane, call.request as TraceSettingRequest),
-    LogSettings: () =>
-      unimplemented('LogSettings', 'log settings are fixed at start-up (--log-verbose)'),
+    LogSettings: async (call) => {
+      const logging = options.logging;
+      if (logging === undefined) return unimplemented('LogSettings', 'no log settings to serve');
+      const { settings } = call.request as { settings: Record<string, GrpcSettingValue> };
+      // An empty map reads the settings, as in Triton.
+      const update = decodeLogSettingsGrpc(settings);
+      const empty = Object.keys(settings).length === 0;
+      return { settings: logSettingsGrpc(await logging.logSettings(empty ? undefined : update)) };
+    },
   };
   Object.assign(unary, sharedMemoryHandlers(plane));
 

@@ -18,6 +18,8 @@ import type { StageRecorder } from '../trace/stage-recorder.js';
 import { matchShmRoute, shmRoute } from './shm-routes.js';
 import { parseJsonBytes } from './json-text.js';
 import { parseTraceUpdate } from '../trace/trace-settings.js';
+import { decodeLoggingBody, LOGGING_PATH } from './logging-route.js';
+import type { LogSettingsPort } from '../logging/log-settings.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -39,6 +41,8 @@ export interface RouteOptions {
    * debug route does not exist.
    */
   readonly stages?: StageRecorder;
+  /** The logging extension (`/v2/logging`); absent, the path answers 404. */
+  readonly logging?: LogSettingsPort;
 }
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
@@ -89,6 +93,12 @@ async function route(
   if (path === '/v2/models/stats') {
     requireMethod(call, 'GET');
     return json(200, await plane.modelStats(undefined, undefined));
+  }
+  if (path === LOGGING_PATH && options.logging !== undefined) {
+    if (call.method === 'GET') return json(200, await options.logging.logSettings(undefined));
+    requireMethod(call, 'POST');
+    const update = decodeLoggingBody(await decompress(call, options.maxBodyBytes));
+    return json(200, await options.logging.logSettings(update));
   }
   const r = REPOSITORY_ROUTE.exec(path);
   if (r !== null) return repository(plane, options, call, r);

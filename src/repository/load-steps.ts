@@ -33,6 +33,7 @@ import type { ModelVersion } from './model-version.js';
 import type { OverrideDirectory } from './override-directory.js';
 import { readBackendSettings } from './backends/registry.js';
 import type { ServerHost } from './server-host.js';
+import type { OrtLogSeverity } from '../execution/onnxruntime/ort-log-level.js';
 
 /** What the load steps take from the server's options. */
 export interface LoadStepsOptions {
@@ -52,6 +53,8 @@ export interface LoadStepsOptions {
   readonly responseCache?: boolean;
   /** Cores the thread budget divides (default os.availableParallelism()). */
   readonly cores?: number;
+  /** ONNX Runtime's log severity for sessions created now (absent: ORT's default, warning). */
+  readonly ortLogSeverity?: () => OrtLogSeverity;
 }
 
 /** Where a serving model came from, and what its versions were started from. */

@@ -11,6 +11,7 @@ import { DoorbellClient, SERVE_TASK } from './doorbell.js';
 import { deviceLockBuffer, releaseLocksHeldBy } from './device-lock.js';
 import { assertProvidersInstalled } from './provider-availability.js';
 import type { InstanceGroupPlan, OrtWorkerInit } from './session-plan.js';
+import type { OrtLogSeverity } from './ort-log-level.js';
 import { testGpuRecordFile } from './test-gpu-target.js';
 import { RECLAIM_TASK, RELEASE_TASK, type RunRequest, type RunResponse } from '../messages.js';
 import type { RunChannel, WorkerBackend } from '../run-channel.js';
@@ -38,6 +39,8 @@ export interface OrtWorkerOptions {
   readonly workerFile?: string;
   /** Runs go over the doorbell once the session is ready (the default), else as piscina tasks. */
   readonly doorbell?: boolean;
+  /** ORT's log severity for the sessions (ort-log-level.ts); absent: ORT's default. */
+  readonly logSeverity?: OrtLogSeverity;
 }
 
 export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend<InstanceGroupPlan> {
@@ -48,7 +51,12 @@ export function ortWorkers(options: OrtWorkerOptions = {}): WorkerBackend<Instan
     checkGroups: (groups) => {
       for (const g of groups) assertProvidersInstalled(g.plan);
     },
-    workerData: (common, group) => withGpuLock({ ...common, plan: group.plan }),
+    workerData: (common, group) =>
+      withGpuLock({
+        ...common,
+        plan: group.plan,
+        ...(options.logSeverity !== undefined && { logSeverity: options.logSeverity }),
+      }),
     limits: undefined,
     finalizes: false,
     // Outputs are copied out of ORT before the reply: the inputs are free once it arrives.

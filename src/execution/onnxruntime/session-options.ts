@@ -4,6 +4,7 @@
 import type { InferenceSession } from 'onnxruntime-node';
 import { EXECUTION_PROVIDERS } from './config/accelerators.js';
 import type { ExecutionProviderPlan, OrtSessionPlan } from './session-plan.js';
+import type { OrtLogSeverity } from './ort-log-level.js';
 
 type ProviderEntry = InferenceSession.ExecutionProviderConfig;
 
@@ -13,6 +14,8 @@ export interface SessionOptionsExtras {
    * CPU provider, so their locking can be tested on machines without a GPU.
    */
   readonly gpuStandIn?: boolean;
+  /** ORT's severity threshold for the session's own log lines (ort-log-level.ts). */
+  readonly logSeverity?: OrtLogSeverity;
 }
 
 export function sessionOptionsFromPlan(
@@ -31,6 +34,7 @@ export function sessionOptionsFromPlan(
     // The binding adds every `extra` key as a session config entry under its own (dotted) name.
     extra: { ...plan.configEntries },
     logId,
+    ...(extras.logSeverity !== undefined && { logSeverityLevel: extras.logSeverity }),
   };
 }
 

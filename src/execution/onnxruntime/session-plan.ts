@@ -6,6 +6,7 @@ import type { ProviderSettings } from './config/accelerators.js';
 import type { ExecutionMode, GraphOptimizationLevel } from './config/ort-parameters.js';
 import type { WorkerInit } from '../messages.js';
 import type { InstanceGroup } from '../run-channel.js';
+import type { OrtLogSeverity } from './ort-log-level.js';
 
 /** One execution provider of one instance: its settings, and its device for GPU providers. */
 export interface ExecutionProviderPlan extends ProviderSettings {
@@ -41,6 +42,8 @@ export interface OrtWorkerInit extends WorkerInit {
    * across session creation, each run and the session's release. Absent for every other instance.
    */
   readonly gpuLock?: GpuLockInit;
+  /** ORT's log severity for the session and the thread's ORT environment; absent: ORT's default. */
+  readonly logSeverity?: OrtLogSeverity;
 }
 
 export interface GpuLockInit {

@@ -14,6 +14,7 @@
 // code of a backend stays below this layer, in execution/ and workers/, where workers can import it.
 
 import type { BackendConfigRules } from '../../config/backend-rules.js';
+import type { OrtLogSeverity } from '../../execution/onnxruntime/ort-log-level.js';
 import type { BackendConfig, BackendSettingKeys } from '../../config/backend-config.js';
 import type { LoadedModelConfig } from '../../config/load-model-config.js';
 import type { ModelConfig } from '../../config/model-config.js';
@@ -35,6 +36,8 @@ export interface BackendDeps {
   readonly sabTensors: boolean | 'auto';
   /** False: ORT workers take every run as a piscina task instead of over the doorbell. */
   readonly doorbell: boolean;
+  /** ONNX Runtime's log severity for sessions created now (absent: ORT's default, warning). */
+  readonly ortLogSeverity?: () => OrtLogSeverity;
   /** Cap on one request's shared-memory input block. */
   readonly maxInputBytes: number;
   readonly catalog: MetricsCatalog;

@@ -34,7 +34,15 @@ function parts(ort: OrtParameters): InstanceBackendParts<InstanceGroupPlan> {
     },
     // workers/ort-worker.js (execution/onnxruntime/ort-workers.ts), runs over the doorbell unless
     // --disable-doorbell; it checks that every provider a plan names is installed.
-    poolOptions: (_c, deps) => ({ backend: ortWorkers({ doorbell: deps.doorbell }) }),
+    poolOptions: (_c, deps) => {
+      const logSeverity = deps.ortLogSeverity?.();
+      return {
+        backend: ortWorkers({
+          doorbell: deps.doorbell,
+          ...(logSeverity !== undefined && { logSeverity }),
+        }),
+      };
+    },
     checkModelIO: checkModelAgainstConfig,
     // Every request to an ONNX model gets exactly one response (config/unsupported.ts).
     decoupled: () => false,
