@@ -328,10 +328,13 @@ void describe('gRPC: metadata, health, errors and the queue', () => {
   });
 
   void it('refuses shared memory (--allow-client-shm=false) and model control', async () => {
+    // As in Triton: registering is refused, while status answers with no regions.
     await assert.rejects(
-      c.call('SystemSharedMemoryStatus', {}),
+      c.call('SystemSharedMemoryRegister', { name: 'r', key: '/r', offset: 0, byte_size: 64 }),
       rejection(status.UNAVAILABLE, /Client shared memory is disabled/),
     );
+    const shm = await c.call('SystemSharedMemoryStatus', {});
+    assert.deepEqual(Object.keys(shm.regions ?? {}), []);
     await assert.rejects(
       c.call('CudaSharedMemoryRegister', {}),
       rejection(status.UNAVAILABLE, /--allow-client-shm=true/),
