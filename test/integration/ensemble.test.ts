@@ -14,25 +14,11 @@ import {
   SLOW_MAX_BATCH,
   slowRequest,
 } from '../helpers/slow-model-timing.js';
+import { SIMPLE_TWICE_CONFIG } from '../helpers/ensemble-configs.js';
 import { copyModel, tempRepository, writeModel } from '../helpers/temp-repository.js';
 import { postJson, startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const CHAIN = `
-name: "simple_twice"
-platform: "ensemble"
-max_batch_size: 8
-input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "TWO_A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "TWO_B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-ensemble_scheduling {
-  step [
-    { model_name: "simple" model_version: -1
-      input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
-      output_map { key: "OUTPUT0" value: "SUM" } output_map { key: "OUTPUT1" value: "DIFF" } },
-    { model_name: "simple" model_version: -1
-      input_map { key: "INPUT0" value: "SUM" } input_map { key: "INPUT1" value: "DIFF" }
-      output_map { key: "OUTPUT0" value: "TWO_A" } output_map { key: "OUTPUT1" value: "TWO_B" } }
-  ]
-}`;
+const CHAIN = SIMPLE_TWICE_CONFIG;
 
 const PAIR = `
 name: "slow_pair"

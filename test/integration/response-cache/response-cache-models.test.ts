@@ -12,27 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import { parseCacheConfig } from '../../../src/cache/cache-config.js';
 import { grpcClient } from '../../helpers/grpc-client.js';
 import { copyModel, FIXTURE_REPOSITORY, tempRepository } from '../../helpers/temp-repository.js';
+import { SIMPLE_TWICE_CONFIG } from '../../helpers/ensemble-configs.js';
 import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 const CACHE_ON = '\nresponse_cache { enable: true }\n';
 
 // Two `simple` steps in a row (the chain of test/integration/ensemble.test.ts), cached on top.
-const CHAIN = `
-name: "simple_twice"
-platform: "ensemble"
-max_batch_size: 8
-input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-output [ { name: "TWO_A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "TWO_B" data_type: TYPE_INT32 dims: [ 16 ] } ]
-ensemble_scheduling {
-  step [
-    { model_name: "simple" model_version: -1
-      input_map { key: "INPUT0" value: "A" } input_map { key: "INPUT1" value: "B" }
-      output_map { key: "OUTPUT0" value: "SUM" } output_map { key: "OUTPUT1" value: "DIFF" } },
-    { model_name: "simple" model_version: -1
-      input_map { key: "INPUT0" value: "SUM" } input_map { key: "INPUT1" value: "DIFF" }
-      output_map { key: "OUTPUT0" value: "TWO_A" } output_map { key: "OUTPUT1" value: "TWO_B" } }
-  ]
-}
+const CHAIN = `${SIMPLE_TWICE_CONFIG}
 ${CACHE_ON}`;
 
 // A decoupled JavaScript model (it would send one response per request) that enables the cache.
