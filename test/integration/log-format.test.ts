@@ -59,7 +59,7 @@ void describe('--log-format, --log-file and ONNX Runtime log lines', () => {
 
   void it('json by default: every line is one JSON object', async () => {
     const lines = await serve([`--model-repository=${repo}`]);
-    const serving = lines.find((l) => l.includes('serving HTTP')) ?? '';
+    const serving = lines.find((l) => l.includes('serving HTTP on ')) ?? '';
     const record = JSON.parse(serving) as { level: number; msg: string; pid: number };
     assert.equal(record.level, 30);
     for (const l of lines) assert.doesNotThrow(() => JSON.parse(l), l);
@@ -67,14 +67,14 @@ void describe('--log-format, --log-file and ONNX Runtime log lines', () => {
 
   void it("default: Triton's line, severity letter, date and time, pid, source", async () => {
     const lines = await serve([`--model-repository=${repo}`, '--log-format=default']);
-    const serving = lines.find((l) => l.includes('serving HTTP')) ?? '';
+    const serving = lines.find((l) => l.includes('serving HTTP on ')) ?? '';
     assert.match(serving, /^I\d{4} \d\d:\d\d:\d\d\.\d{6} \d+ infernode\] serving HTTP on /);
     assert.match(serving, / httpPort=\d+ /);
   });
 
   void it("ISO8601: Triton's ISO 8601 line", async () => {
     const lines = await serve([`--model-repository=${repo}`, '--log-format=ISO8601']);
-    const serving = lines.find((l) => l.includes('serving HTTP')) ?? '';
+    const serving = lines.find((l) => l.includes('serving HTTP on ')) ?? '';
     assert.match(serving, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ I \d+ infernode\] serving HTTP on /);
   });
 
@@ -82,7 +82,7 @@ void describe('--log-format, --log-file and ONNX Runtime log lines', () => {
     const lines = await serve([`--model-repository=${repo}`, `--log-file=${logFile}`]);
     assert.deepEqual(lines, [], 'nothing on stdout or stderr');
     const written = (await readFile(logFile, 'utf8')).split('\n').filter((l) => l !== '');
-    assert.ok(written.some((l) => l.includes('serving HTTP')));
+    assert.ok(written.some((l) => l.includes('serving HTTP on ')));
     assert.ok(
       written.some((l) => l.includes('exiting with status 0')),
       'the last record too',
