@@ -127,8 +127,14 @@ export default tseslint.config(
   ...layerRules,
   {
     // The bundled JavaScript models: plain ES modules a user would write, outside the TypeScript
-    // project, linted without type information. Also the build's own pre-compile step.
-    files: ['model_repository/**/*.mjs', 'model_repository/**/*.js', 'scripts/**/*.mjs'],
+    // project, linted without type information. Also the build's own pre-compile step, and the
+    // test files scripts/run-tests.mjs's test runs (test/fixtures/run-tests).
+    files: [
+      'model_repository/**/*.mjs',
+      'model_repository/**/*.js',
+      'scripts/**/*.mjs',
+      'test/fixtures/**/*.mjs',
+    ],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
