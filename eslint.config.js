@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 // protocol, tensor and WebSocket frame codecs, and nothing of the server.
 const LAYERS = [
   ['tensor'],
-  ['memory', 'protocol', 'config', 'metrics', 'trace'],
+  ['memory', 'protocol', 'config', 'metrics', 'trace', 'compare'],
   ['execution'],
   ['scheduler'],
   ['repository'],

@@ -1,7 +1,7 @@
 // The pass/fail checks of a validation: each threshold held against what was measured, one row per
 // output or batch size, plus the fit and run checks that stop a validation early. Pure.
 
-import type { OutputAgreement } from './agreement.js';
+import type { OutputAgreement } from '../compare/agreement.js';
 import type { BatchLatency } from './latency.js';
 import type { Thresholds } from './thresholds.js';
 

@@ -8,7 +8,7 @@ import type { ModelConfig, ModelTensorConfig } from '../config/model-config.js';
 import { fromConfigType, numericArray, type Datatype } from '../tensor/datatypes.js';
 import { numberToBf16Bits, numberToHalfBits } from '../tensor/half.js';
 import { elementCount } from '../tensor/shape.js';
-import type { HostTensor } from './host-tensor.js';
+import type { HostTensor } from '../compare/host-tensor.js';
 
 /** What a variable (-1) dim of a generated input becomes. */
 export const VARIABLE_DIM = 8;

@@ -9,7 +9,7 @@ import { metadataToModelIO, type ModelIO } from '../config/read-model-io.js';
 import { pinFloat16ToUint16 } from '../execution/onnxruntime/float16-compat.js';
 import { DATATYPE_TABLE, fromOrtType } from '../tensor/datatypes.js';
 import type { NumericView } from '../tensor/datatypes.js';
-import type { HostTensor } from './host-tensor.js';
+import type { HostTensor } from '../compare/host-tensor.js';
 
 pinFloat16ToUint16(ort.Tensor);
 

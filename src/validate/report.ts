@@ -2,7 +2,7 @@
 // (for a person reading a pull request). Both are made from the same object, so they never disagree.
 
 import path from 'node:path';
-import type { OutputAgreement } from './agreement.js';
+import type { OutputAgreement } from '../compare/agreement.js';
 import type { Check } from './checks.js';
 import type { BatchLatency } from './latency.js';
 import type { SampleSource } from './samples.js';

@@ -13,7 +13,7 @@ import { jsonTensorByteLength, writeJsonTensor } from '../protocol/json-tensor.j
 import { fromConfigType, isDatatype, numericArray } from '../tensor/datatypes.js';
 import { elementCount } from '../tensor/shape.js';
 import { inputLabel } from '../tensor/tensor-label.js';
-import type { HostTensor } from './host-tensor.js';
+import type { HostTensor } from '../compare/host-tensor.js';
 import type { Sample } from './samples.js';
 import { usage } from './usage-error.js';
 

@@ -16,7 +16,7 @@ import {
   VARIABLE_DIM,
 } from './generated-inputs.js';
 import type { Random } from './generated-inputs.js';
-import type { HostTensor } from './host-tensor.js';
+import type { HostTensor } from '../compare/host-tensor.js';
 import { MAX_REQUEST_FILES, readRequestFiles } from './request-files.js';
 
 export interface Sample {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ModelConfig } from '../config/model-config.js';
 import { fromConfigType } from '../tensor/datatypes.js';
 import { VERSION } from '../version.js';
-import { AgreementAccumulator } from './agreement.js';
+import { AgreementAccumulator } from '../compare/agreement.js';
 import { agreementChecks, latencyChecks, type Check } from './checks.js';
 import { batchSizesFor, measureLatency, type BatchLatency } from './latency.js';
 import { openModelSession, SESSION_OPTIONS, type ModelSession } from './model-session.js';
@@ -19,7 +19,7 @@ import { chooseSamples, type SampleSet } from './samples.js';
 import { checkSignatureFit } from './signature-fit.js';
 import { UsageError, usage } from './usage-error.js';
 import { parseValidateArgs, VALIDATE_HELP, type ValidateArgs } from './validate-args.js';
-import type { OutputAgreement } from './agreement.js';
+import type { OutputAgreement } from '../compare/agreement.js';
 
 export interface CommandOutput {
   write(text: string): void;

@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AgreementAccumulator, cosine, topIndices } from '../../../src/validate/agreement.js';
-import type { HostTensor } from '../../../src/validate/host-tensor.js';
+import { AgreementAccumulator, cosine, topIndices } from '../../../src/compare/agreement.js';
+import type { HostTensor } from '../../../src/compare/host-tensor.js';
 
 const fp32 = (dims: number[], values: number[]): HostTensor => ({
   datatype: 'FP32',

@@ -1,7 +1,8 @@
-// How closely the candidate's outputs agree with the serving version's, per output, accumulated over
-// every sample: pure arithmetic over HostTensors, no ORT. Numbers are compared as float64 (FP16
-// and BF16 decoded first); BYTES outputs count equal elements. A NaN on one side only counts as an
-// infinite difference; NaN on both sides as agreement.
+// How closely a candidate's outputs agree with the serving version's, per output, accumulated over
+// samples: pure arithmetic over HostTensors, no ORT. `infernode validate` and shadow versions
+// (dataplane/shadow-runner.ts) both use it. Numbers are compared as float64 (FP16 and BF16 decoded
+// first); BYTES outputs count equal elements. A NaN on one side only counts as an infinite
+// difference; NaN on both sides as agreement.
 
 import { asNumbers, isFloat, type HostTensor } from './host-tensor.js';
 import type { Datatype } from '../tensor/datatypes.js';
