@@ -3,6 +3,7 @@
 // signals to `shutdown` and `stopNow`; tests start servers in-process with it.
 
 import { RequestRecorder } from './dataplane/request-recorder.js';
+import { ShadowRunner } from './dataplane/shadow-runner.js';
 import { OtelExport } from './trace/otel-export.js';
 import { RequestTracer } from './trace/request-tracer.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
@@ -30,6 +31,7 @@ import type { LogSettingsPort } from './logging/log-settings.js';
 import { ortLogSeverity, setOrtEnvLogLevel } from './execution/onnxruntime/ort-log-level.js';
 import { GpuMonitor } from './metrics/gpu-metrics.js';
 import { MetricsCatalog } from './metrics/metrics-catalog.js';
+import { ShadowMetrics } from './metrics/shadow-metrics.js';
 import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { ModelManager } from './repository/model-manager.js';
 import type { ModelRegistry } from './repository/model-registry.js';
@@ -158,6 +160,12 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     ...(sharedMemory !== undefined && { sharedMemory }),
     ...(responseCache !== undefined && { responseCache }),
     ...(recorder !== undefined && { recorder }),
+    // Shadow versions: idle unless a model's config names one (docs/releasing-models.md).
+    shadows: new ShadowRunner(
+      registry,
+      new ShadowMetrics(metrics.registry),
+      options.httpMaxInputSize,
+    ),
   });
   models.useInference((model, version, request, ctx) =>
     dataPlane.infer(model, version, request, ctx),

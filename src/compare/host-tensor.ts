@@ -2,7 +2,13 @@
 // its elements, either a TypedArray of the datatype table's view or, for BYTES, strings (what
 // onnxruntime-node takes and returns for 'string' tensors).
 
-import type { Datatype, NumericView } from '../tensor/datatypes.js';
+import { BytesWalker } from '../tensor/bytes-layout.js';
+import {
+  DATATYPE_TABLE,
+  numericArray,
+  type Datatype,
+  type NumericView,
+} from '../tensor/datatypes.js';
 import { bf16BitsToNumber, halfBitsToNumber } from '../tensor/half.js';
 
 export interface HostTensor {
@@ -51,4 +57,24 @@ export function asNumbers(t: HostTensor): Float64Array | undefined {
 /** Floating-point datatypes: the ones cosine similarity and classifier top-k apply to. */
 export function isFloat(d: Datatype): boolean {
   return d === 'FP16' || d === 'FP32' || d === 'FP64' || d === 'BF16';
+}
+
+/** A tensor's wire bytes (row-major, little-endian; BYTES length-prefixed) as a HostTensor, copied. */
+export function hostTensorFromBytes(
+  datatype: Datatype,
+  dims: readonly number[],
+  bytes: Uint8Array,
+): HostTensor {
+  const info = DATATYPE_TABLE[datatype];
+  if (info.name === 'BYTES') {
+    const out: string[] = [];
+    const w = new BytesWalker(bytes);
+    const decoder = new TextDecoder();
+    while (w.next()) out.push(decoder.decode(bytes.subarray(w.start, w.start + w.length)));
+    return { datatype, dims, data: out };
+  }
+  // A copy of its own, so the view is aligned whatever the bytes' offset was.
+  const own = bytes.slice();
+  const data = new (numericArray(info.name))(own.buffer, 0, own.byteLength / info.byteSize);
+  return { datatype, dims, data };
 }

@@ -4,6 +4,7 @@
 // or wire encodings.
 
 import type { RequestRecorder } from './request-recorder.js';
+import type { ShadowRunner } from './shadow-runner.js';
 import { insertAfterRun, lookupResponse, type CacheMiss } from '../cache/cached-infer.js';
 import type { CachedResponse } from '../cache/cached-response.js';
 import type { ResponseCache } from '../cache/response-cache.js';
@@ -93,6 +94,8 @@ export interface DataPlaneOptions {
   readonly responseCache?: ResponseCache<CachedResponse>;
   /** --record-requests: writes a sampled share of answered requests to disk; absent: off. */
   readonly recorder?: RequestRecorder;
+  /** Shadow versions (config/shadow-policy.ts): sampled re-runs after the answer; absent: none. */
+  readonly shadows?: ShadowRunner;
   /** Triton's trace extension (--trace-config): which requests get spans; absent: none, no API. */
   readonly tracer?: RequestTracer;
 }
@@ -326,6 +329,8 @@ export class RegistryDataPlane implements DataPlane {
     // --record-requests: a sampled request's inputs are copied now, before a lone large one's
     // buffer can move to its worker; the answer is added once it is made.
     const recording = this.options.recorder?.sample(validated.inputs);
+    // A shadow version's sample: inputs copied now for the same reason; it runs after the answer.
+    const shadow = this.options.shadows?.sample(mv, validated.inputs);
     try {
       const result = await mv.scheduler.enqueue(validated);
       const outputs = result.outputs.map((o): ResponseOutput => ({
@@ -344,6 +349,7 @@ export class RegistryDataPlane implements DataPlane {
       };
       if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
       recording?.finish(mv.name, mv.version, outputs);
+      shadow?.answered(outputs, hrNow() - ctx.arrivalNs);
       succeeded(reporter, result, ctx.arrivalNs);
       ctx.trace?.mark('respond');
       return response;

@@ -11,6 +11,7 @@ import { fail } from '../errors.js';
 import type { ModelThreadDemand } from '../execution/thread-budget.js';
 import type { Backend, VersionStart } from './backends/backend.js';
 import { backendConfigRules, backendFor } from './backends/registry.js';
+import { shadowPolicy } from '../config/shadow-policy.js';
 import { selectVersions } from './version-policy.js';
 
 /** Where a model is loaded from: a repository directory, or a load call's private directory. */
@@ -41,7 +42,7 @@ export interface ConfiguredModel {
   readonly threadParameters: ModelThreadDemand['params'];
   /** Things to log at WARN (autofilled values, ignored fields, the backend's unknown parameters). */
   readonly warnings: readonly string[];
-  /** The versions to serve (present and selected by version_policy), ascending. */
+  /** The versions to serve (present and selected by version_policy, plus a shadow), ascending. */
   readonly files: ReadonlyMap<number, VersionFile>;
 }
 
@@ -117,7 +118,31 @@ async function versionFiles(
       files.set(v, file);
     }
   }
-  const selected = new Set(selectVersions(config.version_policy, present));
+  // A shadow version (config/shadow-policy.ts) is loaded whatever the policy says: the policy
+  // picks the serving versions among the others, so the shadow never displaces one, and
+  // promoting it is dropping the two parameters (then the policy sees it like any version).
+  const shadow = shadowPolicy(config)?.version;
+  const selected = new Set(
+    selectVersions(
+      config.version_policy,
+      present.filter((v) => v !== shadow),
+    ),
+  );
+  if (shadow !== undefined) {
+    if (!files.has(shadow)) {
+      throw fail(
+        'MODEL_LOAD_FAILED',
+        `shadow_version ${shadow} of model '${source.name}' holds no ${config.default_model_filename}`,
+      );
+    }
+    if (selected.size === 0) {
+      throw fail(
+        'MODEL_LOAD_FAILED',
+        `model '${source.name}' has no version to serve besides its shadow_version ${shadow}`,
+      );
+    }
+    selected.add(shadow);
+  }
   const ascending = new Map<number, VersionFile>();
   for (const v of [...files.keys()].sort((a, b) => a - b)) {
     const file = files.get(v);

@@ -1,8 +1,9 @@
 // The registry of models the server knows: one entry per model ever loaded (or tried), with its
 // state and its serving versions. Lookup resolves a (name, version) the way Triton does: no version
-// means the highest serving version. The model manager adds and removes entries; each entry's state
+// means the highest serving version that is not the model's shadow (config/shadow-policy.ts). The model manager adds and removes entries; each entry's state
 // is written by its lifecycle (model-lifecycle.ts), which the manager's registry holds.
 
+import { shadowPolicy } from '../config/shadow-policy.js';
 import { fail } from '../errors.js';
 import type { ModelEntry, ModelVersion } from './model-version.js';
 
@@ -40,8 +41,13 @@ export class ModelRegistry<E extends ModelEntry = ModelEntry> {
     }
     if (version === undefined || version === '') {
       let best: ModelVersion | undefined;
+      // A shadow version is loaded to be compared, never served to a client that names no version.
+      const shadow =
+        entry.config === undefined || entry.versions.size === 0
+          ? undefined
+          : shadowPolicy(entry.config)?.version;
       for (const v of entry.versions.values())
-        if (best === undefined || v.version > best.version) best = v;
+        if (v.version !== shadow && (best === undefined || v.version > best.version)) best = v;
       if (best === undefined) {
         throw fail(
           'MODEL_NOT_READY',
