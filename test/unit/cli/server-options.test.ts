@@ -255,4 +255,9 @@ void describe('--help', () => {
     assert.match(line, /1009 on the node front end/);
     assert.match(line, /uWS drops the connection \(clients see 1006\)/);
   });
+
+  void it('lists the validate subcommand (issue 32)', () => {
+    assert.match(helpText(), /^Commands:\n {2}validate +Check a candidate model version/m);
+    assert.match(helpText(), /infernode validate --model-repository=<dir> --model=<name>/);
+  });
 });
