@@ -97,6 +97,11 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     load: () => m(import('./ensemble-overhead.js')),
   },
   {
+    name: 'shadow',
+    summary: 'mlp at 64 in flight with 10 % shadowed against none: p50/p99; publishes',
+    load: () => m(import('./shadow-overhead.js')),
+  },
+  {
     name: 'cache',
     summary: 'mlp at 0/50/90 % repeated inputs, uncached and cached: req/s, p50, p99; publishes',
     load: () => m(import('./cache-compare.js')),

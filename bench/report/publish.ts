@@ -43,6 +43,8 @@ import { CACHE_JSON, CACHE_MEMORY_JSON, renderResponseCache } from '../cache/cac
 import type { CacheMemoryResult, CacheResult } from '../cache/cache-result.js';
 import { renderGpuResults } from './gpu-results-files.js';
 import type { EnsembleResult } from '../pipelines/ensemble-result.js';
+import { renderShadowOverhead, SHADOW_JSON } from '../shadow/shadow-files.js';
+import type { ShadowResult } from '../shadow/shadow-result.js';
 import type { StreamsResult } from '../streams/streams-result.js';
 import { mainTarget } from './write-outputs.js';
 
@@ -134,6 +136,7 @@ export async function renderAllPublished(): Promise<Published> {
       ...management.sections,
       ...streams.sections,
       ...(await renderEnsembleOverhead()),
+      ...(await renderShadowOverhead()),
       ...(await renderResponseCache()),
       ...(await renderGpuResults()),
     ],
@@ -251,6 +254,10 @@ export function publishOcr(result: OcrResult): Promise<string[]> {
 
 export function publishEnsembleOverhead(result: EnsembleResult): Promise<string[]> {
   return publishModelManagement(ENSEMBLE_JSON, result);
+}
+
+export function publishShadowOverhead(result: ShadowResult): Promise<string[]> {
+  return publishModelManagement(SHADOW_JSON, result);
 }
 
 export function publishResponseCache(result: CacheResult): Promise<string[]> {
