@@ -2,7 +2,8 @@
 // spawned servers load the same temporary repository's mlp, version 1 serving and the same export
 // as version 2 shadowing it, one with `shadow_share` 0 (the baseline: the shadow loaded and idle)
 // and one with 0.1; closed-loop clients keep `--concurrency` one-row requests in flight against
-// each in turn, for `--rounds` alternating rounds, so drift on a shared machine falls on both. Writes
+// each in turn, for `--rounds` rounds in ABBA order, so drift on a shared machine and the order
+// fall on both. Writes
 // bench/out/<time>-shadow/ and publishes bench/results/shadow-overhead.json with its section of
 // bench/RESULTS.md.
 
@@ -173,7 +174,10 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     for (const repo of repos) servers.push(await startInfernode(repo, []));
     for (let round = 1; round <= rounds; round++) {
-      for (const [i, server] of servers.entries()) {
+      // ABBA order: which server goes first alternates, so an order effect falls on both.
+      const order = round % 2 === 1 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const server = servers[i] as ServerProcess;
         const s = i === 0 ? 0 : share;
         const r = await load(server, concurrency, warmupSecs, measureSecs);
         const sorted = [...r.latencies].sort((a, b) => a - b);

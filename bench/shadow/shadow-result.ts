@@ -65,7 +65,7 @@ export function shadowSection(r: ShadowResult, source: string): string[] {
     '',
     `${machineLineOf(r.machine)}; ${commitLineOf(r.machine)}; front end ${r.frontEnd ?? '?'}. ` +
       `\`${r.command}\` (${r.concurrency} requests in flight, ${r.measureSecs} s per round, ` +
-      'rounds alternating between two servers, client and server on the same cores of a shared, ' +
+      'rounds alternating between two servers in ABBA order, client and server on the same cores of a shared, ' +
       `noisy machine), from [${source}](${source.replace(/^bench\//, '')}).`,
     '',
     'Both servers load `mlp` version 1 (serving) and the same export as version 2 (its shadow); ' +
@@ -87,8 +87,8 @@ export function shadowSection(r: ShadowResult, source: string): string[] {
       align: ['right', 'right', 'right', 'right', 'right', 'right', 'right'],
     }),
     '',
-    'Round by round (req/s / p50 ms / p99 ms), each round of the baseline followed by one of the ' +
-      'shadowed server:',
+    'Round by round (req/s / p50 ms / p99 ms); odd rounds measure the baseline first, even rounds ' +
+      'the shadowed server first:',
     '',
     markdownTable({
       headers: ['round', 'shadow_share 0', `shadow_share ${r.shadowed.share}`, 'p99 ratio'],
