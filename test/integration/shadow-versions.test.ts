@@ -2,12 +2,21 @@
 // the validate tests' generators) shadows it through `shadow_version` / `shadow_share`. A shadow
 // identical to the primary reports zero difference, one with a changed weight reports it, share 0
 // runs nothing, a slow shadow neither delays nor fails the clients (and drops what it cannot keep
-// up with, counted), and only a request naming version 2 is answered by it.
+// up with, counted), one that fails in ONNX Runtime on every run is counted and never fails a
+// client, and only a request naming version 2 is answered by it.
 
 import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { failingRunModel } from '../../scripts/onnx/fixture-models.js';
+import {
+  ELEM,
+  encodeModel,
+  intAttribute,
+  node,
+  tensorValue,
+} from '../../scripts/onnx/graph-builder.js';
 import { spawnServer, type SpawnedServer } from '../helpers/spawn-server.js';
 import { tempRepository } from '../helpers/temp-repository.js';
 import {
@@ -182,6 +191,70 @@ void describe('shadow versions', () => {
       assert.ok(dropped > 0 && compared > 2, `compared ${compared}, dropped ${dropped}`);
       assert.equal(
         sample(text, `infernode_shadow_requests_total{${PAIR},outcome="failed"}`),
+        undefined,
+      );
+    });
+  });
+
+  void it('a shadow failing in ONNX Runtime is counted and never fails the client', async () => {
+    // version 1: OUTPUT0 = [INPUT0, INPUT0]; version 2: failing_run's model (every run fails).
+    const repo = await tempRepository();
+    repos.push(repo);
+    await writeVersion(
+      repo,
+      'pair',
+      1,
+      encodeModel({
+        name: 'pair',
+        inputs: [tensorValue('INPUT0', ELEM.FLOAT, ['batch', 4])],
+        outputs: [tensorValue('OUTPUT0', ELEM.FLOAT, ['batch', 8])],
+        nodes: [
+          node('Concat', ['INPUT0', 'INPUT0'], ['OUTPUT0'], 'cat', [intAttribute('axis', 1)]),
+        ],
+      }),
+    );
+    await writeVersion(repo, 'pair', 2, failingRunModel());
+    await writeFile(
+      path.join(repo, 'pair', 'config.pbtxt'),
+      `name: "pair"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 8 ] } ]
+instance_group [ { count: 1, kind: KIND_CPU } ]
+parameters { key: "shadow_version" value: { string_value: "2" } }
+parameters { key: "shadow_share" value: { string_value: "1" } }
+`,
+    );
+    await withServer(repo, async (s) => {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${s.base}/v2/models/pair/infer`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: [i, 1, 2, 3] }],
+          }),
+        });
+        const body = (await res.json()) as { model_version: string; outputs: { data: number[] }[] };
+        assert.equal(res.status, 200, JSON.stringify(body));
+        assert.equal(body.model_version, '1');
+        assert.deepEqual(body.outputs[0]?.data, [i, 1, 2, 3, i, 1, 2, 3]);
+      }
+      const pair = 'model="pair",version="1",shadow_version="2"';
+      const deadline = Date.now() + 20_000;
+      let text = '';
+      while (Date.now() < deadline) {
+        text = await metrics(s);
+        if (sample(text, `infernode_shadow_requests_total{${pair},outcome="failed"}`) === 3) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(
+        sample(text, `infernode_shadow_requests_total{${pair},outcome="failed"}`),
+        3,
+        text,
+      );
+      assert.equal(
+        sample(text, `infernode_shadow_requests_total{${pair},outcome="compared"}`),
         undefined,
       );
     });
