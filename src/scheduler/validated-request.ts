@@ -8,6 +8,7 @@ import type { RequestRegions } from '../shared-memory/request-regions.js';
 import type { ResponseSink } from '../execution/run-scope.js';
 import type { Datatype } from '../tensor/datatypes.js';
 import type { StageTrace } from '../trace/stage-trace.js';
+import type { TenantTag } from './tenant-tag.js';
 
 declare const validated: unique symbol;
 
@@ -93,6 +94,8 @@ export interface ValidatedRequest {
    * The data plane releases them once the request is answered; schedulers never touch them.
    */
   readonly regions?: RequestRegions;
+  /** The tenant the request is admitted for (--tenant-header), and its share for fair dequeuing. */
+  readonly tenant?: TenantTag;
 }
 
 /** Used by the validator only. */
