@@ -66,7 +66,8 @@ export function createScheduler(
 /**
  * The shell running the sequence batcher. The queue has one level, no cap and no timeout (a
  * sequence model has no dynamic_batching queue policy); `oldest { preserve_ordering }` orders
- * responses.
+ * responses. Its queue stays first-come-first-served whatever the requests' tenants: a sequence's
+ * requests must reach the model in the order they came.
  */
 export function sequenceScheduler(
   config: ModelConfig,
@@ -91,6 +92,7 @@ export function sequenceScheduler(
   return new SchedulerShell(batcher, reporter, {
     priorities: priorityPlan(undefined),
     preserveOrdering: sb.oldest?.preserve_ordering ?? false,
+    fairTenants: false,
     clock,
   });
 }

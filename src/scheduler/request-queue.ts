@@ -1,9 +1,12 @@
 // The scheduler shell's queue: one FIFO per priority level (level 1 served first), each under its
 // level's Triton queue policy — max_queue_size rejects at once, and every deadline is a timer, so a
 // timed-out request is answered at its deadline rather than when the running batch ends (the
-// lazy check Triton does). Time and timers come from the injected clock.
+// lazy check Triton does). Time and timers come from the injected clock. Within a level, requests
+// of several tenants are served fairly by weight (fair-share.ts); a level that holds one tenant's
+// requests, or only untagged ones, is served in arrival order.
 
 import { fail } from '../errors.js';
+import { FairShare, NO_TENANT, type FairItem } from './fair-share.js';
 import {
   effectiveTimeoutUs,
   levelOf,
@@ -12,6 +15,7 @@ import {
   type QueuePolicy,
 } from './queue-policy.js';
 import type { SchedulerClock, TimerHandle } from './scheduler-clock.js';
+import type { TenantTag } from './tenant-tag.js';
 
 /** A queued request as the queue's owner sees it. */
 export interface QueueEntry<T> {
@@ -30,17 +34,29 @@ export interface QueueEvents<T> {
   delayed(entry: QueueEntry<T>): void;
 }
 
-interface Slot<T> extends QueueEntry<T> {
+interface Slot<T> extends QueueEntry<T>, FairItem {
   delayed: boolean;
   queued: boolean;
   timer: TimerHandle | undefined;
 }
 
 class Level<T> {
-  /** On-time requests in arrival order, then those past a DELAY deadline in the order they expired. */
+  /**
+   * On-time requests in arrival order (in fair-share tag order once `fair` is set), then those past
+   * a DELAY deadline in the order they expired.
+   */
   readonly onTime: Slot<T>[] = [];
   readonly late: Slot<T>[] = [];
-  constructor(readonly policy: QueuePolicy) {}
+  /** Set once a second tenant queues here; until the level empties, it is served fairly. */
+  fair: FairShare | undefined;
+  /**
+   * @param sole the tenant of the request that opened the level: until another tenant's request
+   *   comes, nothing is tagged
+   */
+  constructor(
+    readonly policy: QueuePolicy,
+    readonly sole: string,
+  ) {}
   get size(): number {
     return this.onTime.length + this.late.length;
   }
@@ -65,9 +81,10 @@ export class RequestQueue<T> {
 
   /**
    * Queues `value` at the level its `priority` maps to, with its deadline armed. Throws QUEUE_FULL
-   * when that level already holds max_queue_size requests; nothing is queued then.
+   * when that level already holds max_queue_size requests; nothing is queued then. `tenant` (none:
+   * the implicit tenant) and `cost` (its rows) place it among other tenants' requests.
    */
-  push(value: T, priority: number, timeoutUs: number): QueueEntry<T> {
+  push(value: T, priority: number, timeoutUs: number, tenant?: TenantTag, cost = 1): QueueEntry<T> {
     const levelNo = levelOf(this.plan, priority);
     const policy = policyOf(this.plan, levelNo);
     const existing = this.levels.get(levelNo);
@@ -78,7 +95,8 @@ export class RequestQueue<T> {
           `queued requests, its max_queue_size`,
       );
     }
-    const level = existing ?? this.addLevel(levelNo, policy);
+    const tenantName = tenant?.name ?? NO_TENANT;
+    const level = existing ?? this.addLevel(levelNo, policy, tenantName);
     const slot: Slot<T> = {
       value,
       level: levelNo,
@@ -86,10 +104,17 @@ export class RequestQueue<T> {
       delayed: false,
       queued: true,
       timer: undefined,
+      tenant,
+      cost,
+      tag: 0,
     };
     const timeout = effectiveTimeoutUs(policy, timeoutUs);
     if (timeout > 0) slot.timer = this.clock.setTimer(timeout * 1000, () => this.expire(slot));
-    level.onTime.push(slot);
+    if (level.fair === undefined && tenantName === level.sole) {
+      level.onTime.push(slot);
+    } else {
+      this.pushFair(level, slot);
+    }
     this.count += 1;
     return slot;
   }
@@ -108,6 +133,8 @@ export class RequestQueue<T> {
     if (entries.length === 1) {
       const slot = entries[0] as Slot<T>;
       if (!slot.queued) throw fail('INTERNAL', 'a dispatched request was no longer queued');
+      // Tags are 0 until a level turns fair, and a tag of 0 never moves its virtual time.
+      if (slot.tag > 0) this.levels.get(slot.level)?.fair?.served(slot);
       this.unlink(slot);
       return;
     }
@@ -121,6 +148,10 @@ export class RequestQueue<T> {
     }
     for (const levelNo of touched) {
       const level = this.levels.get(levelNo) as Level<T>;
+      const fair = level.fair;
+      if (fair !== undefined) {
+        for (const e of entries) if (e.level === levelNo) fair.served(e as Slot<T>);
+      }
       const before = level.size;
       filterInPlace(level.onTime, (s) => s.queued);
       filterInPlace(level.late, (s) => s.queued);
@@ -129,7 +160,10 @@ export class RequestQueue<T> {
     }
   }
 
-  /** Every queued entry in service order: level 1 first; in a level, on-time before late. */
+  /**
+   * Every queued entry in service order: level 1 first; in a level, on-time (arrival order, or
+   * fair-share order among tenants) before late.
+   */
   ordered(): QueueEntry<T>[] {
     const out: QueueEntry<T>[] = [];
     for (const levelNo of this.order) {
@@ -168,8 +202,23 @@ export class RequestQueue<T> {
     if (level.size === 0) this.dropLevel(slot.level);
   }
 
-  private addLevel(levelNo: number, policy: QueuePolicy): Level<T> {
-    const level = new Level<T>(policy);
+  /**
+   * Queues `slot` by its fair-share tag. The first request of a second tenant turns the level fair:
+   * its queued requests (all one tenant's, in arrival order) are tagged first, as if they had been
+   * tagged on arrival.
+   */
+  private pushFair(level: Level<T>, slot: Slot<T>): void {
+    let fair = level.fair;
+    if (fair === undefined) {
+      fair = level.fair = new FairShare();
+      for (const s of level.onTime) fair.stamp(s);
+    }
+    fair.stamp(slot);
+    FairShare.insert(level.onTime, slot);
+  }
+
+  private addLevel(levelNo: number, policy: QueuePolicy, tenant: string): Level<T> {
+    const level = new Level<T>(policy, tenant);
     this.levels.set(levelNo, level);
     let i = this.order.length;
     while (i > 0 && (this.order[i - 1] as number) > levelNo) i--;

@@ -27,6 +27,11 @@ import type { StageTrace } from '../trace/stage-trace.js';
 export interface ShellSettings {
   readonly priorities: PriorityPlan;
   readonly preserveOrdering: boolean;
+  /**
+   * false: requests are queued in arrival order whatever their tenant (sequence models, whose
+   * requests must keep their order); default true: tenants share each level fairly.
+   */
+  readonly fairTenants?: boolean;
   /** Injected so tests control time and timers. */
   readonly clock?: SchedulerClock;
 }
@@ -50,6 +55,7 @@ export class SchedulerShell implements Scheduler {
   private runningRequests = 0;
   private delayTimer: { readonly atNs: number; readonly handle: TimerHandle } | undefined;
   private readonly drain = new DrainLatch();
+  private readonly fairTenants: boolean;
 
   constructor(
     private readonly strategy: SchedulingStrategy,
@@ -57,6 +63,7 @@ export class SchedulerShell implements Scheduler {
     settings: ShellSettings,
   ) {
     this.clock = settings.clock ?? SYSTEM_CLOCK;
+    this.fairTenants = settings.fairTenants ?? true;
     this.order = new ResponseOrder(settings.preserveOrdering);
     this.queue = new RequestQueue<Waiter>(settings.priorities, this.clock, {
       timedOut: (e) => {
@@ -93,7 +100,13 @@ export class SchedulerShell implements Scheduler {
         return;
       }
       try {
-        entry = this.queue.push(w, request.priority, request.timeoutUs);
+        entry = this.queue.push(
+          w,
+          request.priority,
+          request.timeoutUs,
+          this.fairTenants ? request.tenant : undefined,
+          w.rows,
+        );
       } catch (e) {
         this.strategy.released?.(request);
         reject(toServerError(e));
