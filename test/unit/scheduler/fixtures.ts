@@ -23,6 +23,7 @@ import {
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
 import { backendConfigRules } from '../../../src/repository/backends/registry.js';
+import type { TenantTag } from '../../../src/scheduler/tenant-tag.js';
 
 /** A frozen config from config.pbtxt text, through the real config pipeline. */
 export function modelConfig(text: string): ModelConfig {
@@ -91,6 +92,7 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   readonly inputs?: readonly ValidatedInput[];
   readonly outputs?: readonly string[];
+  readonly tenant?: TenantTag;
 }
 
 /** A request of `rows` rows of IN (FP32, 2 per row) asking for OUT. */
@@ -108,6 +110,7 @@ export function request(o: RequestOptions = {}): ValidatedRequest {
     timeoutUs: o.timeoutUs ?? 0,
     signal: o.signal ?? new AbortController().signal,
     arrivalNs: 0,
+    ...(o.tenant !== undefined && { tenant: o.tenant }),
   });
 }
 
