@@ -198,6 +198,31 @@ void describe('sequence batcher, direct', () => {
     assert.deepEqual(outs.map(value), [1, 3, 6]);
   });
 
+  void it("keeps a sequence's order when its requests come with different tenants", async () => {
+    const t = setup(config('direct { }'));
+    const as = (r: ValidatedRequest, name: string): ValidatedRequest => ({
+      ...r,
+      tenant: { name, weight: 1 },
+    });
+    // Fair dequeuing would put b's first request next to a's first: the queue stays in arrival order.
+    const outs = [
+      t.send(as(step(1, 1, { start: true }), 'a')),
+      t.send(as(step(1, 2), 'a')),
+      t.send(as(step(1, 3), 'a')),
+      t.send(as(step(1, 4, { end: true }), 'b')),
+    ];
+    for (let i = 0; i < 4; i++) {
+      await flush();
+      t.target.complete(i);
+    }
+    await flush();
+    assert.deepEqual(outs.map(value), [1, 3, 6, 10]);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => t.target.rows(i)[0]?.input),
+      [1, 2, 3, 4],
+    );
+  });
+
   void it('refuses a request of a sequence that was never started, in Triton words', async () => {
     const t = setup(config('direct { }'));
     const o = t.send(step(42, 1));
