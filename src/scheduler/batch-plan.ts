@@ -41,7 +41,8 @@ export type BatchPlan =
   | { readonly kind: 'empty' };
 
 /**
- * Plans the next batch from `queue` (service order: priority, then arrival).
+ * Plans the next batch from `queue` (service order: priority, then arrival or, among the tenants
+ * of a level, fair order).
  *
  * 1. The batch is built around the first request: later requests with the same key join it in
  *    order, while they fit under max_batch_size rows and the byte cap (a request that does not

@@ -55,7 +55,10 @@ export interface SchedulingStrategy {
   bindWake?(wake: () => void): void;
   /** The shell has drained: cancel the strategy's own timers. */
   dispose?(): void;
-  /** The next run, from the queue in service order (priority level, then arrival); pure. */
+  /**
+   * The next run, from the queue in service order (priority level, then arrival, or fair order
+   * among the tenants of a level: request-queue.ts); pure.
+   */
   plan(queue: readonly QueuedRequest[], ctx: PlanContext): BatchPlan;
   /**
    * Executes `members` as one run; it counts against `capacity` until the promise settles. A throw
