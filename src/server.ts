@@ -41,6 +41,7 @@ import { sharedMemoryBudget } from './memory/client-budget.js';
 import { WsCounters } from './websocket/ws-counters.js';
 import { streamingRoute, type StreamingRoute } from './websocket/ws-route.js';
 import { RegionRegistry } from './shared-memory/region-registry.js';
+import { RateLimiter } from './scheduler/rate-limit/rate-limiter.js';
 
 export interface RunningServer {
   readonly httpPort: number;
@@ -104,6 +105,15 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   const responseCache = await createResponseCache(options, metrics, logger);
   const usage = responseCache?.usage?.bind(responseCache);
   if (usage !== undefined) metrics.watchCache(usage);
+  // --rate-limit=execution_count: one resource table for every model's instances.
+  const rateLimiter =
+    options.rateLimit.mode === 'off' ? undefined : new RateLimiter(options.rateLimit);
+  if (rateLimiter !== undefined) {
+    logger.info(
+      { mode: options.rateLimit.mode, resources: options.rateLimit.resources },
+      'rate limiter on',
+    );
+  }
   const models = new ModelManager({
     mode: options.modelControlMode,
     repositories: options.modelRepositories,
@@ -120,6 +130,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     responseCache: options.cacheConfig !== undefined,
     // Read at each load: sessions created after a change follow it (ORT fixes it per session).
     ortLogSeverity: () => ortLogSeverity(logging.settings),
+    ...(rateLimiter !== undefined && { rateLimiter }),
   });
   const registry = models.registry;
   await models.start();

@@ -15,6 +15,11 @@ import { DEFAULT_CLIENT_MEMORY_BUDGET_BYTES } from '../memory/client-budget.js';
 import { DEFAULT_WS_LIMITS } from '../websocket/ws-protocol.js';
 import { DEFAULT_REGISTRY_LIMITS } from '../shared-memory/region-registry.js';
 import { parseCacheConfig, type CacheConfig } from '../cache/cache-config.js';
+import {
+  parseRateLimitSettings,
+  RATE_LIMIT_OFF,
+  type RateLimitSettings,
+} from '../scheduler/rate-limit/rate-limit-settings.js';
 import { parseTraceConfig, type TraceConfig } from '../trace/trace-config.js';
 
 export interface ServerOptions {
@@ -125,6 +130,8 @@ export interface ServerOptions {
   readonly recordRequestsMaxBytes: number;
   /** `--trace-config` (Triton's flag, OpenTelemetry mode): starting trace settings and export. */
   readonly traceConfig: TraceConfig;
+  /** Triton's rate limiter: `--rate-limit` and `--rate-limit-resource` (off). */
+  readonly rateLimit: RateLimitSettings;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -196,6 +203,7 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   recordRequestsRate: 0.01,
   recordRequestsMaxBytes: 268435456,
   traceConfig: parseTraceConfig([]),
+  rateLimit: RATE_LIMIT_OFF,
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -384,6 +392,15 @@ export const FLAGS = {
     kind: 'string',
     repeat: true,
     help: "[opentelemetry,]<setting>=<value>, as Triton's flag: mode=opentelemetry, level=TIMESTAMPS|OFF, rate=<n>, count=<n>, log-frequency=<n>; opentelemetry,url=<OTLP/HTTP endpoint>, opentelemetry,resource=<k>=<v>, opentelemetry,bsp_max_queue_size|bsp_schedule_delay|bsp_max_export_batch_size=<n> (repeatable; level=OFF)",
+  },
+  'rate-limit': {
+    kind: 'string',
+    help: "off | execution_count: Triton's rate limiter; with execution_count an instance runs only when the resources its instance group's rate_limiter asks for are free, and waiting instances run by priority-weighted execution count (off)",
+  },
+  'rate-limit-resource': {
+    kind: 'string',
+    repeat: true,
+    help: '<name>:<count>[:<device>]: copies of a rate limiter resource, on one device or (no device) on each; once any is given, a resource not given has none (repeatable; the largest count any instance asks for)',
   },
   'response-cache-byte-size': {
     kind: 'uint',
@@ -649,6 +666,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       DEFAULT_OPTIONS.recordRequestsMaxBytes,
     ),
     traceConfig: parseTraceConfig(values.get('trace-config') ?? []),
+    rateLimit: parseRateLimitSettings(last('rate-limit'), values.get('rate-limit-resource') ?? []),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');

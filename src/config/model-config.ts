@@ -21,10 +21,19 @@ export interface ModelTensorConfig {
 
 export type InstanceKind = 'KIND_AUTO' | 'KIND_GPU' | 'KIND_CPU' | 'KIND_MODEL';
 
+/** `instance_group.rate_limiter` (Triton's ModelRateLimiter), with the proto's defaults filled in. */
+export interface RateLimiterConfig {
+  readonly resources: readonly { name: string; global: boolean; count: number }[];
+  /** Lower runs more often under contention; 0 counts as 1 (Triton's ScaledPriority). */
+  readonly priority: number;
+}
+
 export interface InstanceGroupConfig {
   readonly name: string;
   readonly kind: InstanceKind;
   readonly count: number;
+  /** Only when config.pbtxt has one (Triton prints the message only then). */
+  readonly rate_limiter?: RateLimiterConfig;
   readonly gpus: readonly number[];
 }
 

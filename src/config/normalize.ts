@@ -160,10 +160,21 @@ function instanceGroups(
     }
     let count = g.count ?? 0;
     if (count < 1) count = kind === 'KIND_CPU' ? (rules?.instances?.defaultCpuCount ?? 1) : 1;
+    const rl = g.rate_limiter;
     return {
       name: g.name ? g.name : `${model}_${i}`,
       kind,
       count,
+      ...(rl !== undefined && {
+        rate_limiter: {
+          resources: (rl.resources ?? []).map((r) => ({
+            name: r.name ?? '',
+            global: r.global ?? false,
+            count: r.count ?? 0,
+          })),
+          priority: rl.priority ?? 0,
+        },
+      }),
       gpus:
         kind === 'KIND_GPU' && listed.length === 0 ? [...gpus].sort((a, b) => a - b) : [...listed],
     };

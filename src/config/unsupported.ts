@@ -61,7 +61,6 @@ export function checkSupported(raw: RawModelConfig, backends: BackendRuleList): 
   }
   for (const [i, g] of (raw.instance_group ?? []).entries()) {
     const at = `instance_group[${i}]`;
-    if (g.rate_limiter !== undefined) no(`${at}.rate_limiter`, 'there is no rate limiter');
     if (g.passive === true) no(`${at}.passive`, 'every instance takes requests');
     if ((g.secondary_devices?.length ?? 0) > 0)
       no(`${at}.secondary_devices`, 'there are no NVDLA devices');

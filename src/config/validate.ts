@@ -281,6 +281,11 @@ function validateInstanceGroups(
       case 'KIND_AUTO':
         throw fail('INTERNAL', `${at} has unexpected kind KIND_AUTO after normalization`);
     }
+    for (const [k, r] of (g.rate_limiter?.resources ?? []).entries()) {
+      if (r.name === '') {
+        throw invalid(`${at}: rate_limiter resources[${k}] needs a name, got an empty one`);
+      }
+    }
     rules.checkInstanceGroup?.(config, at, g);
   }
 }

@@ -3,7 +3,7 @@
 // `<group>_gpu<id>`. A backend turns each into its own plan (ORT: a session plan with the threads
 // the budget gave the group, onnxruntime/build-session-plan.ts). Pure.
 
-import type { InstanceKind, ModelConfig } from '../config/model-config.js';
+import type { InstanceKind, ModelConfig, RateLimiterConfig } from '../config/model-config.js';
 import type { InstanceGroup } from './run-channel.js';
 
 /** One worker pool of a config's instance group, and the device its instances run on. */
@@ -13,6 +13,8 @@ export interface InstancePlacement extends InstanceGroup {
   readonly kind: InstanceKind;
   /** For a GPU group: the GPU of this pool. */
   readonly deviceId?: number;
+  /** The group's `rate_limiter`, when it has one. */
+  readonly rateLimiter?: RateLimiterConfig;
 }
 
 /** The worker pools of `config`'s instance groups, in config order (a GPU group lists no GPU: 0). */
@@ -20,8 +22,17 @@ export function instancePlacements(
   config: Pick<ModelConfig, 'instance_group'>,
 ): InstancePlacement[] {
   return config.instance_group.flatMap((group): InstancePlacement[] => {
+    const limits = group.rate_limiter !== undefined && { rateLimiter: group.rate_limiter };
     if (group.kind !== 'KIND_GPU') {
-      return [{ instance: group.name, count: group.count, group: group.name, kind: group.kind }];
+      return [
+        {
+          instance: group.name,
+          count: group.count,
+          group: group.name,
+          kind: group.kind,
+          ...limits,
+        },
+      ];
     }
     const gpus = group.gpus.length > 0 ? group.gpus : [0];
     return gpus.map((deviceId) => ({
@@ -30,6 +41,7 @@ export function instancePlacements(
       group: group.name,
       kind: 'KIND_GPU',
       deviceId,
+      ...limits,
     }));
   });
 }

@@ -18,6 +18,7 @@ import type { WireError } from '../errors.js';
 import { FINALIZE_TASK } from './messages.js';
 import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.js';
 import type { RunScope } from './run-scope.js';
+import type { InstanceGate } from './instance-gate.js';
 import type { InstanceGroup, WorkerBackend } from './run-channel.js';
 import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
@@ -59,6 +60,13 @@ export interface InstancePoolInit<G extends InstanceGroup = InstanceGroup> {
   readonly readingsTick?: SharedArrayBuffer;
   /** Tests only: the restart back-off's clock (default: the real one, RESTART_CLOCK). */
   readonly clock?: RestartClock;
+  /** The server's rate limiter for this version's instances (absent: --rate-limit=off). */
+  readonly gate?: InstanceGate;
+}
+
+/** Triton's name of instance `k` of a group: the group's own when it has one instance. */
+export function instanceName(group: InstanceGroup, k: number): string {
+  return group.count > 1 ? `${group.instance}_${k}` : group.instance;
 }
 
 /** The instances of one group plan. */
@@ -83,12 +91,14 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
   /** The model's inputs and outputs as the first ready session reported them. */
   private io: ModelIO | undefined;
   private readonly backend: WorkerBackend<G>;
+  private readonly gate: InstanceGate | undefined;
 
   private constructor(
     private readonly init: InstancePoolInit<G>,
     sabTensors: boolean,
   ) {
     this.backend = init.backend;
+    this.gate = init.gate;
     const shown = `${init.model}/${init.version}/${path.basename(init.modelPath)}`;
     this.groups = init.groups.map((spec) => {
       const common: WorkerInit = {
@@ -118,8 +128,7 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
       };
       const instances = Array.from(
         { length: spec.count },
-        // Triton's instance names: the group's own when it has one instance.
-        (_, k) => new ModelInstance(spec.count > 1 ? `${spec.instance}_${k}` : spec.instance, ctx),
+        (_, k) => new ModelInstance(instanceName(spec, k), ctx),
       );
       return { spec, instances };
     });
@@ -244,9 +253,17 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
     try {
       const got = await this.acquire();
       if (!(got instanceof ModelInstance)) return { ok: false, error: got };
+      // With the rate limiter on, the instance (busy from here) waits for its resources; off, the
+      // gate is absent and the run starts at once, as it always did.
+      const gate = this.gate;
+      if (gate !== undefined) {
+        const wait = gate.admit(got.name);
+        if (wait !== undefined) await wait;
+      }
       try {
         return await got.execute(req, scope, transfer);
       } finally {
+        gate?.release(got.name);
         got.busy = false;
       }
     } finally {
@@ -266,14 +283,33 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** The group with the most free ready instances (first on ties) gives one, so groups fill evenly. */
+  /**
+   * The group with the most free ready instances (first on ties) gives one, so groups fill evenly;
+   * with the rate limiter on, the free instance it ranks first (Triton's order of free instances).
+   */
   private claim(): ModelInstance | undefined {
+    if (this.gate !== undefined) return this.claimRanked(this.gate);
     let best: ModelInstance[] = [];
     for (const g of this.groups) {
       const free = g.instances.filter((i) => i.state === 'ready' && !i.busy);
       if (free.length > best.length) best = free;
     }
     const chosen = best[0];
+    if (chosen !== undefined) chosen.busy = true;
+    return chosen;
+  }
+
+  private claimRanked(gate: InstanceGate): ModelInstance | undefined {
+    let chosen: ModelInstance | undefined;
+    let rank = Infinity;
+    for (const i of this.instances) {
+      if (i.state !== 'ready' || i.busy) continue;
+      const r = gate.rank(i.name);
+      if (r < rank) {
+        chosen = i;
+        rank = r;
+      }
+    }
     if (chosen !== undefined) chosen.busy = true;
     return chosen;
   }

@@ -34,6 +34,7 @@ import type { OverrideDirectory } from './override-directory.js';
 import { readBackendSettings } from './backends/registry.js';
 import type { ServerHost } from './server-host.js';
 import type { OrtLogSeverity } from '../execution/onnxruntime/ort-log-level.js';
+import type { RateLimiter } from '../scheduler/rate-limit/rate-limiter.js';
 
 /** What the load steps take from the server's options. */
 export interface LoadStepsOptions {
@@ -55,6 +56,8 @@ export interface LoadStepsOptions {
   readonly cores?: number;
   /** ONNX Runtime's log severity for sessions created now (absent: ORT's default, warning). */
   readonly ortLogSeverity?: () => OrtLogSeverity;
+  /** The server's rate limiter (--rate-limit=execution_count); absent when off. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /** Where a serving model came from, and what its versions were started from. */

@@ -29,6 +29,7 @@ import type { MetricsCatalog } from '../../metrics/metrics-catalog.js';
 import type { ConfiguredModel } from '../configure-model.js';
 import type { ModelVersion } from '../model-version.js';
 import type { ServerHost } from '../server-host.js';
+import type { RateLimiter } from '../../scheduler/rate-limit/rate-limiter.js';
 
 /** What starting a version may use of the server: its options and the host of model calls. */
 export interface BackendDeps {
@@ -44,6 +45,8 @@ export interface BackendDeps {
   readonly logger: Logger;
   /** What ensembles' steps and JavaScript models' BLS calls see of the server. */
   readonly host: ServerHost;
+  /** The server's rate limiter (--rate-limit=execution_count); absent when off. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export interface Backend {

@@ -12,6 +12,7 @@ import type { InstanceGroup } from '../../execution/run-channel.js';
 import type { ThreadBudget } from '../../execution/thread-budget.js';
 import { ModelReporter } from '../../metrics/model-reporter.js';
 import { createScheduler } from '../../scheduler/create-scheduler.js';
+import { limitedInstances } from '../../scheduler/rate-limit/limited-instances.js';
 import type { ConfiguredModel } from '../configure-model.js';
 import { modelSignature } from '../model-signature.js';
 import type { ModelVersion } from '../model-version.js';
@@ -56,6 +57,12 @@ export async function startInstances<G extends InstanceGroup>(
   const log = deps.logger.child({ model: config.name });
   const t0 = process.hrtime.bigint();
   const groups = parts.groups(c, version, budget, (m) => log.warn(m));
+  // --rate-limit=execution_count: the instances join the server's resource table before any worker
+  // starts (a demand the table cannot meet fails the load here, in Triton's words).
+  const gate = deps.rateLimiter?.register(config.name, version, limitedInstances(config, groups));
+  if (gate !== undefined) {
+    log.info({ version, resources: deps.rateLimiter?.describe() }, 'rate limiter resources');
+  }
   const pool = await InstancePool.start({
     model: config.name,
     version,
@@ -72,11 +79,16 @@ export async function startInstances<G extends InstanceGroup>(
       warn: (m) => log.warn(m),
       error: (m) => log.error(m),
     },
+    ...(gate !== undefined && { gate }),
+  }).catch((e: unknown) => {
+    gate?.close();
+    throw e;
   });
   try {
     parts.checkModelIO(config, pool.modelIO);
   } catch (e) {
     await pool.close();
+    gate?.close();
     throw e;
   }
   const reporter = new ModelReporter(deps.catalog, config.name, version);
@@ -107,6 +119,8 @@ export async function startInstances<G extends InstanceGroup>(
     unload: async () => {
       await scheduler.stop();
       await pool.close();
+      // No run of the version waits for or holds resources once its pool has closed.
+      gate?.close();
       forgetThreads();
     },
   };
