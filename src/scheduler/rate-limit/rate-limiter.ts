@@ -5,7 +5,8 @@
 // times priority (a priority of 0 counts as 1), so an instance of priority 1 runs about twice as
 // often as one of priority 2 under contention; ties go to the one staged first. Only the head of
 // the queue may take resources (Triton's AttemptAllocation): a large demand is not overtaken by
-// smaller ones behind it.
+// smaller ones behind it. Resources a run gives back go out after the promise jobs of that turn
+// (allocateSoon), so an instance with more work stands in line for them too.
 //
 // Ensembles' steps and BLS calls reach instances through their models' pools, so they pass the
 // same gate. A model's gate is closed after its pool has drained (no run waits or holds then).
@@ -57,6 +58,8 @@ export class RateLimiter {
   private readonly allocated = new Map<string, number>();
   private readonly staged: Staged[] = [];
   private seq = 0;
+  /** An allocation is scheduled (allocateSoon). */
+  private allocating = false;
 
   constructor(private readonly settings: RateLimitSettings) {}
 
@@ -121,6 +124,7 @@ export class RateLimiter {
   }
 
   private admit(instance: Instance): Promise<void> | undefined {
+    // Nobody waits: a free resource is taken at once (no promise, no wait for allocateSoon).
     if (this.staged.length === 0 && this.fits(instance)) {
       this.take(instance);
       return undefined;
@@ -138,7 +142,23 @@ export class RateLimiter {
       if (left > 0) this.allocated.set(key, left);
       else this.allocated.delete(key);
     }
-    this.allocate();
+    this.allocateSoon();
+  }
+
+  /**
+   * Gives out freed resources once the current turn's promise jobs have run. A released instance
+   * whose model has more work is staged again in those jobs (its scheduler dispatches the next
+   * batch as the run's answer settles), so, as in Triton's OnRelease, it stands in line with the
+   * other waiting instances before the resources go out; handing them out at once would always
+   * pass them to another model, whatever the priorities.
+   */
+  private allocateSoon(): void {
+    if (this.allocating) return;
+    this.allocating = true;
+    setImmediate(() => {
+      this.allocating = false;
+      this.allocate();
+    });
   }
 
   /** Gives resources to the head of the staged queue while it fits. */
