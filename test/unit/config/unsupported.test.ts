@@ -27,7 +27,6 @@ void test('unsupported Triton features are UNSUPPORTED errors naming the field',
       /model_operations.op_library_filename is not supported/,
     ],
     ['runtime: "model.py"', /runtime "model.py" is not supported/],
-    ['instance_group { rate_limiter { } }', /instance_group\[0\].rate_limiter is not supported/],
     ['instance_group { passive: true }', /instance_group\[0\].passive is not supported/],
     [
       'instance_group [ { }, { secondary_devices { } } ]',
