@@ -7,7 +7,7 @@
 // demand the explicit resources cannot meet fails the model's load with Triton's message.
 
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ServerOptions } from '../../src/cli/server-options.js';
@@ -33,6 +33,21 @@ export async function execute(requests) {
       END: { shape: [1], data: [end] },
       INSTANCE: { shape: [1], data: [name] },
     },
+  }));
+}
+`;
+
+/** Calls shared_a over BLS and answers with shared_a's stamps. */
+const BLS_SOURCE = `
+export async function execute(requests, context) {
+  return Promise.all(requests.map(async () => {
+    const got = await context.infer('shared_a', { X: { datatype: 'FP32', shape: [1], data: [0] } });
+    if (got instanceof Error) return got;
+    return { outputs: {
+      START: { shape: [1], data: [got.outputs.START.data[0]] },
+      END: { shape: [1], data: [got.outputs.END.data[0]] },
+      INSTANCE: { shape: [1], data: [got.outputs.INSTANCE.strings?.[0] ?? String(got.outputs.INSTANCE.data[0])] },
+    } };
   }));
 }
 `;
@@ -113,6 +128,16 @@ void describe('rate limiter: a global resource shared by two models', () => {
     repo = await tempRepository();
     await sleepModel(repo, 'shared_a', { ms: 60, rateLimiter: GLOBAL_R });
     await sleepModel(repo, 'shared_b', { ms: 60, rateLimiter: GLOBAL_R });
+    // Asks for no resource itself; its BLS calls to shared_a pass shared_a's gate.
+    await mkdir(path.join(repo, 'bls_via', '1'), { recursive: true });
+    await writeFile(
+      path.join(repo, 'bls_via', 'config.pbtxt'),
+      (await readFile(path.join(repo, 'shared_a', 'config.pbtxt'), 'utf8'))
+        .replace('name: "shared_a"', 'name: "bls_via"')
+        .replace(/ rate_limiter \{[^\n]*\} \}/, ' }')
+        .replace('count: 1', 'count: 2'),
+    );
+    await writeFile(path.join(repo, 'bls_via', '1', 'model.js'), BLS_SOURCE);
   });
   after(() => rm(repo, { recursive: true, force: true }));
 
@@ -123,8 +148,25 @@ void describe('rate limiter: a global resource shared by two models', () => {
       assert.equal(runs.length, 12);
       assert.deepEqual(overlaps(runs), []);
       // The resolved table is logged when each model registers.
-      const table = t.logs.find((l) => l.includes('rate limiter resources'));
+      const table = t.logs.find(
+        (l) => l.includes('"model":"shared_b"') && l.includes('rate limiter resources'),
+      );
       assert.ok(table?.includes('"GLOBAL":{"R":1}'), table);
+    } finally {
+      await t.close();
+    }
+  });
+
+  void it("BLS calls into a limited model pass the same gate as the model's own requests", async () => {
+    const t = await serve(repo, LIMITED);
+    try {
+      const runs = await runAll(t, ['bls_via', 'shared_b'], 4);
+      assert.deepEqual(
+        runs.filter((r) => r.model === 'bls_via').map((r) => r.instance),
+        ['shared_a_0', 'shared_a_0', 'shared_a_0', 'shared_a_0'],
+        'the stamps are shared_a runs, called over BLS',
+      );
+      assert.deepEqual(overlaps(runs), []);
     } finally {
       await t.close();
     }
