@@ -67,6 +67,28 @@ export const ERROR_CATALOG = Object.freeze({
     'the memory held for clients (--client-memory-budget) is full: retry later',
   ),
   CANCELLED: entry('CANCELLED', 'the request was cancelled'),
+  // Per-tenant quotas (--quota-file, docs/operations.md "Tenant quotas"): 429 with Retry-After,
+  // gRPC RESOURCE_EXHAUSTED; nothing already accepted is refused by them.
+  TENANT_RATE_LIMITED: entry(
+    'UNAVAILABLE',
+    'the tenant is over its requests-per-second quota',
+    429,
+  ),
+  TENANT_IN_FLIGHT: entry(
+    'UNAVAILABLE',
+    'the tenant has as many requests in flight as its quota allows',
+    429,
+  ),
+  TENANT_QUEUE_SHARE: entry(
+    'UNAVAILABLE',
+    "the tenant holds its whole share of the model's queue",
+    429,
+  ),
+  TENANT_UNKNOWN: entry(
+    'UNAVAILABLE',
+    'the tenant is not in the quota file, which refuses unknown tenants',
+    403,
+  ),
   SEQUENCE_ID_REQUIRED: entry('INVALID_ARG', 'a sequence model needs a correlation id'),
   SEQUENCE_NOT_STARTED: entry('INVALID_ARG', 'the sequence was not started, or has ended'),
   SEQUENCE_LIMIT: entry('UNAVAILABLE', 'the model has as many live sequences as it allows'),
@@ -129,14 +151,19 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 export interface WireError {
   readonly code: ErrorCode;
   readonly message: string;
+  /** Seconds after which a retry may succeed (a tenant's quota): HTTP Retry-After. */
+  readonly retryAfterS?: number;
 }
 
 export class InferenceServerError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message?: string) {
+  /** Seconds after which a retry may succeed (over a tenant's quota); absent for other errors. */
+  readonly retryAfterS?: number;
+  constructor(code: ErrorCode, message?: string, retryAfterS?: number) {
     super(message ?? ERROR_CATALOG[code].summary);
     this.name = 'InferenceServerError';
     this.code = code;
+    if (retryAfterS !== undefined) this.retryAfterS = retryAfterS;
   }
   get status(): number {
     return ERROR_CATALOG[this.code].status;
@@ -145,7 +172,9 @@ export class InferenceServerError extends Error {
     return ERROR_CATALOG[this.code].errorClass;
   }
   toWire(): WireError {
-    return { code: this.code, message: this.message };
+    return this.retryAfterS === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, retryAfterS: this.retryAfterS };
   }
 }
 
@@ -158,9 +187,17 @@ export function isErrorCode(s: unknown): s is ErrorCode {
   return typeof s === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOG, s);
 }
 
-export function fromWire(w: { code: unknown; message: unknown }): InferenceServerError {
+export function fromWire(w: {
+  code: unknown;
+  message: unknown;
+  retryAfterS?: unknown;
+}): InferenceServerError {
   const code = isErrorCode(w.code) ? w.code : 'INTERNAL';
-  return new InferenceServerError(code, typeof w.message === 'string' ? w.message : undefined);
+  return new InferenceServerError(
+    code,
+    typeof w.message === 'string' ? w.message : undefined,
+    typeof w.retryAfterS === 'number' ? w.retryAfterS : undefined,
+  );
 }
 
 /**

@@ -14,7 +14,9 @@ const BY_CLASS: Readonly<Record<ErrorClass, status>> = {
 };
 
 export function grpcStatusOf(err: InferenceServerError): status {
-  if (err.code === 'QUEUE_FULL') return status.RESOURCE_EXHAUSTED;
+  if (err.code === 'TENANT_UNKNOWN') return status.PERMISSION_DENIED;
+  // Over a tenant's quota, like a full queue: the client may retry later.
+  if (err.code === 'QUEUE_FULL' || err.code.startsWith('TENANT_')) return status.RESOURCE_EXHAUSTED;
   return BY_CLASS[err.errorClass];
 }
 

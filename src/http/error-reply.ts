@@ -11,6 +11,14 @@ const RETRY_HEADERS = Object.freeze({ 'content-type': 'application/json', 'retry
 
 /** The catalogue's status, and the message as `{"error": ...}`. */
 export function errorReply(error: InferenceServerError): HttpReply {
+  // Over a tenant's quota: when the tenant's bucket has a token again.
+  if (error.retryAfterS !== undefined) {
+    return {
+      status: error.status,
+      headers: { 'content-type': 'application/json', 'retry-after': String(error.retryAfterS) },
+      body: JSON.stringify({ error: error.message }),
+    };
+  }
   return {
     status: error.status,
     headers: error.code === 'CLIENT_MEMORY_FULL' ? RETRY_HEADERS : JSON_HEADERS,
