@@ -6,6 +6,10 @@ import { RequestRecorder } from './dataplane/request-recorder.js';
 import { ShadowRunner } from './dataplane/shadow-runner.js';
 import { OtelExport } from './trace/otel-export.js';
 import { RequestTracer } from './trace/request-tracer.js';
+import { NO_QUOTAS, readQuotaFile } from './tenant/quota-file.js';
+import { QuotaReload } from './tenant/quota-reload.js';
+import { TenantGate } from './tenant/tenant-gate.js';
+import { TenantMetrics } from './tenant/tenant-metrics.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
@@ -162,8 +166,24 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   // thread decoded the request, and exported in batches; the ones dropped are counted.
   const otel = new OtelExport(options.traceConfig.export, (n) => metrics.traceSpansDropped.inc(n));
   const tracer = new RequestTracer(options.traceConfig.settings, otel);
+  // --tenant-header / --quota-file: read now (a bad file stops the start, naming where), then
+  // reloaded on SIGHUP and on change; without the flag nothing of it exists.
+  const tenants =
+    options.tenantHeader === undefined
+      ? undefined
+      : new TenantGate(
+          options.quotaFile === undefined ? NO_QUOTAS : readQuotaFile(options.quotaFile),
+          new TenantMetrics(metrics.registry, options.tenantMetricsMax),
+        );
+  const quotaReload =
+    tenants !== undefined && options.quotaFile !== undefined
+      ? new QuotaReload(options.quotaFile, tenants, logger)
+      : undefined;
+  const tenantHeader =
+    options.tenantHeader === undefined ? {} : { tenantHeader: options.tenantHeader };
   const dataPlane = new RegistryDataPlane(registry, models, {
     tracer,
+    ...(tenants !== undefined && { tenants }),
     version: VERSION,
     serverName: options.serverName,
     strictReadiness: options.strictReadiness,
@@ -200,6 +220,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         budget: clientBudget,
         counters: new WsCounters(wsCounters),
         onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
+        ...tenantHeader,
       })
     : undefined;
   const wantedThreads = options.httpThreadCount;
@@ -252,6 +273,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       kserveRoutes(dataPlane, {
         maxBodyBytes: options.httpMaxInputSize,
         logging: loggingPort,
+        ...tenantHeader,
         ...(options.traceStages && { stages: new StageRecorder() }),
         onServerError: (err, call) =>
           logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
@@ -270,6 +292,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         maxBodyBytes: options.httpMaxInputSize,
         limits,
         restrictedApis: options.httpRestrictedApis,
+        ...tenantHeader,
         clientBudget: { limitBytes: options.clientMemoryBudget, counter: budgetCounter },
         ...(metrics.threads.intervalMs !== undefined && {
           readingsIntervalMs: metrics.threads.intervalMs,
@@ -307,6 +330,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       maxConcurrentStreams: options.grpcMaxConcurrentStreams,
       onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
       logging: loggingPort,
+      ...tenantHeader,
     });
   }
   let metricsServer: MetricsServer | undefined;
@@ -397,6 +421,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     shutdown: (timeoutMs) =>
       shutdown.run(timeoutMs).finally(async () => {
         sharedMemory?.close();
+        quotaReload?.close();
         await Promise.all([
           responseCache?.close?.(),
           otel.shutdown(),
@@ -406,6 +431,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     stopNow: (reason) =>
       shutdown.cutShort(reason, options.exitTimeoutSecs * 1000).finally(async () => {
         sharedMemory?.close();
+        quotaReload?.close();
         await Promise.all([
           responseCache?.close?.(),
           otel.shutdown(),

@@ -132,6 +132,12 @@ export interface ServerOptions {
   readonly traceConfig: TraceConfig;
   /** Triton's rate limiter: `--rate-limit` and `--rate-limit-resource` (off). */
   readonly rateLimit: RateLimitSettings;
+  /** --tenant-header (lower-case): the header naming a request's tenant; undefined: no tenants. */
+  readonly tenantHeader: string | undefined;
+  /** --quota-file: the tenant quotas (src/tenant/quota-file.ts); needs --tenant-header. */
+  readonly quotaFile: string | undefined;
+  /** --tenant-metrics-max: tenants with their own metric label; later ones are `other`. */
+  readonly tenantMetricsMax: number;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
@@ -204,6 +210,9 @@ export const DEFAULT_OPTIONS: ServerOptions = Object.freeze({
   recordRequestsMaxBytes: 268435456,
   traceConfig: parseTraceConfig([]),
   rateLimit: RATE_LIMIT_OFF,
+  tenantHeader: undefined,
+  quotaFile: undefined,
+  tenantMetricsMax: 32,
 });
 
 const DEFAULT_OPTIONS_THREADS = DEFAULT_OPTIONS.httpThreadCount;
@@ -401,6 +410,18 @@ export const FLAGS = {
     kind: 'string',
     repeat: true,
     help: '<name>:<count>[:<device>]: copies of a rate limiter resource, on one device or (no device) on each; once any is given, a resource not given has none (repeatable; the largest count any instance asks for)',
+  },
+  'tenant-header': {
+    kind: 'string',
+    help: "Header (HTTP, gRPC metadata, WebSocket upgrade) whose value is a request's tenant name: use a tenant id, not a secret (off)",
+  },
+  'quota-file': {
+    kind: 'string',
+    help: 'JSON file of per-tenant quotas (rps, burst, in_flight, queue, share); reloaded on SIGHUP and on change; needs --tenant-header (none)',
+  },
+  'tenant-metrics-max': {
+    kind: 'uint',
+    help: 'Tenants with their own label in infernode_tenant_* metrics; the rest are "other" (32)',
   },
   'response-cache-byte-size': {
     kind: 'uint',
@@ -667,11 +688,29 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     ),
     traceConfig: parseTraceConfig(values.get('trace-config') ?? []),
     rateLimit: parseRateLimitSettings(last('rate-limit'), values.get('rate-limit-resource') ?? []),
+    tenantHeader: tenantHeader(last('tenant-header'), last('quota-file')),
+    quotaFile: last('quota-file'),
+    tenantMetricsMax: uint('tenant-metrics-max', DEFAULT_OPTIONS.tenantMetricsMax, 10_000),
   });
   if (options.modelRepositories.length === 0 && !values.has('help') && !values.has('version')) {
     throw fail('BAD_REQUEST', '--model-repository is required');
   }
   return { options, help: values.has('help'), version: values.has('version'), warnings };
+}
+
+/** --tenant-header: an HTTP header name, lower-cased; --quota-file needs it. */
+function tenantHeader(name: string | undefined, quotaFile: string | undefined): string | undefined {
+  if (name === undefined) {
+    if (quotaFile !== undefined) throw fail('BAD_REQUEST', '--quota-file needs --tenant-header');
+    return undefined;
+  }
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/.test(name) || name.startsWith(':')) {
+    throw fail(
+      'BAD_REQUEST',
+      `--tenant-header: expected a header name, got '${name.slice(0, 128)}'`,
+    );
+  }
+  return name.toLowerCase();
 }
 
 function positive(name: string, value: number): number {

@@ -51,6 +51,7 @@ export async function runFrontEndThread(
           counters: new WsCounters(config.websocket.counters),
           budget: clientBudget,
           onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
+          ...(config.tenantHeader !== undefined && { tenantHeader: config.tenantHeader }),
         });
   const { frontEnd } = await selectFrontEnd({
     frontEnd: config.frontEnd,
@@ -121,6 +122,7 @@ export async function runFrontEndThread(
       kserveRoutes(plane, {
         maxBodyBytes: config.maxBodyBytes,
         logging: plane,
+        ...(config.tenantHeader !== undefined && { tenantHeader: config.tenantHeader }),
         onServerError: (err, call) =>
           log('error', { code: err.code, path: call.path.slice(0, 200) }, err.message),
       }),

@@ -129,6 +129,7 @@ export class PlaneHost {
       signal: abort,
       arrivalNs: message.arrivalNs,
       ...(message.traceparent !== undefined && { traceparent: message.traceparent }),
+      ...(message.tenant !== undefined && { tenant: message.tenant }),
       ...(message.streams && {
         responses: (r: InferenceResponse | InferenceServerError) => {
           if (!this.#open.has(id)) return;

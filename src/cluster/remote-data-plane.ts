@@ -186,6 +186,7 @@ export class RemoteDataPlane implements DataPlanePort {
         arrivalNs: ctx.arrivalNs,
         streams: ctx.responses !== undefined,
         ...(ctx.traceparent !== undefined && { traceparent: ctx.traceparent }),
+        ...(ctx.tenant !== undefined && { tenant: ctx.tenant }),
       },
       packed.transfer,
     );

@@ -37,6 +37,8 @@ export interface FrontEndThreadConfig {
   readonly maxBodyBytes: number;
   readonly limits: ConnectionLimits;
   readonly restrictedApis: readonly ApiRestriction[];
+  /** --tenant-header, lower-case: read per request and passed with it to the main thread. */
+  readonly tenantHeader?: string;
   /** --client-memory-budget, counted in the main thread's shared counter (client-budget.ts). */
   readonly clientBudget: { readonly limitBytes: number; readonly counter: SharedArrayBuffer };
   /** --metrics-interval-ms: the thread posts its `readings` this often; absent: none (no metrics). */
@@ -92,6 +94,8 @@ export type ToMain =
       readonly streams: boolean;
       /** The client's W3C traceparent, unparsed: the main thread samples and starts the span. */
       readonly traceparent?: string;
+      /** --tenant-header's value: the main thread admits the request against the tenant quotas. */
+      readonly tenant?: string;
     }
   /** The client went away; `reason` is the transport's CANCELLED error. */
   | { readonly kind: 'cancel'; readonly id: number; readonly reason?: WireError }

@@ -34,6 +34,11 @@ export interface InferContext {
   readonly traceparent?: string;
   /** Set on an ensemble step or BLS call of a traced request: its span is this one's parent. */
   readonly parentSpan?: RequestSpan;
+  /**
+   * --tenant-header: the header's value ('' when the request has none), which the data plane admits
+   * against the tenant quotas. Absent (no flag, or a BLS call or ensemble step): no tenant logic.
+   */
+  readonly tenant?: string;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */

@@ -44,6 +44,7 @@ import type { RequestTracer } from '../trace/request-tracer.js';
 import { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
+import type { Admission, TenantGate } from '../tenant/tenant-gate.js';
 import {
   answerSharedMemory,
   type SharedMemoryAnswer,
@@ -98,6 +99,11 @@ export interface DataPlaneOptions {
   readonly shadows?: ShadowRunner;
   /** Triton's trace extension (--trace-config): which requests get spans; absent: none, no API. */
   readonly tracer?: RequestTracer;
+  /**
+   * --tenant-header: requests that carry a tenant (InferContext.tenant) are admitted by it before
+   * they are validated and queued. Absent: no tenant logic runs.
+   */
+  readonly tenants?: TenantGate;
 }
 
 /** The model manager as the data plane uses it (repository/model-manager.ts implements it). */
@@ -235,8 +241,14 @@ export class RegistryDataPlane implements DataPlane {
   ): Promise<InferenceResponse> {
     let mv: ModelVersion;
     let span: RequestSpan | undefined;
+    let admission: Admission | undefined;
     try {
       mv = this.registry.resolve(name, version);
+      // Tenant quotas, before anything is spent on the request: a refusal holds nothing.
+      const gate = this.options.tenants;
+      if (gate !== undefined && ctx.tenant !== undefined) {
+        admission = gate.admit(ctx.tenant, mv.name, maxQueueSize(mv));
+      }
       // Sampled for export (trace settings): the span ends with the request's stage stamps.
       span = this.options.tracer?.begin(
         mv.name,
@@ -245,12 +257,20 @@ export class RegistryDataPlane implements DataPlane {
         ctx.traceparent,
         ctx.parentSpan,
       );
+      if (span !== undefined && admission !== undefined) span.setTenant(admission.tag.name);
     } catch (e) {
+      admission?.release();
       return Promise.reject(e);
     }
-    return span === undefined
-      ? this.inferOnce(mv, request, ctx)
-      : this.inferTraced(mv, request, ctx, span);
+    const answer =
+      span === undefined
+        ? this.inferOnce(mv, request, ctx, admission)
+        : this.inferTraced(mv, request, ctx, span, admission);
+    if (admission === undefined) return answer;
+    // Answered however it ends (an error, a cancel, a queue timeout, the shutdown's refusal): the
+    // tenant's in-flight counts drop here and nowhere else.
+    const held = admission;
+    return answer.finally(() => held.release());
   }
 
   private async inferTraced(
@@ -258,12 +278,13 @@ export class RegistryDataPlane implements DataPlane {
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
     span: RequestSpan,
+    admission: Admission | undefined,
   ): Promise<InferenceResponse> {
     const trace = ctx.trace ?? new StageTrace(ctx.arrivalNs);
     trace.span = span;
     const id = 'rawBinary' in request ? undefined : request.id;
     try {
-      const response = await this.inferOnce(mv, request, { ...ctx, trace });
+      const response = await this.inferOnce(mv, request, { ...ctx, trace }, admission);
       span.end(trace, hrNow(), response.id ?? id);
       return response;
     } catch (e) {
@@ -276,6 +297,7 @@ export class RegistryDataPlane implements DataPlane {
     mv: ModelVersion,
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
+    admission?: Admission,
   ): Promise<InferenceResponse> {
     const reporter = mv.reporter;
     if (mv.signature.decoupled === true) {
@@ -289,7 +311,7 @@ export class RegistryDataPlane implements DataPlane {
             `decoupled transaction policy; use the WebSocket protocol or a BLS inferStream`,
         );
       }
-      return this.inferDecoupled(mv, request, ctx, responses);
+      return this.inferDecoupled(mv, request, ctx, responses, admission);
     }
     let validated;
     try {
@@ -299,6 +321,7 @@ export class RegistryDataPlane implements DataPlane {
         maxInputBytes: this.options.maxInputBytes,
         ...(ctx.trace !== undefined && { trace: ctx.trace }),
         ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
+        ...(admission !== undefined && { tenant: admission.tag }),
       });
     } catch (e) {
       reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
@@ -351,6 +374,7 @@ export class RegistryDataPlane implements DataPlane {
       recording?.finish(mv.name, mv.version, outputs);
       shadow?.answered(outputs, hrNow() - ctx.arrivalNs);
       succeeded(reporter, result, ctx.arrivalNs);
+      admission?.release(result.queueNs);
       ctx.trace?.mark('respond');
       return response;
     } catch (e) {
@@ -374,6 +398,7 @@ export class RegistryDataPlane implements DataPlane {
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
     emit: NonNullable<InferContext['responses']>,
+    admission: Admission | undefined,
   ): Promise<InferenceResponse> {
     const reporter = mv.reporter;
     const id = 'rawBinary' in request ? undefined : request.id;
@@ -383,6 +408,7 @@ export class RegistryDataPlane implements DataPlane {
         arrivalNs: ctx.arrivalNs,
         maxInputBytes: this.options.maxInputBytes,
         ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
+        ...(admission !== undefined && { tenant: admission.tag }),
       });
       if (checked.regions !== undefined) {
         checked.regions.releaseAll();
@@ -511,6 +537,11 @@ function succeeded(reporter: ModelReporter, result: SchedulerResult, arrivalNs: 
     inferNs: result.inferNs,
     outputNs: result.outputNs,
   });
+}
+
+/** The model's queue bound (Triton's max_queue_size of its default policy); 0: unbounded. */
+function maxQueueSize(mv: ModelVersion): number {
+  return mv.config.dynamic_batching?.default_queue_policy?.max_queue_size ?? 0;
 }
 
 function hrNow(): number {

@@ -3,6 +3,7 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one.
 
+import type { TenantTag } from '../scheduler/tenant-tag.js';
 import type { AbortLike } from '../execution/abort-like.js';
 import { datatypeInfo, isDatatype, type Datatype } from '../tensor/datatypes.js';
 import { fail } from '../errors.js';
@@ -52,6 +53,8 @@ export interface ValidationContext {
   readonly trace?: StageTrace;
   /** Client shared-memory registrations (--allow-client-shm); absent: tensors naming one are refused. */
   readonly sharedMemory?: RegionRegistry;
+  /** The tenant the request was admitted for (--tenant-header), carried to the scheduler. */
+  readonly tenant?: TenantTag;
 }
 
 /**
@@ -173,6 +176,7 @@ function validateWith(
     arrivalNs: ctx.arrivalNs,
     ...(ctx.trace !== undefined && { trace: ctx.trace }),
     ...(shm.regions !== undefined && { regions: shm.regions }),
+    ...(ctx.tenant !== undefined && { tenant: ctx.tenant }),
   });
 }
 

@@ -4,6 +4,7 @@
 
 import type { LogSettingsPort } from '../logging/log-settings.js';
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type * as http2 from 'node:http2';
 import type { DataPlane } from '../dataplane/data-plane-api.js';
 import type { InferenceServerError } from '../errors.js';
 import type { MemoryBudget } from '../memory/client-budget.js';
@@ -46,6 +47,8 @@ export interface GrpcServerOptions {
   readonly logging?: LogSettingsPort;
   /** --reuse-grpc-port: listen with SO_REUSEPORT (Node 22.12 and later; see listenReusingPort). */
   readonly reusePort?: boolean;
+  /** --tenant-header, lower-case: the metadata key each call's tenant is read from. */
+  readonly tenantHeader?: string;
 }
 
 export interface GrpcFrontEnd {
@@ -87,6 +90,13 @@ export async function startGrpcServer(
   const direct = !restricted.has('ModelInfer') && !restricted.has('ModelStreamInfer');
   const onServerError =
     options.onServerError !== undefined ? { onServerError: options.onServerError } : {};
+  // --tenant-header: a call's tenant is the metadata's first value, '' without one.
+  const tenantHeader = options.tenantHeader;
+  const tenantOf = (headers: http2.IncomingHttpHeaders): string | undefined => {
+    if (tenantHeader === undefined) return undefined;
+    const v = headers[tenantHeader];
+    return (Array.isArray(v) ? v[0] : v) ?? '';
+  };
   const unary = {
     maxReceiveBytes: options.maxReceiveBytes,
     budget: options.budget,
@@ -110,15 +120,17 @@ export async function startGrpcServer(
       const path = headers[':path'];
       if (path === MODEL_INFER_PATH) {
         if (!takesDirectPath(headers)) return false;
-        serveUnaryInfer(plane, stream, unary, headers['traceparent']);
+        serveUnaryInfer(plane, stream, unary, headers['traceparent'], tenantOf(headers));
         return true;
       }
       if (path === MODEL_STREAM_INFER_PATH) {
         if (!takesDirectPath(headers)) return false;
         const traceparent = headers['traceparent'];
+        const tenant = tenantOf(headers);
         serveStreamInfer(plane, stream, {
           ...streamed,
           ...(typeof traceparent === 'string' && { traceparent }),
+          ...(tenant !== undefined && { tenant }),
         });
         return true;
       }
@@ -134,6 +146,7 @@ export async function startGrpcServer(
       draining: draining.signal,
       ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
       ...(options.logging !== undefined && { logging: options.logging }),
+      ...(tenantHeader !== undefined && { tenantHeader }),
     }),
   );
   server.addService(services.health, healthService(plane, restricted));

@@ -55,6 +55,8 @@ export interface ServiceOptions {
   readonly draining?: AbortSignal;
   /** The logging extension (LogSettings); absent, LogSettings answers UNIMPLEMENTED. */
   readonly logging?: LogSettingsPort;
+  /** --tenant-header, lower-case: the metadata key each call's tenant is read from. */
+  readonly tenantHeader?: string;
 }
 
 type Unary = (call: ServerUnaryCall<any, unknown>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -106,6 +108,13 @@ export function inferenceService(
   plane: DataPlane,
   options: ServiceOptions,
 ): UntypedServiceImplementation {
+  // --tenant-header: a call's tenant is the metadata's first value, '' without one.
+  const tenantHeader = options.tenantHeader;
+  const tenantOf = (metadata: { get(key: string): unknown[] }): string | undefined => {
+    if (tenantHeader === undefined) return undefined;
+    const v = metadata.get(tenantHeader)[0];
+    return typeof v === 'string' ? v : '';
+  };
   const unary: Record<string, Unary> = {
     ServerLive: () => ({ live: plane.live() }),
     ServerReady: () => ({ ready: plane.ready() }),
@@ -144,10 +153,12 @@ export function inferenceService(
       try {
         const [name, version] = model({ name: msg.model_name, version: msg.model_version });
         const traceparent = call.metadata.get('traceparent')[0];
+        const tenant = tenantOf(call.metadata);
         const response = await plane.infer(name, version, request, {
           signal: controller.signal,
           arrivalNs,
           ...(typeof traceparent === 'string' && { traceparent }),
+          ...(tenant !== undefined && { tenant }),
         });
         return encodeInferResponse(response);
       } finally {
@@ -187,8 +198,10 @@ export function inferenceService(
       return;
     }
     const traceparent = call.metadata.get('traceparent')[0];
+    const tenant = tenantOf(call.metadata);
     serveModelStream(plane, call, {
       ...(typeof traceparent === 'string' && { traceparent }),
+      ...(tenant !== undefined && { tenant }),
       maxInflight: STREAM_MAX_INFLIGHT,
       maxUnsentBytes: STREAM_MAX_UNSENT_BYTES,
       budget: options.budget,

@@ -69,6 +69,8 @@ export interface StreamOptions {
    * it (a malformed one is ignored by the tracer).
    */
   readonly traceparent?: string;
+  /** --tenant-header: the stream's metadata value ('' without it); each request is admitted for it. */
+  readonly tenant?: string;
 }
 
 /** What a session needs from the stream that carries it. */
@@ -297,6 +299,7 @@ export class StreamSession {
           signal,
           arrivalNs,
           ...(this.options.traceparent !== undefined && { traceparent: this.options.traceparent }),
+          ...(this.options.tenant !== undefined && { tenant: this.options.tenant }),
           // Decoupled models: each response as a message, marked `triton_final_response: false`,
           // as Triton marks them; the final flag (the resolved response) follows with `true`.
           responses: (r) => {

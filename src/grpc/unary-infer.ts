@@ -60,6 +60,7 @@ export function serveUnaryInfer(
   stream: http2.ServerHttp2Stream,
   options: UnaryInferOptions,
   traceparent?: string | string[],
+  tenant?: string,
 ): void {
   const arrivalNs = Number(process.hrtime.bigint());
   const account = options.budget === undefined ? undefined : new BudgetAccount(options.budget);
@@ -117,7 +118,7 @@ export function serveUnaryInfer(
       );
       return;
     }
-    void run(plane, stream, message, arrivalNs, options, account, traceparent);
+    void run(plane, stream, message, arrivalNs, options, account, traceparent, tenant);
   });
 }
 
@@ -129,6 +130,7 @@ async function run(
   options: UnaryInferOptions,
   account: BudgetAccount | undefined,
   traceparent: string | string[] | undefined,
+  tenant: string | undefined,
 ): Promise<void> {
   let msg;
   try {
@@ -150,6 +152,7 @@ async function run(
       signal: controller.signal,
       arrivalNs,
       ...(typeof traceparent === 'string' && { traceparent }),
+      ...(tenant !== undefined && { tenant }),
     });
     stream.off('close', onClose);
     if (stream.closed || stream.destroyed) return;

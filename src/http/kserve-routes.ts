@@ -43,6 +43,8 @@ export interface RouteOptions {
   readonly stages?: StageRecorder;
   /** The logging extension (`/v2/logging`); absent, the path answers 404. */
   readonly logging?: LogSettingsPort;
+  /** --tenant-header, lower-case: each inference request's tenant is this header's value. */
+  readonly tenantHeader?: string;
 }
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
@@ -142,11 +144,13 @@ async function route(
       // GC is ~10-30 ms of main thread, against the seconds such a body takes to arrive and decode.
       if (bodyBytes >= LARGE_GARBAGE_BYTES && isJson(call)) collectGarbage();
       const traceparent = call.header('traceparent');
+      const tenantHeader = options.tenantHeader;
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,
         ...(trace !== undefined && { trace }),
         ...(traceparent !== undefined && { traceparent }),
+        ...(tenantHeader !== undefined && { tenant: call.header(tenantHeader) ?? '' }),
       });
       const reply = inferReply(encodeInferResponse(response));
       if (trace === undefined || options.stages === undefined) return reply;

@@ -45,6 +45,11 @@ export class RequestSpan {
     this.context = trace.setSpan(parent, span);
   }
 
+  /** The tenant the request was admitted for (--tenant-header): the attribute infernode.tenant. */
+  setTenant(name: string): void {
+    this.span.setAttribute('infernode.tenant', name);
+  }
+
   /** Ends the span at `endNs` with the events `stamps` reached; `error` marks it failed. */
   end(stamps: StageTrace, endNs: number, id: string | undefined, error?: Error): void {
     const span = this.span;

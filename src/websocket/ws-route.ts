@@ -35,6 +35,8 @@ export interface StreamingRouteOptions {
   /** Counters shared with the other front-end threads' routes (default: this route's own). */
   readonly counters?: WsCounters;
   readonly onServerError?: (err: InferenceServerError) => void;
+  /** --tenant-header, lower-case: read once from the upgrade request, the socket's tenant. */
+  readonly tenantHeader?: string;
 }
 
 export interface StreamingRoute extends WebSocketRoute {
@@ -103,6 +105,9 @@ export function streamingRoute(
         budget,
         access: restricted.accessFor((name) => headers.get(name)),
         ...(options.onServerError !== undefined ? { onServerError: options.onServerError } : {}),
+        ...(options.tenantHeader !== undefined && {
+          tenant: headers.get(options.tenantHeader) ?? '',
+        }),
         onGone: () => gone(session),
       });
       sessions.add(session);

@@ -57,6 +57,8 @@ export interface SessionDeps {
   readonly access: ApiAccess;
   /** Called with 5xx errors other than 503, for the log. */
   readonly onServerError?: (err: InferenceServerError) => void;
+  /** --tenant-header: the upgrade request's value ('' without it); each request is admitted for it. */
+  readonly tenant?: string;
   /**
    * Called once, when the adapter reports the socket gone (`closed()`); the session's own close
    * only sends the close frame, which the client has yet to answer.
@@ -299,6 +301,7 @@ export class WsSession implements WebSocketPeer {
         signal: slot.controller.signal,
         arrivalNs,
         ...(frame.traceparent !== undefined && { traceparent: frame.traceparent }),
+        ...(this.#deps.tenant !== undefined && { tenant: this.#deps.tenant }),
         // A decoupled model's responses before its final flag: frames under the request's id that
         // keep its slot (only the final response frame, below, releases it).
         ...(codec.streams && {
