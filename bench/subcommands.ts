@@ -122,6 +122,11 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     load: () => m(import('./hostile-lists.js')),
   },
   {
+    name: 'noisy-neighbour',
+    summary: 'tenant B beside tenant A at 10× its quota, quotas off and on; publishes',
+    load: () => m(import('./noisy-neighbour.js')),
+  },
+  {
     name: 'grpc-codec',
     summary: 'the ModelInfer codec, hand-written against protobufjs generated code; no server',
     load: () => m(import('./grpc-codec.js')),

@@ -39,6 +39,8 @@ import { RESULT_SCHEMA, type BenchResult } from './result-types.js';
 import { renderReadmeBlock, renderResultsMarkdown, spliceReadme } from './results-md.js';
 import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js';
 import { ENSEMBLE_JSON, renderEnsembleOverhead } from '../pipelines/ensemble-files.js';
+import { NOISY_JSON, renderNoisyNeighbour } from '../tenants/noisy-neighbour-files.js';
+import type { NoisyResult } from '../tenants/noisy-neighbour-result.js';
 import { CACHE_JSON, CACHE_MEMORY_JSON, renderResponseCache } from '../cache/cache-files.js';
 import type { CacheMemoryResult, CacheResult } from '../cache/cache-result.js';
 import { renderGpuResults } from './gpu-results-files.js';
@@ -138,6 +140,7 @@ export async function renderAllPublished(): Promise<Published> {
       ...(await renderEnsembleOverhead()),
       ...(await renderShadowOverhead()),
       ...(await renderResponseCache()),
+      ...(await renderNoisyNeighbour()),
       ...(await renderGpuResults()),
     ],
   };
@@ -258,6 +261,10 @@ export function publishEnsembleOverhead(result: EnsembleResult): Promise<string[
 
 export function publishShadowOverhead(result: ShadowResult): Promise<string[]> {
   return publishModelManagement(SHADOW_JSON, result);
+}
+
+export function publishNoisyNeighbour(result: NoisyResult): Promise<string[]> {
+  return publishModelManagement(NOISY_JSON, result);
 }
 
 export function publishResponseCache(result: CacheResult): Promise<string[]> {
