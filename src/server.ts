@@ -10,6 +10,7 @@ import { NO_QUOTAS, readQuotaFile } from './tenant/quota-file.js';
 import { QuotaReload } from './tenant/quota-reload.js';
 import { TenantGate } from './tenant/tenant-gate.js';
 import { TenantMetrics } from './tenant/tenant-metrics.js';
+import { tenantField } from './tenant/tenant-field.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
@@ -276,7 +277,10 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         ...tenantHeader,
         ...(options.traceStages && { stages: new StageRecorder() }),
         onServerError: (err, call) =>
-          logger.error({ code: err.code, path: call.path.slice(0, 200) }, err.message),
+          logger.error(
+            { code: err.code, path: call.path.slice(0, 200), ...tenantField(options, call) },
+            err.message,
+          ),
       }),
     ),
   );

@@ -15,6 +15,7 @@ import { LoopSampler } from '../metrics/thread-sampler.js';
 import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
 import { LogControl } from '../logging/log-control.js';
+import { tenantField } from '../tenant/tenant-field.js';
 
 const PINO_LEVEL = Object.freeze({ info: 30, warn: 40, error: 50 } as const);
 
@@ -124,7 +125,11 @@ export async function runFrontEndThread(
         logging: plane,
         ...(config.tenantHeader !== undefined && { tenantHeader: config.tenantHeader }),
         onServerError: (err, call) =>
-          log('error', { code: err.code, path: call.path.slice(0, 200) }, err.message),
+          log(
+            'error',
+            { code: err.code, path: call.path.slice(0, 200), ...tenantField(config, call) },
+            err.message,
+          ),
       }),
     ),
   );

@@ -1,0 +1,12 @@
+// The tenant as a log record's field (--tenant-header): the header's value, as the metrics and spans
+// show it, capped so a client cannot write a long line through it. Nothing without the flag.
+
+import type { HttpCall } from '../http/front-end.js';
+
+export function tenantField(
+  options: { readonly tenantHeader?: string | undefined },
+  call: HttpCall,
+): { tenant?: string } {
+  if (options.tenantHeader === undefined) return {};
+  return { tenant: (call.header(options.tenantHeader) ?? '').slice(0, 128) };
+}
