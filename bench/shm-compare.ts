@@ -5,7 +5,8 @@
 // process samples the server's VmRSS every 20 ms. Publishes bench/results/shared-memory.json and
 // its section of bench/RESULTS.md.
 //
-//   npm run bench:shm -- [--requests 20] [--sizes-mib 16,64] [--no-publish]
+//   npm run bench:shm -- [--requests 20] [--sizes-mib 16,64] [--carriers http-binary,grpc,shared-memory]
+//                        [--no-publish]
 
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -40,6 +41,11 @@ export const FLAGS = {
     kind: 'string',
     default: '16,64',
     help: 'Comma list of identity_fp32 tensor sizes, MiB (mlp is always measured)',
+  },
+  carriers: {
+    kind: 'string',
+    default: CARRIERS.join(','),
+    help: 'Comma list of carriers to measure (http-binary, grpc, shared-memory)',
   },
   'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
   help: HELP_FLAG,
@@ -153,12 +159,18 @@ async function main(argv: readonly string[]): Promise<number> {
       throw new UsageError(`--sizes-mib: expected integers 1..1024, got "${t}"`);
     return mib * MIB;
   });
+  const carriers = values.carriers.split(',').map((t): Carrier => {
+    const c = CARRIERS.find((k) => k === t);
+    if (c === undefined)
+      throw new UsageError(`--carriers: expected ${CARRIERS.join(', ')}, got "${t}"`);
+    return c;
+  });
   const startedAt = new Date().toISOString();
   const repo = await makeRepository();
   const rows: ShmRow[] = [];
   try {
     for (const w of workloads(sizes)) {
-      for (const carrier of CARRIERS) {
+      for (const carrier of carriers) {
         const row = await measure(repo, w, carrier, n);
         rows.push(row);
         console.log(
