@@ -6,12 +6,19 @@
 // `--protocol ws|grpc` runs the cycles through the TypeScript client over that transport instead
 // (registration, infer and unregistration all on it: the WebSocket's shm_* frames, gRPC's RPCs).
 //
+// The samples are published as bench/results/shm-leak-<protocol>.json with a section of
+// bench/RESULTS.md, unless --no-publish is given.
+//
 //   node dist/bench/shm-leak.js [--cycles 10000] [--every 1000] [--protocol http|ws|grpc]
+//                               [--no-publish]
 
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { InferenceClient, regionInput } from 'infernode/client';
+import { machineInfo } from './measure/machine-info.js';
 import { processMemory } from './measure/process-memory.js';
 import { DEFAULT_MODEL_REPOSITORY } from './paths.js';
+import { publishShmLeak } from './report/publish.js';
+import { SHM_LEAK_SCHEMA, type LeakSample } from './shm/shm-leak-result.js';
 import { startInfernode } from './targets/server-process.js';
 
 function flag(name: string, fallback: number): number {
@@ -58,10 +65,13 @@ const region = (offset: number) => ({
   shared_memory_byte_size: 64,
   shared_memory_offset: offset,
 });
+const samples: LeakSample[] = [];
+const startedAt = new Date().toISOString();
 const sample = (cycle: number): void => {
   const mem = processMemory(server.pid);
   const fds = readdirSync(`/proc/${server.pid}/fd`).length;
   const mib = (b: number | undefined) => ((b ?? 0) / 2 ** 20).toFixed(1);
+  samples.push({ cycle, rssBytes: mem?.rssBytes ?? 0, peakRssBytes: mem?.peakRssBytes ?? 0, fds });
   console.log(
     `cycle ${String(cycle).padStart(6)}  rss ${mib(mem?.rssBytes)} MiB  peak ${mib(mem?.peakRssBytes)} MiB  fds ${fds}`,
   );
@@ -114,4 +124,17 @@ try {
   await client?.close();
   await server.stop();
   rmSync(file, { force: true });
+}
+if (!process.argv.includes('--no-publish')) {
+  const published = await publishShmLeak({
+    schema: SHM_LEAK_SCHEMA,
+    command: ['node dist/bench/shm-leak.js', ...process.argv.slice(2)].join(' '),
+    startedAt,
+    machine: machineInfo(),
+    protocol,
+    cycles,
+    every,
+    samples,
+  });
+  for (const f of published) console.log(`wrote ${f}`);
 }

@@ -19,6 +19,8 @@ import { largeRequestSection } from './large-request-report.js';
 import { ocrSection } from './ocr-report.js';
 import { SHM_SCHEMA, type ShmResult } from '../shm/shm-result.js';
 import { shmSection } from './shm-report.js';
+import { SHM_LEAK_SCHEMA, type LeakProtocol, type ShmLeakResult } from '../shm/shm-leak-result.js';
+import { shmLeakSection } from './shm-leak-report.js';
 
 export const CYCLES_JSON = path.join(RESULTS_DIR, 'model-cycles.json');
 export const SHM_JSON = path.join(RESULTS_DIR, 'shared-memory.json');
@@ -26,6 +28,9 @@ export const RELOAD_JSON = path.join(RESULTS_DIR, 'reload-under-load.json');
 export const SOAK_JSON = path.join(RESULTS_DIR, 'soak.json');
 export const LARGE_JSON = path.join(RESULTS_DIR, 'large-request.json');
 export const OCR_JSON = path.join(RESULTS_DIR, 'ocr.json');
+/** The shared-memory leak check, one file per protocol. */
+export const shmLeakJson = (protocol: LeakProtocol): string =>
+  path.join(RESULTS_DIR, `shm-leak-${protocol}.json`);
 
 /** A published file with the schema this code renders; null when it is not there. */
 async function readPublished<T extends { schema: string }>(
@@ -88,6 +93,17 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
   if (large !== null) sections.push(...largeRequestSection(large, rel(LARGE_JSON)));
   const shm = await readPublished<ShmResult>(SHM_JSON, SHM_SCHEMA);
   if (shm !== null) sections.push(...shmSection(shm, rel(SHM_JSON)));
+  const leakFiles = (['http', 'ws', 'grpc'] as const).map(shmLeakJson);
+  const leaks = await Promise.all(
+    leakFiles.map((f) => readPublished<ShmLeakResult>(f, SHM_LEAK_SCHEMA)),
+  );
+  const found = leakFiles.filter((_, i) => leaks[i] !== null).map(rel);
+  sections.push(
+    ...shmLeakSection(
+      leaks.filter((r) => r !== null),
+      found,
+    ),
+  );
   const ocr = await readPublished<OcrResult>(OCR_JSON, OCR_SCHEMA);
   if (ocr !== null) sections.push(...ocrSection(ocr, rel(OCR_JSON)));
   return { files, sections };

@@ -18,6 +18,7 @@ import type { SoakResult } from '../soak/soak-result.js';
 import type { LargeResult } from '../large/large-result.js';
 import type { OcrResult } from '../ocr/ocr-result.js';
 import type { ShmResult } from '../shm/shm-result.js';
+import type { ShmLeakResult } from '../shm/shm-leak-result.js';
 import { perfAnalyzerCsv } from './csv.js';
 import { renderHtml } from './html-report.js';
 import {
@@ -27,6 +28,7 @@ import {
   LARGE_JSON,
   OCR_JSON,
   SHM_JSON,
+  shmLeakJson,
   renderModelManagement,
   type ModelManagementRendering,
 } from './model-management-files.js';
@@ -249,6 +251,10 @@ export function publishLargeRequest(result: LargeResult): Promise<string[]> {
 
 export function publishSharedMemory(result: ShmResult): Promise<string[]> {
   return publishModelManagement(SHM_JSON, result);
+}
+
+export function publishShmLeak(result: ShmLeakResult): Promise<string[]> {
+  return publishModelManagement(shmLeakJson(result.protocol), result);
 }
 
 export function publishOcr(result: OcrResult): Promise<string[]> {
