@@ -9,8 +9,9 @@
 // region unregistered while a request holds it stays registered until that request is answered
 // (region-registry.ts), so the fd outlives the unregister call either way.
 
-import { closeSync, fstatSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { fail } from '../errors.js';
+import { truncated, writeIntoRegion, type RegionWrite } from './region-write.js';
 
 /** Triton's SIZE_MAX: offsets and byte sizes are uint64 on the wire. */
 const UINT64_MAX = 2n ** 64n - 1n;
@@ -102,13 +103,21 @@ export class ShmRegion {
     }
   }
 
-  /** Writes `bytes` into the window at `offset`. Never grows the file: a shrunk region fails. */
+  /**
+   * Writes `bytes` into the window at `offset`. A region shrunk before or during the write fails
+   * with SHM_TRUNCATED (region-write.ts).
+   */
   write(offset: number, bytes: Uint8Array): void {
-    const at = this.#position(offset, bytes.byteLength);
-    let done = 0;
-    while (done < bytes.byteLength) {
-      done += writeSync(this.#fd, bytes, done, bytes.byteLength - done, at + done);
-    }
+    writeIntoRegion(this.writeTarget('', offset, bytes.byteLength), bytes);
+  }
+
+  /**
+   * Where `output`'s `byteSize` bytes at `offset` go, as plain data another thread can write with
+   * (region-write.ts), after the same checks as `write`. Valid while this region is held.
+   */
+  writeTarget(output: string, offset: number, byteSize: number): RegionWrite {
+    const position = this.#position(offset, byteSize);
+    return { output, region: this.name, key: this.key, fd: this.#fd, position, byteSize };
   }
 
   /** The file position of `offset`, after checking the window and the file's current size. */
@@ -123,10 +132,6 @@ export class ShmRegion {
   }
 
   #truncated(end: number) {
-    return fail(
-      'SHM_TRUNCATED',
-      `shared memory region '${this.name}' (key '${this.key}') is smaller than when it was ` +
-        `registered: expected at least ${end} bytes in the file, its owner shrank it`,
-    );
+    return truncated(this.name, this.key, end);
   }
 }

@@ -14,7 +14,12 @@ import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { allQueued } from '../../helpers/wait-for.js';
-import { copySlowModel, slowInput, SLOW_MAX_BATCH } from '../../helpers/slow-model-timing.js';
+import {
+  copySlowModel,
+  inferSlow,
+  slowInput,
+  SLOW_MAX_BATCH,
+} from '../../helpers/slow-model-timing.js';
 import { SLOW_WIDTH } from '../../../scripts/onnx/fixture-models.js';
 import { fdCount, openShmFds, ShmFiles } from './shm-fixture.js';
 
@@ -395,6 +400,65 @@ void describe('system shared memory: tensors', () => {
       ],
     });
     assert.deepEqual(ok.json.outputs[0].data, SUM);
+  });
+
+  void it('an output region its owner shrinks while the request is queued fails that request clearly, and is not grown back', async () => {
+    // A lone request of >= 1 MiB: its worker would write the output into the region itself
+    // (scheduler/region-writes.ts). It waits behind a blocker, is truncated meanwhile, and must fail
+    // with SHM_TRUNCATED rather than write a short region or grow the file back.
+    const rows = 256;
+    const input = slowInput(rows, 3);
+    const key = files.create('race', input.byteLength * 2);
+    files.write(key, Buffer.concat([input, Buffer.alloc(input.byteLength)]));
+    await register('race', key, 0, input.byteLength * 2);
+    const blocker = inferSlow(ts.base, 'slow_fp32', SLOW_MAX_BATCH / 32);
+    await new Promise((r) => setTimeout(r, 300));
+    const queued = postJson(url('/v2/models/slow_fp32/infer'), {
+      inputs: [
+        {
+          name: 'INPUT0',
+          datatype: 'FP32',
+          shape: [rows, SLOW_WIDTH],
+          parameters: shmParams('race', input.byteLength),
+        },
+      ],
+      outputs: [
+        { name: 'OUTPUT0', parameters: shmParams('race', input.byteLength, input.byteLength) },
+      ],
+    });
+    await allQueued(ts.metricsBase, 'slow_fp32', 2);
+    const shrunk = input.byteLength + 100;
+    truncateSync(files.file(key), shrunk);
+    const answer = await queued;
+    assert.equal((await blocker).status, 200);
+    assert.equal(answer.status, 400, JSON.stringify(answer.json).slice(0, 300));
+    assert.match(
+      answer.json.error,
+      new RegExp(
+        `shared memory region 'race' .* is smaller than when it was registered: expected at ` +
+          `least ${input.byteLength * 2} bytes`,
+      ),
+    );
+    assert.equal(files.read(key).byteLength, shrunk, 'the region is not grown back by a write');
+    // Restored by its owner, the same registration serves the next request in full.
+    files.write(key, Buffer.concat([input, Buffer.alloc(input.byteLength)]));
+    const again = await postJson(url('/v2/models/slow_fp32/infer'), {
+      inputs: [
+        {
+          name: 'INPUT0',
+          datatype: 'FP32',
+          shape: [rows, SLOW_WIDTH],
+          parameters: shmParams('race', input.byteLength),
+        },
+      ],
+      outputs: [
+        { name: 'OUTPUT0', parameters: shmParams('race', input.byteLength, input.byteLength) },
+      ],
+    });
+    assert.equal(again.status, 200, JSON.stringify(again.json).slice(0, 300));
+    assert.equal(again.json.outputs[0].parameters.shared_memory_byte_size, input.byteLength);
+    const written = files.read(key).subarray(input.byteLength);
+    assert.notDeepEqual(written, Buffer.alloc(input.byteLength), 'the output was written');
   });
 
   void it('unregistering a region a queued request uses waits for it: listed until answered, then gone, as in Triton', async () => {
