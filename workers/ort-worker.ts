@@ -26,6 +26,11 @@ import {
   encodeStringElements,
 } from '../src/execution/onnxruntime/string-tensor.js';
 import { toWireError } from '../src/execution/worker-errors.js';
+import {
+  checkOutputFits,
+  writeIntoRegion,
+  type RegionWrite,
+} from '../src/shared-memory/region-write.js';
 import { slotOffsets } from '../src/memory/byte-size.js';
 import { collectGarbage } from '../src/memory/collect-garbage.js';
 import { MOVE_MIN_BYTES } from '../src/memory/movable-buffers.js';
@@ -213,6 +218,43 @@ function planOutput(
 interface Outputs {
   readonly descriptors: readonly TensorDescriptor[];
   readonly transfer: readonly ArrayBuffer[];
+  /** Outputs written into their clients' regions (RunRequest.regionWrites): bytes, by name. */
+  readonly written?: Record<string, number>;
+}
+
+/**
+ * Writes the numeric outputs `writes` names into their regions, straight from ONNX Runtime's
+ * result; returns the bytes written by name. Each written output is then answered with an empty
+ * descriptor (withWritten), and its buffer is garbage here. Others (BYTES) are left to the main
+ * thread.
+ */
+function writeRegions(
+  plans: readonly OutputPlan[],
+  writes: readonly RegionWrite[],
+): Record<string, number> | undefined {
+  let written: Record<string, number> | undefined;
+  for (const p of plans) {
+    const target = writes.find((w) => w.output === p.spec.name);
+    if (target === undefined || p.bytes === undefined) continue;
+    checkOutputFits(p.spec.name, target.byteSize, p.bytes.byteLength);
+    writeIntoRegion(target, p.bytes);
+    (written ??= {})[p.spec.name] = p.bytes.byteLength;
+  }
+  return written;
+}
+
+/** Every output's descriptor in order: the written ones empty, the others from `rest` in order. */
+function withWritten(
+  all: readonly OutputPlan[],
+  rest: readonly TensorDescriptor[],
+  written: Record<string, number>,
+): TensorDescriptor[] {
+  let next = 0;
+  return all.map((p) => {
+    if (written[p.spec.name] === undefined) return rest[next++] as TensorDescriptor;
+    const { name, datatype, shape } = p.spec;
+    return { name, datatype, shape, buffer: new ArrayBuffer(0), byteOffset: 0, byteLength: 0 };
+  });
 }
 
 /**
@@ -221,8 +263,22 @@ interface Outputs {
  * costs no copy of them. Anything else is copied into ONE SharedArrayBuffer block, as small replies
  * always were (a copy of a few KiB is cheaper than a transfer's bookkeeping).
  */
-function collectOutputs(names: readonly string[], results: InferenceSession.ReturnType): Outputs {
-  const plans = names.map((n) => planOutput(n, results[n]));
+function collectOutputs(
+  names: readonly string[],
+  results: InferenceSession.ReturnType,
+  regionWrites: readonly RegionWrite[] | undefined,
+): Outputs {
+  const all = names.map((n) => planOutput(n, results[n]));
+  const written = regionWrites === undefined ? undefined : writeRegions(all, regionWrites);
+  if (written !== undefined) {
+    const rest = collectOutputs(
+      names.filter((n) => written[n] === undefined),
+      results,
+      undefined,
+    );
+    return { ...rest, descriptors: withWritten(all, rest.descriptors, written), written };
+  }
+  const plans = all;
   let numericBytes = 0;
   for (const p of plans) numericBytes += p.bytes?.byteLength ?? 0;
   if (numericBytes >= MOVE_MIN_BYTES && plans.every((p) => p.bytes !== undefined)) {
@@ -280,7 +336,7 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
   }
   const t2 = process.hrtime.bigint();
   try {
-    const outputs = collectOutputs(fetches, results);
+    const outputs = collectOutputs(fetches, results, req.regionWrites);
     const t3 = process.hrtime.bigint();
     const timing: RunTiming = {
       inputNs: Number(t1 - t0),
@@ -296,7 +352,12 @@ async function execute(session: InferenceSession, req: RunRequest): Promise<Exec
       }),
     };
     return {
-      response: { ok: true, outputs: outputs.descriptors, timing },
+      response: {
+        ok: true,
+        outputs: outputs.descriptors,
+        timing,
+        ...(outputs.written !== undefined && { written: outputs.written }),
+      },
       transfer: outputs.transfer,
     };
   } catch (e) {

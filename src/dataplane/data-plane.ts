@@ -12,7 +12,7 @@ import { toConfigJson } from '../config/config-json.js';
 import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
 import type { ResponseSink } from '../execution/run-scope.js';
 import type { FailureReason, ModelReporter } from '../metrics/model-reporter.js';
-import type { SchedulerResult } from '../scheduler/scheduler.js';
+import type { ScheduledOutput, SchedulerResult } from '../scheduler/scheduler.js';
 import type {
   DecodedRequest,
   InferenceResponse,
@@ -45,6 +45,7 @@ import { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
 import type { Admission, TenantGate } from '../tenant/tenant-gate.js';
+import { checkOutputFits } from '../shared-memory/region-write.js';
 import {
   answerSharedMemory,
   type SharedMemoryAnswer,
@@ -368,7 +369,9 @@ export class RegistryDataPlane implements DataPlane {
         model_version: String(mv.version),
         ...(validated.id !== undefined ? { id: validated.id } : {}),
         outputs:
-          validated.regions === undefined ? outputs : intoSharedMemory(validated.outputs, outputs),
+          validated.regions === undefined
+            ? outputs
+            : intoSharedMemory(validated.outputs, outputs, result.outputs),
       };
       if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
       recording?.finish(mv.name, mv.version, outputs);
@@ -456,24 +459,23 @@ export class RegistryDataPlane implements DataPlane {
 
 /**
  * Outputs the request named a region for are written there (Triton's shared-memory extension) and
- * answered with their parameters and no data; the others are returned as they are.
+ * answered with their parameters and no data; the others are returned as they are. Those its
+ * worker wrote already (`writtenBytes`, region-writes.ts) are only answered.
  */
 function intoSharedMemory(
   requested: readonly ValidatedOutput[],
   outputs: readonly ResponseOutput[],
+  scheduled: readonly ScheduledOutput[],
 ): ResponseOutput[] {
-  return outputs.map((o) => {
+  return outputs.map((o, i) => {
     const target = requested.find((r) => r.name === o.name)?.shm;
     if (target === undefined) return o;
-    if (o.data.byteLength > target.byteSize) {
-      throw fail(
-        'SHM_BAD_SLICE',
-        `shared memory size specified with the request for output '${o.name}' ` +
-          `(${target.byteSize} bytes) should be at least ${o.data.byteLength} bytes to hold the ` +
-          'results',
-      );
+    let bytes = scheduled[i]?.writtenBytes;
+    if (bytes === undefined) {
+      bytes = o.data.byteLength;
+      checkOutputFits(o.name, target.byteSize, bytes);
+      target.region.write(target.offset, o.data);
     }
-    target.region.write(target.offset, o.data);
     return {
       name: o.name,
       datatype: o.datatype,
@@ -483,7 +485,7 @@ function intoSharedMemory(
       inSharedMemory: true,
       parameters: {
         [SHM_REGION]: target.region.name,
-        [SHM_BYTE_SIZE]: o.data.byteLength,
+        [SHM_BYTE_SIZE]: bytes,
         ...(target.offset !== 0 && { [SHM_OFFSET]: target.offset }),
       },
     };

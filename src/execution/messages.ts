@@ -22,6 +22,7 @@
 import type { ModelIO } from '../config/read-model-io.js';
 import type { WireError } from '../errors.js';
 import type { TensorDescriptor } from '../tensor/tensor.js';
+import type { RegionWrite } from '../shared-memory/region-write.js';
 
 /**
  * workerData for a model-instance worker: the fields every backend's worker gets. A backend adds its
@@ -105,6 +106,13 @@ export interface RunRequest {
    * stages (RunTiming.stamps). Absent otherwise, and then nothing is stamped.
    */
   readonly trace?: true;
+  /**
+   * Outputs the worker writes straight into a client's shared-memory region instead of returning
+   * them (a lone request's fixed-size outputs; the dynamic batcher sets it). The main thread keeps
+   * each region's fd open until the reply arrives. A worker that does not write them (the
+   * JavaScript worker) returns them as usual and the main thread writes them.
+   */
+  readonly regionWrites?: readonly RegionWrite[];
 }
 
 /**
@@ -155,6 +163,11 @@ export type RunResponse =
        * `outputs` is then empty. Absent: `outputs` are the whole batch's, rows in member order.
        */
       readonly members?: readonly MemberResult[];
+      /**
+       * Outputs written into their regions (RunRequest.regionWrites), by name, with the bytes
+       * written; their descriptors in `outputs` are empty (byteLength 0).
+       */
+      readonly written?: Readonly<Record<string, number>>;
     }
   | { readonly ok: false; readonly error: WireError };
 

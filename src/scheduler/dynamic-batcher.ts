@@ -18,6 +18,8 @@ import type { PriorityPlan } from './queue-policy.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from './scheduling-strategy.js';
 import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedRequest } from './validated-request.js';
+import type { RegionWrite } from '../shared-memory/region-write.js';
+import { outputRegionWrites, withWritten } from './region-writes.js';
 
 /** The frozen `dynamic_batching` settings, resolved (see create-scheduler.ts). */
 export interface BatcherSettings {
@@ -69,8 +71,12 @@ export class DynamicBatcher implements SchedulingStrategy {
   execute(members: readonly ValidatedRequest[]): Promise<RunOutcome> {
     const lone = members.length === 1 ? (members[0] as ValidatedRequest) : undefined;
     let moved: ReturnType<typeof movedInputs>;
+    let regionWrites: RegionWrite[] | undefined;
     try {
       moved = lone === undefined ? undefined : movedInputs(lone.inputs);
+      // A lone large request's fixed-size outputs bound for its shared-memory regions: the worker
+      // writes them there itself (region-writes.ts).
+      if (moved !== undefined && lone !== undefined) regionWrites = outputRegionWrites(lone);
     } catch (e) {
       // A region input that failed to read (shrunk since validation): this request alone fails, as
       // in the gather below.
@@ -79,18 +85,23 @@ export class DynamicBatcher implements SchedulingStrategy {
     }
     if (lone !== undefined && moved !== undefined) {
       // A lone large request: its own buffers go to the worker, no gather copy (moved-inputs.ts).
-      return this.target
+      // Its regions stay open until the worker has answered, even if the request is answered
+      // first (cancelled): the worker writes to their fds.
+      const letGo = regionWrites === undefined ? undefined : lone.regions?.hold();
+      const run = this.target
         .run(
           {
             inputs: moved.descriptors,
             outputs: outputUnion(members),
             ...(this.batched && { members: [lone.batchSize] }),
             ...(lone.trace !== undefined && { trace: true as const }),
+            ...(regionWrites !== undefined && { regionWrites }),
           },
           runScope(members),
           moved.transfer,
         )
         .then((resp) => split(members, resp), workerFailed);
+      return letGo === undefined ? run : run.finally(letGo);
     }
     const { block, refused } = mergeMembers(
       members.map((r) => ({ rows: r.batchSize, inputs: r.inputs })),
@@ -193,7 +204,7 @@ function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutc
   }
   if (members.length === 1) {
     // The lone member's run fetched exactly its outputs, in its order: nothing to pick.
-    return { ok: true, timing: resp.timing, outputs: parts };
+    return { ok: true, timing: resp.timing, outputs: withWritten(parts, resp.written) };
   }
   return {
     ok: true,

@@ -16,6 +16,11 @@ export interface ScheduledOutput {
   readonly shape: readonly number[];
   /** View of shared memory holding this request's rows of the output. */
   readonly data: Uint8Array;
+  /**
+   * Set when the worker wrote the output into the request's shared-memory region already
+   * (RunRequest.regionWrites): the bytes written; `data` is then empty.
+   */
+  readonly writtenBytes?: number;
 }
 
 export interface SchedulerResult {

@@ -25,6 +25,18 @@ export class RequestRegions {
     return region;
   }
 
+  /**
+   * One more reference to every region held now, for work that may outlast the request's answer
+   * (a worker writing into a region's fd); the returned function lets them go.
+   */
+  hold(): () => void {
+    const regions = [...this.#held];
+    for (const r of regions) r.retain();
+    return () => {
+      for (const r of regions) this.registry?.release(r);
+    };
+  }
+
   releaseAll(): void {
     for (const r of this.#held.splice(0)) this.registry?.release(r);
   }
