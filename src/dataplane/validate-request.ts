@@ -272,8 +272,11 @@ function validateInput(
     }
     // BYTES: the length prefixes must be checked before the request is queued, so the region's
     // serialized elements are read here (into request memory) and checked as raw data.
-    // (Sequence models: fixed-size data read here too, see above.)
-    const bytes = new Uint8Array(data.byteSize);
+    // (Sequence models: fixed-size data read here too, see above.) The request's own movable
+    // memory: a lone large request hands it to its worker (moved-inputs.ts), so that read is the
+    // one copy, where a plain array was copied again into the batch block. A sequence model's
+    // gather still copies it into its slot.
+    const bytes = allocateRequestBytes(data.byteSize);
     region.read(data.offset, bytes);
     data = { kind: 'raw', bytes };
   }
