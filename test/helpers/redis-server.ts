@@ -16,11 +16,27 @@ export function redisMissing(): string | undefined {
 export class RedisProcess {
   private child: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly tlsArgs: readonly string[] = [],
+  ) {}
 
   /** A redis-server on a free port, accepting connections. */
   static async start(): Promise<RedisProcess> {
     const redis = new RedisProcess(await freePort('127.0.0.1'));
+    await redis.restart();
+    return redis;
+  }
+
+  /**
+   * A redis-server speaking TLS only on a free port (plain port off), with this certificate, key
+   * and CA (client certificates not asked for).
+   */
+  static async startTls(cert: string, key: string, ca: string): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort('127.0.0.1'), [
+      ...['--tls-cert-file', cert, '--tls-key-file', key, '--tls-ca-cert-file', ca],
+      ...['--tls-auth-clients', 'no'],
+    ]);
     await redis.restart();
     return redis;
   }
@@ -35,7 +51,10 @@ export class RedisProcess {
     const child = spawn(
       'redis-server',
       [
-        ...['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        ...(this.tlsArgs.length === 0
+          ? ['--port', String(this.port)]
+          : ['--port', '0', '--tls-port', String(this.port), ...this.tlsArgs]),
+        ...['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
         // DEBUG SLEEP makes a slow Redis (off by default since Redis 7).
         ...['--enable-debug-command', 'yes'],
       ],
