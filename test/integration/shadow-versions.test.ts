@@ -196,6 +196,29 @@ void describe('shadow versions', () => {
     });
   });
 
+  void it('takes only idle capacity: re-runs are dropped while clients wait in the queue', async () => {
+    await withServer(await shadowRepository(sameMlp(), '1'), async (s) => {
+      await infer(s, 1, 99);
+      await outcomes(s, 'compared', 1);
+      // 12 concurrent requests of 64 rows on 2 instances (batches of at most 128 rows): several
+      // rounds of runs. Fewer than the 16 re-runs the shadow may hold, so a drop here can only be
+      // the serving version being busy when a re-run's turn comes.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => infer(s, 64, i)));
+      const deadline = Date.now() + 30_000;
+      let text = '';
+      let compared = 0;
+      let dropped = 0;
+      while (compared + dropped < 13 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        text = await metrics(s);
+        compared = sample(text, `infernode_shadow_requests_total{${PAIR},outcome="compared"}`) ?? 0;
+        dropped = sample(text, `infernode_shadow_requests_total{${PAIR},outcome="dropped"}`) ?? 0;
+      }
+      assert.equal(compared + dropped, 13, text);
+      assert.ok(dropped > 0, `compared ${compared}, dropped ${dropped}: nothing was dropped`);
+    });
+  });
+
   void it('a shadow failing in ONNX Runtime is counted and never fails the client', async () => {
     // version 1: OUTPUT0 = [INPUT0, INPUT0]; version 2: failing_run's model (every run fails).
     const repo = await tempRepository();
