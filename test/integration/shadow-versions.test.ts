@@ -197,13 +197,23 @@ void describe('shadow versions', () => {
   });
 
   void it('takes only idle capacity: re-runs are dropped while clients wait in the queue', async () => {
-    await withServer(await shadowRepository(sameMlp(), '1'), async (s) => {
+    // Version 1 and its shadow are the same slow export, on one instance: the first request of a
+    // burst runs alone while the rest queue behind it, so when its re-run's turn comes the serving
+    // version has clients waiting whatever the transport's speed (a fast model on two instances
+    // could drain the burst as fast as it arrives).
+    const slow = slowerMlp(60);
+    const repo = await shadowRepository(slow, '1');
+    await writeVersion(repo, 'mlp', 1, slow);
+    const config = path.join(repo, 'mlp', 'config.pbtxt');
+    const text0 = await readFile(config, 'utf8');
+    assert.ok(text0.includes('count: 2'), 'mlp config has two instances');
+    await writeFile(config, text0.replace('count: 2', 'count: 1'));
+    await withServer(repo, async (s) => {
       await infer(s, 1, 99);
       await outcomes(s, 'compared', 1);
-      // 12 concurrent requests of 64 rows on 2 instances (batches of at most 128 rows): several
-      // rounds of runs. Fewer than the 16 re-runs the shadow may hold, so a drop here can only be
-      // the serving version being busy when a re-run's turn comes.
-      await Promise.all(Array.from({ length: 12 }, (_, i) => infer(s, 64, i)));
+      // Fewer requests than the 16 re-runs the shadow may hold, so a drop here can only be the
+      // serving version being busy when a re-run's turn comes.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => infer(s, 8, i)));
       const deadline = Date.now() + 30_000;
       let text = '';
       let compared = 0;
