@@ -1,6 +1,7 @@
 // scripts/run-tests.mjs, `npm test`'s runner, on the fixture test files of test/fixtures/run-tests:
-// unit files run two at a time and the rest one at a time, both runs always go, the combined summary
-// counts every test, and a failure in either run fails the whole.
+// unit files run two at a time, then the serving files two at a time, then the run-alone list one at
+// a time; every run always goes, the combined summary counts every test, and a failure in any run
+// fails the whole.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -43,14 +44,15 @@ function runTests(files: string[]): Outcome {
 }
 
 void describe('scripts/run-tests.mjs', () => {
-  void it('runs unit files two at a time, then the rest, and sums both summaries', () => {
+  void it('runs unit files two at a time, then the rest, and sums the summaries', () => {
     const r = runTests([unit('meet-a'), unit('meet-b'), integration('passes')]);
     assert.equal(r.status, 0, r.out);
     assert.match(r.out, /# unit tests: 2 file\(s\), 2 at a time/);
     assert.match(
       r.out,
-      /# conformance, integration and serving unit tests: 1 file\(s\), 1 at a time/,
+      /# conformance, integration and serving unit tests: 1 file\(s\), 2 at a time/,
     );
+    assert.doesNotMatch(r.out, /# tests that run alone/, 'no run without files');
     assert.match(
       r.out,
       /all runs: unit tests exited 0, conformance, integration and serving unit tests exited 0/,
@@ -58,13 +60,32 @@ void describe('scripts/run-tests.mjs', () => {
     assert.deepEqual(r.last, { tests: 5, pass: 4, fail: 0, skipped: 1 }, r.out);
   });
 
-  void it('runs a unit file that listens on a port with the integration tests, one at a time', () => {
+  void it('runs integration files two at a time, and a run-alone file last, alone', () => {
+    const files = [integration('shutdown-drain'), integration('meet-c'), integration('meet-d')];
+    const r = runTests([unit('meet-a'), unit('meet-b'), ...files]);
+    assert.equal(r.status, 0, r.out);
+    assert.match(
+      r.out,
+      /# conformance, integration and serving unit tests: 2 file\(s\), 2 at a time/,
+    );
+    assert.match(r.out, /# tests that run alone: 1 file\(s\), 1 at a time/);
+    const alone = r.out.indexOf('# tests that run alone:');
+    const ran = r.out.search(/(?:ok \d+ -|✔) a file of the run-alone list/);
+    assert.ok(alone >= 0 && ran > alone, `it passed, in the last run:\n${r.out}`);
+    assert.match(
+      r.out,
+      /all runs: unit tests exited 0, conformance, integration and serving unit tests exited 0, tests that run alone exited 0/,
+    );
+    assert.deepEqual(r.last, { tests: 5, pass: 5, fail: 0, skipped: 0 }, r.out);
+  });
+
+  void it('runs a unit file that listens on a port with the integration tests', () => {
     const r = runTests([unit('meet-a'), unit('meet-b'), unit('serves'), integration('passes')]);
     assert.equal(r.status, 0, r.out);
     assert.match(r.out, /# unit tests: 2 file\(s\), 2 at a time/);
     assert.match(
       r.out,
-      /# conformance, integration and serving unit tests: 2 file\(s\), 1 at a time/,
+      /# conformance, integration and serving unit tests: 2 file\(s\), 2 at a time/,
     );
     const serial = r.out.indexOf('# conformance, integration and serving unit tests:');
     const served = r.out.search(/(?:ok \d+ -|✔) a unit test that listens on a port/);
