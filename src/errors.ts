@@ -153,17 +153,24 @@ export interface WireError {
   readonly message: string;
   /** Seconds after which a retry may succeed (a tenant's quota): HTTP Retry-After. */
   readonly retryAfterS?: number;
+  /** The same delay in milliseconds: WebSocket `retry_after_ms`, gRPC `retry-after-ms`. */
+  readonly retryAfterMs?: number;
 }
 
 export class InferenceServerError extends Error {
   readonly code: ErrorCode;
   /** Seconds after which a retry may succeed (over a tenant's quota); absent for other errors. */
   readonly retryAfterS?: number;
-  constructor(code: ErrorCode, message?: string, retryAfterS?: number) {
+  /** The same delay in milliseconds (set with retryAfterS; defaults to retryAfterS × 1000). */
+  readonly retryAfterMs?: number;
+  constructor(code: ErrorCode, message?: string, retryAfterS?: number, retryAfterMs?: number) {
     super(message ?? ERROR_CATALOG[code].summary);
     this.name = 'InferenceServerError';
     this.code = code;
-    if (retryAfterS !== undefined) this.retryAfterS = retryAfterS;
+    if (retryAfterS !== undefined) {
+      this.retryAfterS = retryAfterS;
+      this.retryAfterMs = retryAfterMs ?? retryAfterS * 1000;
+    }
   }
   get status(): number {
     return ERROR_CATALOG[this.code].status;
@@ -174,7 +181,12 @@ export class InferenceServerError extends Error {
   toWire(): WireError {
     return this.retryAfterS === undefined
       ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, retryAfterS: this.retryAfterS };
+      : {
+          code: this.code,
+          message: this.message,
+          retryAfterS: this.retryAfterS,
+          retryAfterMs: this.retryAfterMs,
+        };
   }
 }
 
@@ -191,12 +203,14 @@ export function fromWire(w: {
   code: unknown;
   message: unknown;
   retryAfterS?: unknown;
+  retryAfterMs?: unknown;
 }): InferenceServerError {
   const code = isErrorCode(w.code) ? w.code : 'INTERNAL';
   return new InferenceServerError(
     code,
     typeof w.message === 'string' ? w.message : undefined,
     typeof w.retryAfterS === 'number' ? w.retryAfterS : undefined,
+    typeof w.retryAfterMs === 'number' ? w.retryAfterMs : undefined,
   );
 }
 

@@ -1046,8 +1046,16 @@ message(optionalEncoding?:any):string|Uint8Array|null {
   return offset ? this.bb!.__string(this.bb_pos + offset, optionalEncoding) : null;
 }
 
+/**
+ * Milliseconds after which a retry may succeed (a tenant's quota refusals); 0: not said.
+ */
+retryAfterMs():number {
+  const offset = this.bb!.__offset(this.bb_pos, 8);
+  return offset ? this.bb!.readUint32(this.bb_pos + offset) : 0;
+}
+
 static startError(builder:flatbuffers.Builder) {
-  builder.startObject(2);
+  builder.startObject(3);
 }
 
 static addCode(builder:flatbuffers.Builder, codeOffset:flatbuffers.Offset) {
@@ -1058,15 +1066,20 @@ static addMessage(builder:flatbuffers.Builder, messageOffset:flatbuffers.Offset)
   builder.addFieldOffset(1, messageOffset, 0);
 }
 
+static addRetryAfterMs(builder:flatbuffers.Builder, retryAfterMs:number) {
+  builder.addFieldInt32(2, retryAfterMs, 0);
+}
+
 static endError(builder:flatbuffers.Builder):flatbuffers.Offset {
   const offset = builder.endObject();
   return offset;
 }
 
-static createError(builder:flatbuffers.Builder, codeOffset:flatbuffers.Offset, messageOffset:flatbuffers.Offset):flatbuffers.Offset {
+static createError(builder:flatbuffers.Builder, codeOffset:flatbuffers.Offset, messageOffset:flatbuffers.Offset, retryAfterMs:number):flatbuffers.Offset {
   Error.startError(builder);
   Error.addCode(builder, codeOffset);
   Error.addMessage(builder, messageOffset);
+  Error.addRetryAfterMs(builder, retryAfterMs);
   return Error.endError(builder);
 }
 }

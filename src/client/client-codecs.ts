@@ -61,7 +61,14 @@ export type ServerReply =
         readonly regions?: RegionStatusRow[];
       };
     }
-  | { readonly id: string | number; readonly error: { code: string; message: string } };
+  | { readonly id: string | number; readonly error: ReplyError };
+
+/** An error frame's error; `retryAfterMs` when the server said when a retry may succeed. */
+export interface ReplyError {
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfterMs?: number;
+}
 
 export interface ClientCodec {
   readonly protocol: string;
@@ -96,7 +103,7 @@ interface MsgpackReply {
     data?: Uint8Array;
     parameters?: Record<string, unknown>;
   }[];
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; retry_after_ms?: number };
 }
 
 export const msgpackClientCodec: ClientCodec = {
@@ -158,7 +165,13 @@ export const msgpackClientCodec: ClientCodec = {
   },
   decodeReply: (bytes) => {
     const doc = unpackr.unpack(bytes) as MsgpackReply;
-    if (doc.error !== undefined) return { id: doc.id, error: doc.error };
+    if (doc.error !== undefined) {
+      const { code, message, retry_after_ms: retryAfterMs } = doc.error;
+      return {
+        id: doc.id,
+        error: retryAfterMs === undefined ? { code, message } : { code, message, retryAfterMs },
+      };
+    }
     if (doc.type !== undefined) {
       return {
         id: doc.id,
@@ -338,8 +351,15 @@ export const flatbuffersClientCodec: ClientCodec = {
     // The client's ids are integers; the FlatBuffers frame carries them as their digits.
     const id = Number(frame.id());
     const error = frame.error();
-    if (error !== null)
-      return { id, error: { code: error.code() ?? '', message: error.message() ?? '' } };
+    if (error !== null) {
+      const code = error.code() ?? '';
+      const message = error.message() ?? '';
+      const retryAfterMs = error.retryAfterMs();
+      return {
+        id,
+        error: retryAfterMs === 0 ? { code, message } : { code, message, retryAfterMs },
+      };
+    }
     const type = frame.type();
     if (type !== null) {
       if (type !== 'repository_index') return { id, repository: { type } };

@@ -20,7 +20,24 @@ export function grpcStatusOf(err: InferenceServerError): status {
   return BY_CLASS[err.errorClass];
 }
 
-/** The error a handler passes to grpc-js: the status code and the catalog's message. */
+/**
+ * Trailing metadata that says when a retry may succeed (a tenant's quota refusals): `retry-after`
+ * in whole seconds, as HTTP's header, and `retry-after-ms`; none for other errors.
+ */
+export function retryTrailers(
+  err: InferenceServerError,
+): { 'retry-after': string; 'retry-after-ms': string } | undefined {
+  if (err.retryAfterS === undefined) return undefined;
+  return {
+    'retry-after': String(err.retryAfterS),
+    'retry-after-ms': String(err.retryAfterMs ?? err.retryAfterS * 1000),
+  };
+}
+
+/** The error a handler passes to grpc-js: the status code, the catalog's message, retry trailers. */
 export function toServiceError(err: InferenceServerError): Partial<ServiceError> {
-  return { code: grpcStatusOf(err), details: err.message, metadata: new Metadata() };
+  const metadata = new Metadata();
+  const retry = retryTrailers(err);
+  if (retry !== undefined) for (const [k, v] of Object.entries(retry)) metadata.set(k, v);
+  return { code: grpcStatusOf(err), details: err.message, metadata };
 }

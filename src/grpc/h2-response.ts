@@ -49,6 +49,7 @@ export function endWithStatus(
   stream: http2.ServerHttp2Stream,
   code: status,
   details: string,
+  extra?: Readonly<Record<string, string>>,
 ): void {
   if (stream.closed || stream.destroyed || stream.writableEnded) return;
   if (!stream.headersSent) {
@@ -60,6 +61,7 @@ export function endWithStatus(
             'content-type': 'application/grpc+proto',
             'grpc-status': String(code),
             'grpc-message': encodeURI(details),
+            ...extra,
           },
       RESPOND_AND_END,
     );
@@ -68,7 +70,7 @@ export function endWithStatus(
   const trailers =
     code === status.OK
       ? OK_TRAILERS
-      : { 'grpc-status': String(code), 'grpc-message': encodeURI(details) };
+      : { 'grpc-status': String(code), 'grpc-message': encodeURI(details), ...extra };
   stream.once('wantTrailers', () => stream.sendTrailers(trailers));
   stream.end();
 }

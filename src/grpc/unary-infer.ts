@@ -24,7 +24,7 @@ import { assertValidModelName } from '../repository/model-name.js';
 import { decodeInferRequest, encodeInferResponse, versionOf } from './infer-codec.js';
 import { decodeModelInferRequest } from './infer-request-wire.js';
 import { encodeModelInferResponse } from './infer-response-wire.js';
-import { grpcStatusOf } from './grpc-status.js';
+import { grpcStatusOf, retryTrailers } from './grpc-status.js';
 import { endWithMessage, endWithStatus, framePrefix, PREFIX_BYTES } from './h2-response.js';
 import { budgetExhausted } from './stream-session.js';
 
@@ -173,7 +173,7 @@ async function run(
     stream.off('close', onClose);
     const err = toServerError(e);
     if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer');
-    endWithStatus(stream, grpcStatusOf(err), err.message);
+    endWithStatus(stream, grpcStatusOf(err), err.message, retryTrailers(err));
   }
 }
 

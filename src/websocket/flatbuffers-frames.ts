@@ -283,7 +283,8 @@ export function encodeFlatbuffersError(
   const b = new Builder(256);
   const code = b.createString(error.code);
   const message = b.createString(error.message);
-  const err = FbError.createError(b, code, message);
+  // 0 (the default, so not written) when the error names no delay.
+  const err = FbError.createError(b, code, message, error.retryAfterMs ?? 0);
   const idOffset = id === null ? undefined : b.createString(String(id.key));
   ServerFrame.startServerFrame(b);
   if (idOffset !== undefined) ServerFrame.addId(b, idOffset);

@@ -32,6 +32,7 @@ const KEY = {
   error: key('error'),
   code: key('code'),
   message: key('message'),
+  retryAfterMs: key('retry_after_ms'),
   type: key('type'),
   models: key('models'),
   version: key('version'),
@@ -317,7 +318,7 @@ export function writeSharedMemoryFrame(id: FrameId, answer: SharedMemoryAnswerFr
 /** `{id, error: {code, message}}`; `id` is nil when the refused frame had no usable id. */
 export function writeErrorFrame(id: FrameId | null, error: WireError, final?: boolean): Uint8Array {
   const w = writer;
-  w.begin(48 + idBound(id) + strBound(error.code) + strBound(error.message));
+  w.begin(72 + idBound(id) + strBound(error.code) + strBound(error.message));
   w.fixmap(final === undefined ? 2 : 3);
   w.id(id);
   if (final !== undefined) {
@@ -325,10 +326,15 @@ export function writeErrorFrame(id: FrameId | null, error: WireError, final?: bo
     w.raw(BOOL[final ? 1 : 0]);
   }
   w.raw(KEY.error);
-  w.fixmap(2);
+  const retryMs = error.retryAfterMs;
+  w.fixmap(retryMs === undefined ? 2 : 3);
   w.raw(KEY.code);
   w.str(error.code);
   w.raw(KEY.message);
   w.str(error.message);
+  if (retryMs !== undefined) {
+    w.raw(KEY.retryAfterMs);
+    w.uint(retryMs);
+  }
   return w.end();
 }

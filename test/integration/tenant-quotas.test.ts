@@ -174,6 +174,11 @@ void describe('tenant quotas', () => {
       await assert.rejects(c.call('ModelInfer', GRPC_REQUEST, { 'x-tenant': 'grpc' }), (e: any) => {
         assert.equal(e.code, status.RESOURCE_EXHAUSTED);
         assert.match(e.details, /tenant 'grpc' is over its quota/);
+        // The delay as trailing metadata: whole seconds as HTTP's header, and milliseconds.
+        const [s] = e.metadata.get('retry-after');
+        const [ms] = e.metadata.get('retry-after-ms');
+        assert.ok(Number(s) >= 1, `retry-after ${s}`);
+        assert.ok(Number(ms) > 0 && Number(ms) <= Number(s) * 1000, `retry-after-ms ${ms}`);
         return true;
       });
       // A stream checks each request on it: the stream's answer is an error message, the stream goes on.
@@ -213,6 +218,9 @@ void describe('tenant quotas', () => {
       assert.ok('error' in second, JSON.stringify(second));
       assert.equal(second.error.code, 'TENANT_RATE_LIMITED');
       assert.match(second.error.message, /tenant 'ws' .* model 'simple'; retry after \d+ s/);
+      // The delay as a field, so a client need not parse the message.
+      const retryMs = second.error.retryAfterMs;
+      assert.ok(retryMs !== undefined && retryMs > 0, JSON.stringify(second));
     } finally {
       raw.close();
     }

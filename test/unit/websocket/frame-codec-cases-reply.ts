@@ -66,4 +66,20 @@ export const REPLY_CASES: readonly FrameCase[] = [
       }
     },
   },
+  {
+    id: 'reply.error-retry-after',
+    title: "a quota refusal's error frame carries the delay as retry_after_ms",
+    run(impl) {
+      const error = {
+        code: 'TENANT_RATE_LIMITED',
+        message: "tenant 't' is over its quota; retry after 2 s",
+        retryAfterS: 2,
+        retryAfterMs: 1500,
+      } as const;
+      assert.deepEqual(impl.readReply(impl.codec.encodeError(fid(7), error)), {
+        id: impl.wireId(7),
+        error: { code: error.code, message: error.message, retry_after_ms: 1500 },
+      });
+    },
+  },
 ];

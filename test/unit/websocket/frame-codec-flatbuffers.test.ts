@@ -126,8 +126,17 @@ function readReply(bytes: Uint8Array): Reply {
   const frame = ServerFrame.getRootAsServerFrame(new ByteBuffer(bytes));
   const id = frame.id() ?? '';
   const error = frame.error();
-  if (error !== null)
-    return { id, error: { code: error.code() ?? '', message: error.message() ?? '' } };
+  if (error !== null) {
+    const retryMs = error.retryAfterMs();
+    return {
+      id,
+      error: {
+        code: error.code() ?? '',
+        message: error.message() ?? '',
+        ...(retryMs !== 0 && { retry_after_ms: retryMs }),
+      },
+    };
+  }
   const type = frame.type();
   if (type !== null) {
     if (type !== 'repository_index') return { id, type };
