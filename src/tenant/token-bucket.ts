@@ -42,4 +42,10 @@ export class TokenBucket {
     const missing = 1 - this.tokens(nowNs);
     return Math.max(1, Math.ceil(missing / this.rps));
   }
+
+  /** Milliseconds until a token is there (at least 1): WebSocket and gRPC's retry field. */
+  retryAfterMs(nowNs: number): number {
+    const missing = 1 - this.tokens(nowNs);
+    return Math.max(1, Math.ceil((missing / this.rps) * 1000));
+  }
 }

@@ -55,6 +55,34 @@ void describe('TenantGate', () => {
     gate.admit('q', 'm', 4);
   });
 
+  void it("in flight and queue-share refusals' retry delay: the mean request time less the oldest's age", () => {
+    let now = 0;
+    const gate = new TenantGate(
+      parseQuotaJson({ tenants: { b: { in_flight: 1 } } }, 'q'),
+      undefined,
+      () => now,
+    );
+    // No request of the model answered yet: 1 s, as before.
+    let held = gate.admit('b', 'm', 0);
+    let e = refusedWith(() => gate.admit('b', 'm', 0), 'TENANT_IN_FLIGHT');
+    assert.deepEqual([e.retryAfterS, e.retryAfterMs], [1, 1000]);
+    now = 2 * S;
+    held.release(); // m's mean: 2 s
+    held = gate.admit('b', 'm', 0);
+    now = 2.5 * S; // the one in flight is 0.5 s old: about 1.5 s left
+    e = refusedWith(() => gate.admit('b', 'm', 0), 'TENANT_IN_FLIGHT');
+    assert.deepEqual([e.retryAfterS, e.retryAfterMs], [2, 1500]);
+    assert.match(e.message, /retry after 2 s$/);
+    now = 5 * S; // overdue: a tenth of the mean
+    e = refusedWith(() => gate.admit('b', 'm', 0), 'TENANT_IN_FLIGHT');
+    assert.deepEqual([e.retryAfterS, e.retryAfterMs], [1, 200]);
+    now = 500 * S;
+    held.release(); // mean 2 + 0.2 × (498 - 2) = 101.2 s: clamped to a minute
+    held = gate.admit('b', 'm', 0);
+    e = refusedWith(() => gate.admit('b', 'm', 0), 'TENANT_IN_FLIGHT');
+    assert.deepEqual([e.retryAfterS, e.retryAfterMs], [60, 60_000]);
+  });
+
   void it('a reload swaps limits and keeps the counts in flight', () => {
     const gate = new TenantGate(
       parseQuotaJson({ default: { in_flight: 1 } }, 'q'),

@@ -22,7 +22,9 @@ void describe('TokenBucket', () => {
     const b = new TokenBucket(0.25, 1, 0);
     assert.ok(b.take(0));
     assert.equal(b.retryAfterS(0), 4);
+    assert.equal(b.retryAfterMs(0), 4000); // the ms field is the delay itself
     assert.equal(b.retryAfterS(3.5 * S), 1);
+    assert.equal(b.retryAfterMs(3.5 * S), 500);
   });
 
   void it('a replacement carries the tokens left, capped at its burst', () => {
