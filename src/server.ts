@@ -10,7 +10,7 @@ import { NO_QUOTAS, readQuotaFile } from './tenant/quota-file.js';
 import { QuotaReload } from './tenant/quota-reload.js';
 import { TenantGate } from './tenant/tenant-gate.js';
 import { TenantMetrics } from './tenant/tenant-metrics.js';
-import { tenantField } from './tenant/tenant-field.js';
+import { tenantField, tenantLogField } from './tenant/tenant-field.js';
 import { FrontEndThreads } from './cluster/front-end-threads.js';
 import { threadsUnavailableReason } from './cluster/thread-count.js';
 import { parseBackendConfig } from './config/backend-config.js';
@@ -220,7 +220,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
         },
         budget: clientBudget,
         counters: new WsCounters(wsCounters),
-        onServerError: (err) => logger.error({ code: err.code, path: '/v2/ws' }, err.message),
+        onServerError: (err, tenant) =>
+          logger.error({ code: err.code, path: '/v2/ws', ...tenantLogField(tenant) }, err.message),
         ...tenantHeader,
       })
     : undefined;
@@ -332,7 +333,8 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
       reusePort: options.reuseGrpcPort && noGrpcReuse === undefined,
       budget: clientBudget,
       maxConcurrentStreams: options.grpcMaxConcurrentStreams,
-      onServerError: (err, rpc) => logger.error({ code: err.code, rpc }, err.message),
+      onServerError: (err, rpc, tenant) =>
+        logger.error({ code: err.code, rpc, ...tenantLogField(tenant) }, err.message),
       logging: loggingPort,
       ...tenantHeader,
     });

@@ -15,7 +15,7 @@ import { LoopSampler } from '../metrics/thread-sampler.js';
 import { RemoteDataPlane, threadClosing } from './remote-data-plane.js';
 import type { ControlOp, FrontEndThreadConfig, ToMain, ToThread } from './thread-messages.js';
 import { LogControl } from '../logging/log-control.js';
-import { tenantField } from '../tenant/tenant-field.js';
+import { tenantField, tenantLogField } from '../tenant/tenant-field.js';
 
 const PINO_LEVEL = Object.freeze({ info: 30, warn: 40, error: 50 } as const);
 
@@ -51,7 +51,12 @@ export async function runFrontEndThread(
           limits: config.websocket.limits,
           counters: new WsCounters(config.websocket.counters),
           budget: clientBudget,
-          onServerError: (err) => log('error', { code: err.code, path: '/v2/ws' }, err.message),
+          onServerError: (err, tenant) =>
+            log(
+              'error',
+              { code: err.code, path: '/v2/ws', ...tenantLogField(tenant) },
+              err.message,
+            ),
           ...(config.tenantHeader !== undefined && { tenantHeader: config.tenantHeader }),
         });
   const { frontEnd } = await selectFrontEnd({

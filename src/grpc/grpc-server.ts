@@ -42,7 +42,7 @@ export interface GrpcServerOptions {
   readonly budget: MemoryBudget;
   /** Streams one HTTP/2 connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS). */
   readonly maxConcurrentStreams: number;
-  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  readonly onServerError?: (err: InferenceServerError, rpc: string, tenant?: string) => void;
   /** The logging extension (LogSettings); absent, LogSettings answers UNIMPLEMENTED. */
   readonly logging?: LogSettingsPort;
   /** --reuse-grpc-port: listen with SO_REUSEPORT (Node 22.12 and later; see listenReusingPort). */

@@ -50,7 +50,7 @@ export interface ServiceOptions {
   /** RPC name -> the header it requires (`--grpc-restricted-protocol`). */
   readonly restricted: ReadonlyMap<string, Restriction>;
   /** Called with 5xx-class errors other than UNAVAILABLE, for the log. */
-  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  readonly onServerError?: (err: InferenceServerError, rpc: string, tenant?: string) => void;
   /** Aborted when the server stops taking calls: open streams end once they are answered. */
   readonly draining?: AbortSignal;
   /** The logging extension (LogSettings); absent, LogSettings answers UNIMPLEMENTED. */
@@ -108,13 +108,8 @@ export function inferenceService(
   plane: DataPlane,
   options: ServiceOptions,
 ): UntypedServiceImplementation {
-  // --tenant-header: a call's tenant is the metadata's first value, '' without one.
-  const tenantHeader = options.tenantHeader;
-  const tenantOf = (metadata: { get(key: string): unknown[] }): string | undefined => {
-    if (tenantHeader === undefined) return undefined;
-    const v = metadata.get(tenantHeader)[0];
-    return typeof v === 'string' ? v : '';
-  };
+  const tenantOf = (metadata: Tagged): string | undefined =>
+    tenantOfMetadata(options.tenantHeader, metadata);
   const unary: Record<string, Unary> = {
     ServerLive: () => ({ live: plane.live() }),
     ServerReady: () => ({ ready: plane.ready() }),
@@ -213,6 +208,15 @@ export function inferenceService(
   return implementation;
 }
 
+type Tagged = { get(key: string): unknown[] };
+
+/** --tenant-header: a call's tenant is the metadata's first value, '' without one. */
+function tenantOfMetadata(header: string | undefined, metadata: Tagged): string | undefined {
+  if (header === undefined) return undefined;
+  const v = metadata.get(header)[0];
+  return typeof v === 'string' ? v : '';
+}
+
 async function answer(
   rpc: string,
   call: ServerUnaryCall<unknown, unknown>,
@@ -229,7 +233,9 @@ async function answer(
       return;
     }
     const err = toServerError(e);
-    if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, rpc);
+    if (err.status >= 500 && err.status !== 503) {
+      options.onServerError?.(err, rpc, tenantOfMetadata(options.tenantHeader, call.metadata));
+    }
     done(toServiceError(err));
   }
 }

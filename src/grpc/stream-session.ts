@@ -58,7 +58,7 @@ export interface StreamOptions {
   readonly budget: MemoryBudget;
   /** Request bytes the client may send before the server reads: the stream's receive window. */
   readonly windowBytes: number;
-  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  readonly onServerError?: (err: InferenceServerError, rpc: string, tenant?: string) => void;
   /**
    * Aborted when the server stops taking calls: the stream is then treated as if the client had
    * ended it (requests still arriving are served), and it ends once nothing is in flight.
@@ -321,7 +321,7 @@ export class StreamSession {
     } catch (e) {
       const err = toServerError(e);
       if (err.status >= 500 && err.status !== 503) {
-        this.options.onServerError?.(err, 'ModelStreamInfer');
+        this.options.onServerError?.(err, 'ModelStreamInfer', this.options.tenant);
       }
       return { error_message: err.message, infer_response: requestFields(msg) };
     }

@@ -35,7 +35,7 @@ export interface UnaryInferOptions {
   readonly maxReceiveBytes: number;
   /** The process's client-memory budget (--client-memory-budget); absent: calls are not counted. */
   readonly budget?: MemoryBudget;
-  readonly onServerError?: (err: InferenceServerError, rpc: string) => void;
+  readonly onServerError?: (err: InferenceServerError, rpc: string, tenant?: string) => void;
 }
 
 /**
@@ -172,7 +172,7 @@ async function run(
   } catch (e) {
     stream.off('close', onClose);
     const err = toServerError(e);
-    if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer');
+    if (err.status >= 500 && err.status !== 503) options.onServerError?.(err, 'ModelInfer', tenant);
     endWithStatus(stream, grpcStatusOf(err), err.message, retryTrailers(err));
   }
 }

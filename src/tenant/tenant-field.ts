@@ -3,6 +3,11 @@
 
 import type { HttpCall } from '../http/front-end.js';
 
+/** The same for a tenant read already (gRPC metadata, a WebSocket's upgrade request). */
+export function tenantLogField(tenant: string | undefined): { tenant?: string } {
+  return tenant === undefined ? {} : { tenant: tenant.slice(0, 128) };
+}
+
 export function tenantField(
   options: { readonly tenantHeader?: string | undefined },
   call: HttpCall,

@@ -34,7 +34,7 @@ export interface StreamingRouteOptions {
   readonly budget?: MemoryBudget;
   /** Counters shared with the other front-end threads' routes (default: this route's own). */
   readonly counters?: WsCounters;
-  readonly onServerError?: (err: InferenceServerError) => void;
+  readonly onServerError?: (err: InferenceServerError, tenant?: string) => void;
   /** --tenant-header, lower-case: read once from the upgrade request, the socket's tenant. */
   readonly tenantHeader?: string;
 }

@@ -56,7 +56,7 @@ export interface SessionDeps {
   /** What the upgrade's headers may reach (--http-restricted-api), decided at the upgrade. */
   readonly access: ApiAccess;
   /** Called with 5xx errors other than 503, for the log. */
-  readonly onServerError?: (err: InferenceServerError) => void;
+  readonly onServerError?: (err: InferenceServerError, tenant?: string) => void;
   /** --tenant-header: the upgrade request's value ('' without it); each request is admitted for it. */
   readonly tenant?: string;
   /**
@@ -327,7 +327,8 @@ export class WsSession implements WebSocketPeer {
       bytes = await produce();
     } catch (e) {
       const err = toServerError(e);
-      if (err.status >= 500 && err.status !== 503) this.#deps.onServerError?.(err);
+      if (err.status >= 500 && err.status !== 503)
+        this.#deps.onServerError?.(err, this.#deps.tenant);
       bytes = this.#deps.codec.encodeError(slot.id, err.toWire());
     }
     this.#answered(slot);

@@ -99,6 +99,7 @@ void describe('tenant quotas', () => {
   before(async () => {
     dir = await tempRepository();
     await copyModel(dir, 'simple');
+    await copyModel(dir, 'failing_run');
     // One instance, one request at a time, a queue of 8: requests stay in flight while it runs.
     await copySlowModel(
       dir,
@@ -224,6 +225,50 @@ void describe('tenant quotas', () => {
     } finally {
       raw.close();
     }
+  });
+
+  void it('a server error on gRPC and WebSocket is logged with the tenant, as on HTTP', async () => {
+    const input = new Float32Array(4).fill(1);
+    const c = grpcClient(t.grpcTarget);
+    try {
+      const request = {
+        model_name: 'failing_run',
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 4] }],
+        raw_input_contents: [Buffer.from(input.buffer)],
+      };
+      await assert.rejects(c.call('ModelInfer', request, { 'x-tenant': 'logged-grpc' }));
+    } finally {
+      c.close();
+    }
+    const raw = await RawSocket.open(
+      `${t.base.replace('http', 'ws')}${WS_PATH}`,
+      MSGPACK_PROTOCOL,
+      {
+        [HEADER]: 'logged-ws',
+      },
+    );
+    try {
+      raw.send(
+        msgpackClientCodec.encodeRequest(
+          1,
+          'failing_run',
+          [tensor('INPUT0', 'FP32', [1, 4], input)],
+          {},
+        ),
+      );
+      const reply = msgpackClientCodec.decodeReply(await raw.nextFrame());
+      assert.ok('error' in reply, JSON.stringify(reply));
+    } finally {
+      raw.close();
+    }
+    const logged = (tenant: string) =>
+      t.logs.map((l) => JSON.parse(l)).find((r) => r.level === 50 && r.tenant === tenant);
+    const both = await waitFor(
+      () => [logged('logged-grpc'), logged('logged-ws')],
+      (rs) => rs.every((r) => r !== undefined),
+    );
+    assert.equal(both[0]?.rpc, 'ModelInfer', t.logs.join('\n'));
+    assert.equal(both[1]?.path, '/v2/ws', t.logs.join('\n'));
   });
 
   void it('in_flight counts requests until answered, and nothing leaks when they fail or are cancelled', async () => {
