@@ -23,16 +23,24 @@ export interface CachedResponse {
 const OUTPUT_OVERHEAD_BYTES = 64;
 
 /**
- * The outputs of a successful run, copied: a response's data may be a view of a shared-memory
- * block that the next batch reuses, so the cache must own its bytes.
+ * The outputs of a successful run, copied once each into a buffer of exactly its size: a
+ * response's data may be a view of a shared-memory block that the next batch reuses, of a whole
+ * response or of a pooled Buffer slab. A Buffer's own `slice()` is such a view, so the copy is
+ * made explicitly: the bytes the budget counts are the bytes the entry holds.
  */
 export function toCachedResponse(outputs: readonly ResponseOutput[]): CachedResponse {
   let byteSize = 0;
   const stored = outputs.map((o): CachedOutput => {
     byteSize += o.data.byteLength + o.name.length + 8 * o.shape.length + OUTPUT_OVERHEAD_BYTES;
-    return { name: o.name, datatype: o.datatype, shape: [...o.shape], data: o.data.slice() };
+    return { name: o.name, datatype: o.datatype, shape: [...o.shape], data: copyOf(o.data) };
   });
   return { outputs: stored, byteSize };
+}
+
+function copyOf(data: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(data.byteLength);
+  copy.set(data);
+  return copy;
 }
 
 /** The response for a request answered from the cache. */
