@@ -1,15 +1,14 @@
 // Triton's local response cache: an LRU under one byte budget shared by every model. An entry
-// counts its key's bytes, its value's bytes and a fixed overhead; nothing is held above the
-// budget, and an entry larger than the whole budget is never inserted.
+// counts its key (the digest's hex string), its value's bytes and a fixed overhead; nothing is held
+// above the budget, and an entry larger than the whole budget is never inserted.
 
-import { sameKey, type CacheKey } from './cache-key.js';
+import type { CacheKey } from './cache-key.js';
 import type { CacheUsage, ResponseCache } from './response-cache.js';
 
 /** Bookkeeping per entry (map slot, strings, object headers), counted so the budget is honest. */
 export const ENTRY_OVERHEAD_BYTES = 128;
 
 interface Entry<V> {
-  readonly key: CacheKey;
   readonly value: V;
   readonly bytes: number;
 }
@@ -25,14 +24,14 @@ export class LocalCache<V> implements ResponseCache<V> {
 
   lookup(key: CacheKey): V | undefined {
     const entry = this.entries.get(key.hash);
-    if (entry === undefined || !sameKey(entry.key, key)) return undefined;
+    if (entry === undefined) return undefined;
     this.entries.delete(key.hash);
     this.entries.set(key.hash, entry);
     return entry.value;
   }
 
   insert(key: CacheKey, value: V, valueBytes: number): boolean {
-    const bytes = key.bytes.byteLength + key.hash.length + valueBytes + ENTRY_OVERHEAD_BYTES;
+    const bytes = key.hash.length + valueBytes + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.budget) return false;
     const old = this.entries.get(key.hash);
     if (old !== undefined) {
@@ -47,7 +46,7 @@ export class LocalCache<V> implements ResponseCache<V> {
       this.bytes -= lru.bytes;
       this.evictions++;
     }
-    this.entries.set(key.hash, { key, value, bytes });
+    this.entries.set(key.hash, { value, bytes });
     this.bytes += bytes;
     return true;
   }

@@ -1,6 +1,6 @@
 // The response cache in a Redis shared by replicas (`--cache-config redis,...`), through ioredis.
 // A lookup is one GET of `infernode:v1:<key hash>`; the value (redis-value.ts) carries a format
-// header and the full key, compared on read. An insert is one SET sent off the response path.
+// header and the key's digest, checked on read. An insert is one SET sent off the response path.
 // Redis slow or down never fails a request: every command is bounded (connect and command
 // timeouts, no retries, no offline queue, so a command while disconnected fails at once), a failed
 // one is a miss counted by CacheFailures, and the client reconnects in the background. Redis's own

@@ -1,5 +1,5 @@
-// The bytes of one Redis cache entry: a format header (magic + version), the entry's full cache key
-// (compared on read, so a hash collision is a miss, never a wrong answer), then each output's name,
+// The bytes of one Redis cache entry: a format header (magic + version), the entry's cache key (its
+// SHA-256 digest, checked on read against the key looked up), then each output's name,
 // datatype, shape and data. One layout, written and read only here. A replica of another format
 // version finds a different magic or version byte and skips the entry rather than misread it.
 //
@@ -10,13 +10,13 @@
 // is baked into the format.
 
 import { isDatatype } from '../tensor/datatypes.js';
-import { sameKey, type CacheKey } from './cache-key.js';
+import type { CacheKey } from './cache-key.js';
 import type { CachedOutput, CachedResponse } from './cached-response.js';
 
 /** "IFNC": an infernode cache value. */
 export const VALUE_MAGIC = Uint8Array.of(0x49, 0x46, 0x4e, 0x43);
-/** Bumped whenever the layout below changes. */
-export const VALUE_FORMAT_VERSION = 1;
+/** Bumped whenever the layout below changes (2: the key field holds the digest, not the key). */
+export const VALUE_FORMAT_VERSION = 2;
 const HEADER_BYTES = VALUE_MAGIC.byteLength + 1;
 
 const encoder = new TextEncoder();
@@ -66,14 +66,15 @@ export function isCurrentFormat(bytes: Uint8Array): boolean {
 
 /**
  * The response stored in `bytes` for exactly `key`; undefined when the value is another format's
- * (another magic or version: skipped) or another key's (a hash collision: a miss). Throws
+ * (another magic or version: skipped) or another key's (a digest that differs: a miss). Throws
  * CorruptValueError when this format's body does not parse.
  */
 export function decodeValue(bytes: Buffer, key: CacheKey): CachedResponse | undefined {
   if (!isCurrentFormat(bytes)) return undefined;
   const reader = new Reader(bytes, HEADER_BYTES);
   const keyBytes = reader.bytes(reader.u32());
-  if (!sameKey({ hash: key.hash, bytes: keyBytes }, key)) return undefined;
+  const digest = Buffer.from(key.bytes.buffer, key.bytes.byteOffset, key.bytes.byteLength);
+  if (!digest.equals(keyBytes)) return undefined;
   const count = reader.u16();
   const outputs: CachedOutput[] = [];
   let byteSize = 0;

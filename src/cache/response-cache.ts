@@ -19,7 +19,7 @@ export interface CacheUsage {
 
 export interface ResponseCache<V> {
   /**
-   * The stored value for exactly this key (full key compared, never the hash alone), or undefined.
+   * The stored value for exactly this key (matched by the key's SHA-256 digest), or undefined.
    * The local cache answers at once, so its path awaits nothing; a remote one answers with a
    * Promise that never rejects (a failure is a miss, which the cache counts itself).
    */

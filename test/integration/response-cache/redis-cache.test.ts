@@ -147,7 +147,7 @@ void describe('Redis response cache', { skip }, () => {
     );
     const keys = await client.keys('*');
     assert.equal(keys.length, 1);
-    assert.match(keys[0] ?? '', /^infernode:v1:[0-9a-f]{40}$/);
+    assert.match(keys[0] ?? '', /^infernode:v1:[0-9a-f]{64}$/);
     assert.equal(await errors(a, 'lookup'), 0);
     assert.equal(await errors(a, 'insert'), 0);
   });

@@ -64,7 +64,7 @@ void describe('Redis cache value codec', () => {
     assert.equal(decodeValue(Buffer.from('IFN'), k), undefined);
   });
 
-  void it("misses on another key's value under the same hash", () => {
+  void it('misses on a value stored under another digest', () => {
     const stored = encodeValue(key('request A'), VALUE);
     const b = key('request B');
     assert.equal(decodeValue(stored, { hash: key('request A').hash, bytes: b.bytes }), undefined);
