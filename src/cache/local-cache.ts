@@ -5,18 +5,24 @@
 import type { CacheKey } from './cache-key.js';
 import type { CacheUsage, ResponseCache } from './response-cache.js';
 
-/** Bookkeeping per entry (map slot, strings, object headers), counted so the budget is honest. */
+/** Bookkeeping per entry (map slot, strings, list links, object headers), counted in the budget. */
 export const ENTRY_OVERHEAD_BYTES = 128;
 
 interface Entry<V> {
+  readonly hash: string;
   readonly value: V;
   readonly bytes: number;
+  older: Entry<V> | undefined;
+  newer: Entry<V> | undefined;
 }
 
 export class LocalCache<V> implements ResponseCache<V> {
-  // A Map iterates in insertion order: re-inserting on a hit makes the first entry the least
-  // recently used.
+  // Recency is a doubly linked list (oldest first), not the Map's insertion order: evicting the
+  // Map's first entry walks over every slot deleted since its last rehash, which made each miss
+  // that evicts cost time growing with the entry count.
   private readonly entries = new Map<string, Entry<V>>();
+  private oldest: Entry<V> | undefined;
+  private newest: Entry<V> | undefined;
   private bytes = 0;
   private evictions = 0;
 
@@ -25,8 +31,10 @@ export class LocalCache<V> implements ResponseCache<V> {
   lookup(key: CacheKey): V | undefined {
     const entry = this.entries.get(key.hash);
     if (entry === undefined) return undefined;
-    this.entries.delete(key.hash);
-    this.entries.set(key.hash, entry);
+    if (entry !== this.newest) {
+      this.unlink(entry);
+      this.append(entry);
+    }
     return entry.value;
   }
 
@@ -34,19 +42,14 @@ export class LocalCache<V> implements ResponseCache<V> {
     const bytes = key.hash.length + valueBytes + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.budget) return false;
     const old = this.entries.get(key.hash);
-    if (old !== undefined) {
-      this.entries.delete(key.hash);
-      this.bytes -= old.bytes;
-    }
-    while (this.bytes + bytes > this.budget) {
-      const first = this.entries.entries().next();
-      if (first.done === true) break;
-      const [hash, lru] = first.value;
-      this.entries.delete(hash);
-      this.bytes -= lru.bytes;
+    if (old !== undefined) this.remove(old);
+    while (this.bytes + bytes > this.budget && this.oldest !== undefined) {
+      this.remove(this.oldest);
       this.evictions++;
     }
-    this.entries.set(key.hash, { value, bytes });
+    const entry: Entry<V> = { hash: key.hash, value, bytes, older: undefined, newer: undefined };
+    this.entries.set(key.hash, entry);
+    this.append(entry);
     this.bytes += bytes;
     return true;
   }
@@ -58,5 +61,28 @@ export class LocalCache<V> implements ResponseCache<V> {
       budget: this.budget,
       evictions: this.evictions,
     };
+  }
+
+  private remove(entry: Entry<V>): void {
+    this.entries.delete(entry.hash);
+    this.unlink(entry);
+    this.bytes -= entry.bytes;
+  }
+
+  private append(entry: Entry<V>): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest === undefined) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Entry<V>): void {
+    if (entry.older === undefined) this.oldest = entry.newer;
+    else entry.older.newer = entry.newer;
+    if (entry.newer === undefined) this.newest = entry.older;
+    else entry.newer.older = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
   }
 }
