@@ -102,6 +102,11 @@ export const SUBCOMMANDS: readonly Subcommand[] = [
     load: () => m(import('./shadow-overhead.js')),
   },
   {
+    name: 'ab',
+    summary: 'this build against an older dist/, default flags, ABBA rounds: server CPU µs/req',
+    load: () => m(import('./per-request-ab.js')),
+  },
+  {
     name: 'cache',
     summary: 'mlp at 0/50/90 % repeated inputs, uncached and cached: req/s, p50, p99; publishes',
     load: () => m(import('./cache-compare.js')),

@@ -48,6 +48,8 @@ import type { CacheMemoryResult, CacheResult } from '../cache/cache-result.js';
 import { renderGpuResults } from './gpu-results-files.js';
 import type { EnsembleResult } from '../pipelines/ensemble-result.js';
 import { renderShadowOverhead, SHADOW_JSON } from '../shadow/shadow-files.js';
+import { AB_JSON, renderPerRequestAb } from '../ab/ab-files.js';
+import type { AbResult } from '../ab/ab-result.js';
 import type { ShadowResult } from '../shadow/shadow-result.js';
 import type { StreamsResult } from '../streams/streams-result.js';
 import { mainTarget } from './write-outputs.js';
@@ -143,6 +145,7 @@ export async function renderAllPublished(): Promise<Published> {
       ...(await renderShadowOverhead()),
       ...(await renderResponseCache()),
       ...(await renderNoisyNeighbour()),
+      ...(await renderPerRequestAb()),
       ...(await renderGpuResults()),
     ],
   };
@@ -267,6 +270,10 @@ export function publishEnsembleOverhead(result: EnsembleResult): Promise<string[
 
 export function publishShadowOverhead(result: ShadowResult): Promise<string[]> {
   return publishModelManagement(SHADOW_JSON, result);
+}
+
+export function publishPerRequestAb(result: AbResult): Promise<string[]> {
+  return publishModelManagement(AB_JSON, result);
 }
 
 export function publishNoisyNeighbour(result: NoisyResult): Promise<string[]> {
