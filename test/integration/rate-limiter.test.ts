@@ -3,7 +3,7 @@
 // every worker shares), so the runs' intervals show what ran at once. Checked: two models sharing
 // a global resource of count 1 never overlap, while with --rate-limit=off they do; a per-device
 // resource bounds the instances on one device to its count; priorities decide who runs under
-// contention; an unload with runs waiting for resources drains them and leaves nothing held; a
+// contention; BLS calls and ensemble steps into a limited model pass its gate; an unload with runs waiting for resources drains them and leaves nothing held; a
 // demand the explicit resources cannot meet fails the model's load with Triton's message.
 
 import assert from 'node:assert/strict';
@@ -138,6 +138,27 @@ void describe('rate limiter: a global resource shared by two models', () => {
         .replace('count: 1', 'count: 2'),
     );
     await writeFile(path.join(repo, 'bls_via', '1', 'model.js'), BLS_SOURCE);
+    // An ensemble whose one step is shared_a: its step runs pass shared_a's gate too.
+    await mkdir(path.join(repo, 'ensemble_via', '1'), { recursive: true });
+    await writeFile(
+      path.join(repo, 'ensemble_via', 'config.pbtxt'),
+      `name: "ensemble_via"
+platform: "ensemble"
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [
+  { name: "START" data_type: TYPE_FP64 dims: [ 1 ] },
+  { name: "END" data_type: TYPE_FP64 dims: [ 1 ] },
+  { name: "INSTANCE" data_type: TYPE_STRING dims: [ 1 ] }
+]
+ensemble_scheduling { step [ {
+  model_name: "shared_a" model_version: -1
+  input_map { key: "X" value: "X" }
+  output_map { key: "START" value: "START" }
+  output_map { key: "END" value: "END" }
+  output_map { key: "INSTANCE" value: "INSTANCE" }
+} ] }
+`,
+    );
   });
   after(() => rm(repo, { recursive: true, force: true }));
 
@@ -165,6 +186,21 @@ void describe('rate limiter: a global resource shared by two models', () => {
         runs.filter((r) => r.model === 'bls_via').map((r) => r.instance),
         ['shared_a_0', 'shared_a_0', 'shared_a_0', 'shared_a_0'],
         'the stamps are shared_a runs, called over BLS',
+      );
+      assert.deepEqual(overlaps(runs), []);
+    } finally {
+      await t.close();
+    }
+  });
+
+  void it("an ensemble's step into a limited model passes the same gate", async () => {
+    const t = await serve(repo, LIMITED);
+    try {
+      const runs = await runAll(t, ['ensemble_via', 'shared_b'], 4);
+      assert.deepEqual(
+        runs.filter((r) => r.model === 'ensemble_via').map((r) => r.instance),
+        ['shared_a_0', 'shared_a_0', 'shared_a_0', 'shared_a_0'],
+        "the stamps are shared_a's runs, as the ensemble's step",
       );
       assert.deepEqual(overlaps(runs), []);
     } finally {
