@@ -3,7 +3,7 @@
 // for rendering,
 // with the files derived from each (CSVs, the RSS plots) and their sections of bench/RESULTS.md.
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CYCLES_SCHEMA, type CyclesResult } from '../model-management/cycles-result.js';
 import { RELOAD_SCHEMA, type ReloadResult } from '../model-management/reload-result.js';
@@ -13,6 +13,7 @@ import { OCR_SCHEMA, type OcrResult } from '../ocr/ocr-result.js';
 import { REPO_ROOT, RESULTS_DIR } from '../paths.js';
 import { cyclesCsv, cyclesPlotModel, cyclesSection } from './model-cycles-report.js';
 import { plotPng } from './plot-png.js';
+import { readPublished } from './published-file.js';
 import { phasesCsv, reloadSection, reloadsCsv } from './reload-report.js';
 import { soakCsv, soakPlotModel, soakSection } from './soak-report.js';
 import { largeRequestSection } from './large-request-report.js';
@@ -33,22 +34,11 @@ export const shmLeakJson = (protocol: LeakProtocol): string =>
   path.join(RESULTS_DIR, `shm-leak-${protocol}.json`);
 
 /** A published file with the schema this code renders; null when it is not there. */
-async function readPublished<T extends { schema: string }>(
+async function readResult<T extends { schema: string }>(
   file: string,
   schema: string,
 ): Promise<T | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-  const result = JSON.parse(text) as T;
-  if (result.schema !== schema) {
-    throw new Error(`${file}: expected schema ${schema}, got ${String(result.schema)}`);
-  }
-  return result;
+  return (await readPublished<T>(file, schema))?.result ?? null;
 }
 
 export interface ModelManagementRendering {
@@ -62,7 +52,7 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
   const files: string[] = [];
   const sections: string[] = [];
   const rel = (f: string): string => path.relative(REPO_ROOT, f);
-  const cycles = await readPublished<CyclesResult>(CYCLES_JSON, CYCLES_SCHEMA);
+  const cycles = await readResult<CyclesResult>(CYCLES_JSON, CYCLES_SCHEMA);
   if (cycles !== null) {
     const csv = path.join(RESULTS_DIR, 'model-cycles.csv');
     const png = path.join(RESULTS_DIR, 'model-cycles.png');
@@ -71,7 +61,7 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
     files.push(csv, png);
     sections.push(...cyclesSection(cycles, rel(CYCLES_JSON), 'results/model-cycles.png'));
   }
-  const reload = await readPublished<ReloadResult>(RELOAD_JSON, RELOAD_SCHEMA);
+  const reload = await readResult<ReloadResult>(RELOAD_JSON, RELOAD_SCHEMA);
   if (reload !== null) {
     const phases = path.join(RESULTS_DIR, 'reload-under-load.csv');
     const reloads = path.join(RESULTS_DIR, 'reload-under-load.reloads.csv');
@@ -80,7 +70,7 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
     files.push(phases, reloads);
     sections.push(...reloadSection(reload, rel(RELOAD_JSON)));
   }
-  const soak = await readPublished<SoakResult>(SOAK_JSON, SOAK_SCHEMA);
+  const soak = await readResult<SoakResult>(SOAK_JSON, SOAK_SCHEMA);
   if (soak !== null) {
     const csv = path.join(RESULTS_DIR, 'soak.csv');
     const png = path.join(RESULTS_DIR, 'soak.png');
@@ -89,13 +79,13 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
     files.push(csv, png);
     sections.push(...soakSection(soak, rel(SOAK_JSON), 'results/soak.png'));
   }
-  const large = await readPublished<LargeResult>(LARGE_JSON, LARGE_SCHEMA);
+  const large = await readResult<LargeResult>(LARGE_JSON, LARGE_SCHEMA);
   if (large !== null) sections.push(...largeRequestSection(large, rel(LARGE_JSON)));
-  const shm = await readPublished<ShmResult>(SHM_JSON, SHM_SCHEMA);
+  const shm = await readResult<ShmResult>(SHM_JSON, SHM_SCHEMA);
   if (shm !== null) sections.push(...shmSection(shm, rel(SHM_JSON)));
   const leakFiles = (['http', 'ws', 'grpc'] as const).map(shmLeakJson);
   const leaks = await Promise.all(
-    leakFiles.map((f) => readPublished<ShmLeakResult>(f, SHM_LEAK_SCHEMA)),
+    leakFiles.map((f) => readResult<ShmLeakResult>(f, SHM_LEAK_SCHEMA)),
   );
   const found = leakFiles.filter((_, i) => leaks[i] !== null).map(rel);
   sections.push(
@@ -104,7 +94,7 @@ export async function renderModelManagement(): Promise<ModelManagementRendering>
       found,
     ),
   );
-  const ocr = await readPublished<OcrResult>(OCR_JSON, OCR_SCHEMA);
+  const ocr = await readResult<OcrResult>(OCR_JSON, OCR_SCHEMA);
   if (ocr !== null) sections.push(...ocrSection(ocr, rel(OCR_JSON)));
   return { files, sections };
 }
