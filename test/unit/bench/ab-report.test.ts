@@ -7,6 +7,8 @@ import {
   AB_SCHEMA,
   abCells,
   abSection,
+  pairedRatio,
+  pooledRatio,
   type AbMeasurement,
   type AbResult,
   type AbSide,
@@ -71,5 +73,41 @@ void describe('bench ab report', () => {
     assert.match(text, /`bbbbbbbbbbbb`/);
     assert.match(text, /\| mlp +\| +1 \| +520 \(500–900\) \| +510 \(480–700\) \| +-1\.9 % \|/);
     assert.match(text, /\| simple +\| +1 \| +300 \(300–300\) \| +330 \(330–330\) \| +\+10\.0 % \|/);
+  });
+
+  void it('pairs each round: the geometric mean of head/base with a t interval', () => {
+    const same = pairedRatio([1.05, 1.05, 1.05]);
+    assert.ok(same !== null);
+    assert.ok(Math.abs(same.ratio - 1.05) < 1e-12 && Math.abs(same.low - 1.05) < 1e-12);
+    assert.equal(same.n, 3);
+    // log ratios ±0.02 around 0: mean 0, sd 0.02, n 4, t(3) 3.182 → half width 0.0318.
+    const p = pairedRatio([Math.exp(0.02), Math.exp(-0.02), Math.exp(0.02), Math.exp(-0.02)]);
+    assert.ok(p !== null);
+    assert.ok(Math.abs(p.ratio - 1) < 1e-12);
+    assert.ok(Math.abs(Math.log(p.high) - (3.182 * (0.02 * Math.sqrt(4 / 3))) / 2) < 1e-9);
+    assert.equal(pairedRatio([1.1]), null, 'one pair has no interval');
+    // The fixture: mlp pairs 510/500, 480/900, 700/520; simple's single pair joins the pool.
+    const cells = abCells(r);
+    assert.equal(cells[0]?.paired?.n, 3);
+    assert.equal(cells[1]?.paired, null);
+    assert.equal(pooledRatio(r)?.n, 4);
+  });
+
+  void it('says whether the pooled interval holds no difference', () => {
+    const text = abSection(r, 'bench/results/per-request-ab.json').join('\n');
+    assert.match(text, /\| simple +\| +1 \| .* \| +\+10\.0 % \| +– \|/);
+    assert.match(text, /All cells together \(4 pairs\): head\/base .*: no difference seen/);
+    const costly = result([
+      m('base', 'mlp', 1, 500),
+      m('head', 'mlp', 1, 600),
+      m('base', 'mlp', 2, 510),
+      m('head', 'mlp', 2, 610),
+      m('base', 'mlp', 3, 490),
+      m('head', 'mlp', 3, 590),
+    ]);
+    assert.match(
+      abSection(costly, 'x.json').join('\n'),
+      /\(3 pairs\): .*: head costs more; at 95 % confidence the change adds at most \+21\.0 %/,
+    );
   });
 });
