@@ -52,6 +52,7 @@ export const FLAGS = {
   'measurement-interval': { kind: 'uint', short: 'p', default: '2000', help: 'Window, ms' },
   'max-trials': { kind: 'uint', short: 'r', default: '5', help: 'Windows per level at most' },
   json: { kind: 'flag', help: 'HTTP JSON bodies (default: the binary tensor extension)' },
+  shape: { kind: 'string', repeat: true, help: 'name:d1,d2 for variable dims (repeatable)' },
   'memory-secs': {
     kind: 'uint',
     default: '0',
@@ -187,6 +188,10 @@ async function table(s: Settings, values: Values, argv: readonly string[]): Prom
             serverMisses: v?.cacheMisses ?? 0,
             avgHitUs: v?.avgCacheHitUs ?? 0,
             avgMissUs: v?.avgCacheMissUs ?? 0,
+            serverCpuUsPerReq:
+              l.summary.cpu.server === null || l.summary.reqPerSec === 0
+                ? null
+                : (l.summary.cpu.server * 1e6) / l.summary.reqPerSec,
           };
           rows.push(row);
           s.progress.log(
@@ -315,7 +320,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const s: Settings = {
     model: values['model-name'] ?? 'mlp',
     repository: path.resolve(values['model-repository'] ?? DEFAULT_MODEL_REPOSITORY),
-    benchArgs: values.json === true ? [] : ['--binary'],
+    benchArgs: [
+      ...(values.json === true ? [] : ['--binary']),
+      ...values.shape.flatMap((v) => ['--shape', v]),
+    ],
     progress,
   };
   try {

@@ -27,6 +27,11 @@ export interface CacheRow {
   readonly serverMisses: number;
   readonly avgHitUs: number;
   readonly avgMissUs: number;
+  /**
+   * The server process's CPU time per request (all its threads), µs: what bounds throughput once
+   * the server's cores are busy. Absent in files written before it was recorded.
+   */
+  readonly serverCpuUsPerReq?: number | null;
 }
 
 export interface CacheResult {
@@ -148,6 +153,9 @@ function tableSection(r: CacheResult, source: string): string[] {
     ms(x.p99Ms),
     x.serverHits + x.serverMisses === 0 ? '–' : pct(x.serverHits / (x.serverHits + x.serverMisses)),
     x.serverHits === 0 ? '–' : `${Math.round(x.avgHitUs)} / ${Math.round(x.avgMissUs)}`,
+    x.serverCpuUsPerReq === undefined || x.serverCpuUsPerReq === null
+      ? '–'
+      : x.serverCpuUsPerReq.toFixed(0),
     String(x.errors),
   ]);
   const targets = [...new Set(r.rows.map((x) => x.cache))]
@@ -176,6 +184,7 @@ function tableSection(r: CacheResult, source: string): string[] {
       'else with that `--cache-config`. The client repeats that share of inputs ' +
       '(`--cache-hit-ratio`); "server hits" is the share the server counted (a repeat of a ' +
       'request still in flight misses), with its average lookup µs for a hit / a miss. ' +
+      '"server CPU" is the server process\'s CPU time per request, all threads (µs). ' +
       '`*`: not stable within the windows allowed.',
     '',
     markdownTable({
@@ -188,10 +197,22 @@ function tableSection(r: CacheResult, source: string): string[] {
         'p99 ms',
         'server hits',
         'hit / miss µs',
+        'server CPU µs/req',
         'errors',
       ],
       rows,
-      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+      align: [
+        'left',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+        'right',
+      ],
     }),
     '',
     "Issue 30's targets (reported, not asserted):",
@@ -237,16 +258,16 @@ function memorySection(r: CacheMemoryResult, source: string): string[] {
   ];
 }
 
-/** The section: the table when published, then the memory run when published. */
+/** The section: each model's table as published, then the memory run when published. */
 export function responseCacheSection(
-  table: { result: CacheResult; source: string } | null,
+  tables: readonly { result: CacheResult; source: string }[],
   memory: { result: CacheMemoryResult; source: string } | null,
 ): string[] {
-  if (table === null && memory === null) return [];
+  if (tables.length === 0 && memory === null) return [];
   return [
     '## Response cache: throughput and latency by hit ratio',
     '',
-    ...(table === null ? [] : tableSection(table.result, table.source)),
+    ...tables.flatMap((t) => [`### ${t.result.model}`, '', ...tableSection(t.result, t.source)]),
     ...(memory === null ? [] : memorySection(memory.result, memory.source)),
   ];
 }

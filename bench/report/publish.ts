@@ -43,7 +43,7 @@ import { renderSequenceStreams, STREAMS_JSON } from './sequence-streams-files.js
 import { ENSEMBLE_JSON, renderEnsembleOverhead } from '../pipelines/ensemble-files.js';
 import { NOISY_JSON, renderNoisyNeighbour } from '../tenants/noisy-neighbour-files.js';
 import type { NoisyResult } from '../tenants/noisy-neighbour-result.js';
-import { CACHE_JSON, CACHE_MEMORY_JSON, renderResponseCache } from '../cache/cache-files.js';
+import { cacheJsonFor, CACHE_MEMORY_JSON, renderResponseCache } from '../cache/cache-files.js';
 import type { CacheMemoryResult, CacheResult } from '../cache/cache-result.js';
 import { renderGpuResults } from './gpu-results-files.js';
 import type { EnsembleResult } from '../pipelines/ensemble-result.js';
@@ -281,7 +281,7 @@ export function publishNoisyNeighbour(result: NoisyResult): Promise<string[]> {
 }
 
 export function publishResponseCache(result: CacheResult): Promise<string[]> {
-  return publishModelManagement(CACHE_JSON, result);
+  return publishModelManagement(cacheJsonFor(result.model), result);
 }
 
 export function publishResponseCacheMemory(result: CacheMemoryResult): Promise<string[]> {

@@ -107,15 +107,29 @@ void describe('bench cache report', () => {
     assert.equal(memoryVerdict(memoryRun(() => 100e6, null)).flat, false, 'never full: no verdict');
   });
 
-  void it('renders one section with the table, the targets and the memory run', () => {
+  void it('renders one section with every model table, the targets and the memory run', () => {
+    const withCpu: CacheResult = {
+      ...TABLE,
+      model: 'ocr_recognizer',
+      rows: TABLE.rows.map((r) => ({ ...r, serverCpuUsPerReq: 812.4 })),
+    };
     const text = responseCacheSection(
-      { result: TABLE, source: 'bench/results/response-cache.json' },
+      [
+        { result: TABLE, source: 'bench/results/response-cache.json' },
+        { result: withCpu, source: 'bench/results/response-cache-ocr_recognizer.json' },
+      ],
       { result: memoryRun(() => 150e6, 5), source: 'bench/results/response-cache-memory.json' },
     ).join('\n');
     assert.match(text, /^## Response cache/);
+    assert.ok(text.indexOf('### mlp') < text.indexOf('### ocr_recognizer'), 'mlp first');
     assert.match(
       text,
-      /\| local \| 90 % \| 64 \| 2500 \| 25\.00 \| 75\.00 \| 90 % \| 20 \/ 30 \| 0 \|/,
+      /\| local \| 90 % \| 64 \| 2500 \| 25\.00 \| 75\.00 \| 90 % \| 20 \/ 30 \| – \| 0 \|/,
+      'a file without server CPU shows a dash',
+    );
+    assert.match(
+      text,
+      /\| local \| 90 % \| 64 \| 2500 \| 25\.00 \| 75\.00 \| 90 % \| 20 \/ 30 \| 812 \| 0 \|/,
     );
     assert.match(
       text,
@@ -125,6 +139,6 @@ void describe('bench cache report', () => {
       text,
       /\| 5 s \| 4190000 of 4194304 \| 143\.1 MiB \| 143\.1 MiB \| 600 \/ 900 \| yes \(within 5 %\) \|/,
     );
-    assert.deepEqual(responseCacheSection(null, null), []);
+    assert.deepEqual(responseCacheSection([], null), []);
   });
 });
