@@ -1,8 +1,10 @@
 // The HTTP flags: the listener (address, port, front end, threads), its limits on requests and
 // connections, and the APIs that need a header.
 
-import type { FlagTable } from './flag-spec.js';
-import { DEFAULT_OPTIONS } from './options-type.js';
+import { parseApiRestrictions } from '../../http/restricted-apis.js';
+import { parseFrontEndChoice } from '../../http/select-front-end.js';
+import type { FlagReader, FlagTable } from './flag-spec.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options-type.js';
 
 export const HTTP_FLAGS = {
   'http-address': { kind: 'string', help: 'Address HTTP and WebSocket listen on (0.0.0.0)' },
@@ -44,3 +46,46 @@ export const HTTP_FLAGS = {
     help: '<category>[,<category>...]:<header>=<value>: those HTTP/WebSocket APIs need the header',
   },
 } as const satisfies FlagTable;
+
+type HttpOptions = Pick<
+  ServerOptions,
+  | 'httpAddress'
+  | 'httpPort'
+  | 'httpMaxInputSize'
+  | 'httpHeaderTimeoutSecs'
+  | 'httpBodyTimeoutSecs'
+  | 'httpIdleTimeoutSecs'
+  | 'httpMaxConnections'
+  | 'httpFrontEnd'
+  | 'httpThreadCount'
+  | 'reuseHttpPort'
+  | 'httpRestrictedApis'
+>;
+
+export function httpOptions(read: FlagReader<keyof typeof HTTP_FLAGS>): HttpOptions {
+  return {
+    httpAddress: read.last('http-address') ?? DEFAULT_OPTIONS.httpAddress,
+    httpPort: read.uint('http-port', DEFAULT_OPTIONS.httpPort, 65535),
+    httpMaxInputSize: read.aboveZero('http-max-input-size', DEFAULT_OPTIONS.httpMaxInputSize),
+    httpHeaderTimeoutSecs: read.positive(
+      'http-header-timeout-secs',
+      DEFAULT_OPTIONS.httpHeaderTimeoutSecs,
+      3600,
+    ),
+    httpBodyTimeoutSecs: read.positive(
+      'http-body-timeout-secs',
+      DEFAULT_OPTIONS.httpBodyTimeoutSecs,
+      3600,
+    ),
+    httpIdleTimeoutSecs: read.positive(
+      'http-idle-timeout-secs',
+      DEFAULT_OPTIONS.httpIdleTimeoutSecs,
+      3600,
+    ),
+    httpMaxConnections: read.uint('http-max-connections', DEFAULT_OPTIONS.httpMaxConnections),
+    httpFrontEnd: parseFrontEndChoice(read.last('http-front-end') ?? DEFAULT_OPTIONS.httpFrontEnd),
+    httpThreadCount: read.positive('http-thread-count', DEFAULT_OPTIONS.httpThreadCount, 256),
+    reuseHttpPort: read.bool('reuse-http-port', DEFAULT_OPTIONS.reuseHttpPort),
+    httpRestrictedApis: parseApiRestrictions(read.all('http-restricted-api')),
+  };
+}

@@ -1,6 +1,8 @@
 // The lifecycle flags: what the server reports about itself, and how it starts and stops.
 
-import type { FlagTable } from './flag-spec.js';
+import { fail } from '../../errors.js';
+import type { FlagReader, FlagTable } from './flag-spec.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options-type.js';
 
 export const LIFECYCLE_FLAGS = {
   'strict-readiness': {
@@ -21,3 +23,28 @@ export const LIFECYCLE_FLAGS = {
     help: 'Seconds the listeners keep accepting after SIGTERM makes readiness fail (0)',
   },
 } as const satisfies FlagTable;
+
+type LifecycleOptions = Pick<
+  ServerOptions,
+  'strictReadiness' | 'serverName' | 'exitOnError' | 'exitTimeoutSecs' | 'drainDelaySecs'
+>;
+
+export function lifecycleOptions(read: FlagReader<keyof typeof LIFECYCLE_FLAGS>): LifecycleOptions {
+  return {
+    strictReadiness: read.bool('strict-readiness', DEFAULT_OPTIONS.strictReadiness),
+    serverName: serverName(read.last('server-name') ?? DEFAULT_OPTIONS.serverName),
+    exitOnError: read.bool('exit-on-error', DEFAULT_OPTIONS.exitOnError),
+    exitTimeoutSecs: read.uint('exit-timeout-secs', DEFAULT_OPTIONS.exitTimeoutSecs),
+    drainDelaySecs: read.uint('drain-delay-secs', DEFAULT_OPTIONS.drainDelaySecs, 86_400),
+  };
+}
+
+function serverName(v: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(v)) {
+    throw fail(
+      'BAD_REQUEST',
+      `--server-name: expected 1 to 64 letters, digits, '.', '_' or '-', got '${v.slice(0, 64)}'`,
+    );
+  }
+  return v;
+}

@@ -1,7 +1,8 @@
 // The client memory flags: the budget of bytes held for clients, and the system shared-memory
 // regions clients may register.
 
-import type { FlagTable } from './flag-spec.js';
+import type { FlagReader, FlagTable } from './flag-spec.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options-type.js';
 
 export const MEMORY_FLAGS = {
   'client-memory-budget': {
@@ -21,3 +22,17 @@ export const MEMORY_FLAGS = {
     help: 'Sum of the byte sizes of the registered shared-memory regions; more are refused (17179869184)',
   },
 } as const satisfies FlagTable;
+
+type MemoryOptions = Pick<
+  ServerOptions,
+  'clientMemoryBudget' | 'allowClientShm' | 'clientShmMaxRegions' | 'clientShmMaxBytes'
+>;
+
+export function memoryOptions(read: FlagReader<keyof typeof MEMORY_FLAGS>): MemoryOptions {
+  return {
+    clientMemoryBudget: read.uint('client-memory-budget', DEFAULT_OPTIONS.clientMemoryBudget),
+    allowClientShm: read.bool('allow-client-shm', DEFAULT_OPTIONS.allowClientShm),
+    clientShmMaxRegions: read.uint('client-shm-max-regions', DEFAULT_OPTIONS.clientShmMaxRegions),
+    clientShmMaxBytes: read.uint('client-shm-max-bytes', DEFAULT_OPTIONS.clientShmMaxBytes),
+  };
+}

@@ -1,6 +1,8 @@
 // The tenant flags: which header names a tenant, their quotas, and their metric labels.
 
-import type { FlagTable } from './flag-spec.js';
+import { fail } from '../../errors.js';
+import type { FlagReader, FlagTable } from './flag-spec.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options-type.js';
 
 export const TENANT_FLAGS = {
   'tenant-header': {
@@ -16,3 +18,28 @@ export const TENANT_FLAGS = {
     help: 'Tenants with their own label in infernode_tenant_* metrics; the rest are "other" (32)',
   },
 } as const satisfies FlagTable;
+
+type TenantOptions = Pick<ServerOptions, 'tenantHeader' | 'quotaFile' | 'tenantMetricsMax'>;
+
+export function tenantOptions(read: FlagReader<keyof typeof TENANT_FLAGS>): TenantOptions {
+  return {
+    tenantHeader: tenantHeader(read.last('tenant-header'), read.last('quota-file')),
+    quotaFile: read.last('quota-file'),
+    tenantMetricsMax: read.uint('tenant-metrics-max', DEFAULT_OPTIONS.tenantMetricsMax, 10_000),
+  };
+}
+
+/** --tenant-header: an HTTP header name, lower-cased; --quota-file needs it. */
+function tenantHeader(name: string | undefined, quotaFile: string | undefined): string | undefined {
+  if (name === undefined) {
+    if (quotaFile !== undefined) throw fail('BAD_REQUEST', '--quota-file needs --tenant-header');
+    return undefined;
+  }
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/.test(name) || name.startsWith(':')) {
+    throw fail(
+      'BAD_REQUEST',
+      `--tenant-header: expected a header name, got '${name.slice(0, 128)}'`,
+    );
+  }
+  return name.toLowerCase();
+}

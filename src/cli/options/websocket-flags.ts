@@ -1,6 +1,7 @@
 // The WebSocket flags: whether /v2/ws is served on the HTTP port, and what one socket may hold.
 
-import type { FlagTable } from './flag-spec.js';
+import type { FlagReader, FlagTable } from './flag-spec.js';
+import { DEFAULT_OPTIONS, type ServerOptions } from './options-type.js';
 
 export const WEBSOCKET_FLAGS = {
   'allow-websocket': {
@@ -20,3 +21,18 @@ export const WEBSOCKET_FLAGS = {
     help: 'Unread response bytes per WebSocket before it is closed with 1008 (67108864)',
   },
 } as const satisfies FlagTable;
+
+type WebSocketOptions = Pick<
+  ServerOptions,
+  'allowWebsocket' | 'wsMaxFrameSize' | 'wsMaxInflight' | 'wsMaxQueuedBytes'
+>;
+
+export function webSocketOptions(read: FlagReader<keyof typeof WEBSOCKET_FLAGS>): WebSocketOptions {
+  return {
+    allowWebsocket: read.bool('allow-websocket', DEFAULT_OPTIONS.allowWebsocket),
+    // uWS takes the frame cap as a 32-bit length.
+    wsMaxFrameSize: read.positive('ws-max-frame-size', DEFAULT_OPTIONS.wsMaxFrameSize, 0xffffffff),
+    wsMaxInflight: read.positive('ws-max-inflight', DEFAULT_OPTIONS.wsMaxInflight),
+    wsMaxQueuedBytes: read.positive('ws-max-queued-bytes', DEFAULT_OPTIONS.wsMaxQueuedBytes),
+  };
+}
