@@ -18,7 +18,8 @@ export function readFlags<N extends string>(
       throw fail('BAD_REQUEST', `unexpected argument '${arg}': flags start with --`);
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    const spec = specs[name];
+    // Own keys only: `--constructor` or `--__proto__` would otherwise find Object.prototype's.
+    const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (spec === undefined) throw fail('BAD_REQUEST', `unknown flag --${name}; see --help`);
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
