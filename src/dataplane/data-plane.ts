@@ -9,23 +9,17 @@ import { insertAfterRun, lookupResponse, type CacheMiss } from '../cache/cached-
 import type { CachedResponse } from '../cache/cached-response.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { toConfigJson } from '../config/config-json.js';
-import { fail, fromWire, InferenceServerError, toServerError, type ErrorCode } from '../errors.js';
+import { fail, fromWire, InferenceServerError, toServerError } from '../errors.js';
 import type { ResponseSink } from '../execution/run-scope.js';
-import type { FailureReason, ModelReporter } from '../metrics/model-reporter.js';
-import type { ScheduledOutput, SchedulerResult } from '../scheduler/scheduler.js';
 import type {
   DecodedRequest,
   InferenceResponse,
   RawBinaryRequest,
-  ResponseOutput,
 } from '../protocol/inference-request.js';
-import { SHM_BYTE_SIZE, SHM_OFFSET, SHM_REGION } from '../protocol/shm-parameters.js';
-import type { ValidatedOutput } from '../scheduler/validated-request.js';
 import type { LoadOverride } from '../repository/model-manager.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
 import type { ModelVersion } from '../repository/model-version.js';
 import { fullDims } from '../repository/model-signature.js';
-import { reshape } from '../tensor/shape.js';
 import type {
   DataPlane,
   InferContext,
@@ -38,6 +32,9 @@ import type {
   ServerMetadata,
   TensorMetadata,
 } from './data-plane-api.js';
+import { failureReason, reportFailed, reportSucceeded } from './outcome-report.js';
+import { scheduledOutputs, streamedOutputs } from './response-outputs.js';
+import { intoSharedMemory } from './shm-outputs.js';
 import { validateRequest } from './validate-request.js';
 import type { RequestSpan } from '../trace/request-span.js';
 import type { RequestTracer } from '../trace/request-tracer.js';
@@ -45,7 +42,6 @@ import { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
 import type { Admission, TenantGate } from '../tenant/tenant-gate.js';
-import { checkOutputFits } from '../shared-memory/region-write.js';
 import {
   answerSharedMemory,
   type SharedMemoryAnswer,
@@ -304,7 +300,7 @@ export class RegistryDataPlane implements DataPlane {
     if (mv.signature.decoupled === true) {
       const responses = ctx.responses;
       if (responses === undefined) {
-        reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
+        reportFailed(reporter, 'OTHER', ctx.arrivalNs);
         throw fail(
           'DECOUPLED_UNSUPPORTED',
           `model '${mv.name}' has a decoupled transaction policy (zero or more responses per ` +
@@ -325,7 +321,7 @@ export class RegistryDataPlane implements DataPlane {
         ...(admission !== undefined && { tenant: admission.tag }),
       });
     } catch (e) {
-      reporter.failed('OTHER', hrNow() - ctx.arrivalNs);
+      reportFailed(reporter, 'OTHER', ctx.arrivalNs);
       throw e;
     }
     ctx.trace?.mark('validate');
@@ -357,13 +353,7 @@ export class RegistryDataPlane implements DataPlane {
     const shadow = this.options.shadows?.sample(mv, validated.inputs);
     try {
       const result = await mv.scheduler.enqueue(validated);
-      const outputs = result.outputs.map((o): ResponseOutput => ({
-        name: o.name,
-        datatype: o.datatype,
-        shape: outputShape(mv, o.name, o.shape),
-        data: o.data,
-        binary: binary.get(o.name) === true,
-      }));
+      const outputs = scheduledOutputs(mv, result.outputs, binary);
       const response: InferenceResponse = {
         model_name: mv.name,
         model_version: String(mv.version),
@@ -376,13 +366,13 @@ export class RegistryDataPlane implements DataPlane {
       if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
       recording?.finish(mv.name, mv.version, outputs);
       shadow?.answered(outputs, hrNow() - ctx.arrivalNs);
-      succeeded(reporter, result, ctx.arrivalNs);
+      reportSucceeded(reporter, result, ctx.arrivalNs);
       admission?.release(result.queueNs);
       ctx.trace?.mark('respond');
       return response;
     } catch (e) {
       const err = toServerError(e);
-      reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
+      reportFailed(reporter, failureReason(err.code), ctx.arrivalNs);
       throw err;
     } finally {
       // Answered (or failed): the regions it read and wrote are let go (an unregistered one
@@ -421,75 +411,26 @@ export class RegistryDataPlane implements DataPlane {
         );
       }
       const sink: ResponseSink = {
-        response: (outputs) => {
-          const byName = new Map(outputs.map((d) => [d.name, d]));
+        response: (outputs) =>
           emit({
             model_name: mv.name,
             model_version: String(mv.version),
             ...(checked.id !== undefined ? { id: checked.id } : {}),
             parameters: { [FINAL_RESPONSE_PARAMETER]: false },
-            outputs: checked.outputs.flatMap((o) => {
-              const d = byName.get(o.name);
-              if (d === undefined) return [];
-              return [
-                {
-                  name: d.name,
-                  datatype: d.datatype,
-                  shape: outputShape(mv, d.name, d.shape),
-                  data: new Uint8Array(d.buffer, d.byteOffset, d.byteLength),
-                  binary: o.binary,
-                },
-              ];
-            }),
-          });
-        },
+            outputs: streamedOutputs(mv, checked.outputs, outputs),
+          }),
         error: (e) => emit(fromWire(e)),
       };
       const result = await mv.scheduler.enqueue({ ...checked, responses: sink });
-      succeeded(reporter, result, ctx.arrivalNs);
+      reportSucceeded(reporter, result, ctx.arrivalNs);
     } catch (e) {
       const err = toServerError(e);
-      reporter.failed(failureReason(err.code), hrNow() - ctx.arrivalNs);
+      reportFailed(reporter, failureReason(err.code), ctx.arrivalNs);
       if (err.code === 'CANCELLED') throw err;
       emit(err);
     }
     return finalResponse(mv, id);
   }
-}
-
-/**
- * Outputs the request named a region for are written there (Triton's shared-memory extension) and
- * answered with their parameters and no data; the others are returned as they are. Those its
- * worker wrote already (`writtenBytes`, region-writes.ts) are only answered.
- */
-function intoSharedMemory(
-  requested: readonly ValidatedOutput[],
-  outputs: readonly ResponseOutput[],
-  scheduled: readonly ScheduledOutput[],
-): ResponseOutput[] {
-  return outputs.map((o, i) => {
-    const target = requested.find((r) => r.name === o.name)?.shm;
-    if (target === undefined) return o;
-    let bytes = scheduled[i]?.writtenBytes;
-    if (bytes === undefined) {
-      bytes = o.data.byteLength;
-      checkOutputFits(o.name, target.byteSize, bytes);
-      target.region.write(target.offset, o.data);
-    }
-    return {
-      name: o.name,
-      datatype: o.datatype,
-      shape: o.shape,
-      data: new Uint8Array(0),
-      binary: false,
-      inSharedMemory: true,
-      parameters: {
-        [SHM_REGION]: target.region.name,
-        [SHM_BYTE_SIZE]: bytes,
-        ...(target.offset !== 0 && { [SHM_OFFSET]: target.offset }),
-      },
-    };
-  });
 }
 
 /** The final flag of a decoupled request: Triton's gRPC stream parameter, no outputs. */
@@ -501,44 +442,6 @@ function finalResponse(mv: ModelVersion, id: string | undefined): InferenceRespo
     parameters: { [FINAL_RESPONSE_PARAMETER]: true },
     outputs: [],
   };
-}
-
-/** An output with `reshape` in config.pbtxt is returned in the configured dims. */
-function outputShape(
-  mv: ModelVersion,
-  name: string,
-  modelShape: readonly number[],
-): readonly number[] {
-  const t = mv.signature.outputs.get(name);
-  if (t === undefined || t.reshape === undefined) return modelShape;
-  return reshape(modelShape, t.dims, mv.signature.maxBatchSize > 0);
-}
-
-function failureReason(code: ErrorCode): FailureReason {
-  switch (code) {
-    case 'QUEUE_FULL':
-    case 'QUEUE_TIMEOUT':
-    case 'SHUTTING_DOWN':
-      return 'REJECTED';
-    case 'CANCELLED':
-      return 'CANCELED';
-    case 'INFER_FAILED':
-    case 'WORKER_FAILED':
-      return 'BACKEND';
-    default:
-      return 'OTHER';
-  }
-}
-
-/** Counts a request that got its answer: its whole time and its scheduler's stage times. */
-function succeeded(reporter: ModelReporter, result: SchedulerResult, arrivalNs: number): void {
-  reporter.succeeded({
-    totalNs: hrNow() - arrivalNs,
-    queueNs: result.queueNs,
-    inputNs: result.inputNs,
-    inferNs: result.inferNs,
-    outputNs: result.outputNs,
-  });
 }
 
 /** The model's queue bound (Triton's max_queue_size of its default policy); 0: unbounded. */
