@@ -1,16 +1,15 @@
 // The transport-agnostic data plane over the model registry: health, metadata, config, statistics
 // and inference (the `DataPlane` of data-plane-api.ts). HTTP and WebSocket handlers decode bytes,
 // call this, and encode what it returns; nothing here knows about uWebSockets.js, HTTP status codes
-// or wire encodings.
+// or wire encodings. Inference is resolved and admitted here, then run by one-shot-infer.ts or,
+// for a decoupled model, decoupled-infer.ts.
 
 import type { RequestRecorder } from './request-recorder.js';
 import type { ShadowRunner } from './shadow-runner.js';
-import { insertAfterRun, lookupResponse, type CacheMiss } from '../cache/cached-infer.js';
 import type { CachedResponse } from '../cache/cached-response.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { toConfigJson } from '../config/config-json.js';
-import { fail, fromWire, InferenceServerError, toServerError } from '../errors.js';
-import type { ResponseSink } from '../execution/run-scope.js';
+import { fail, InferenceServerError } from '../errors.js';
 import type {
   DecodedRequest,
   InferenceResponse,
@@ -32,10 +31,8 @@ import type {
   ServerMetadata,
   TensorMetadata,
 } from './data-plane-api.js';
-import { failureReason, reportFailed, reportSucceeded } from './outcome-report.js';
-import { scheduledOutputs, streamedOutputs } from './response-outputs.js';
-import { intoSharedMemory } from './shm-outputs.js';
-import { validateRequest } from './validate-request.js';
+import { inferDecoupled } from './decoupled-infer.js';
+import { inferOneShot } from './one-shot-infer.js';
 import type { RequestSpan } from '../trace/request-span.js';
 import type { RequestTracer } from '../trace/request-tracer.js';
 import { StageTrace } from '../trace/stage-trace.js';
@@ -49,12 +46,6 @@ import {
 } from '../shared-memory/shm-calls.js';
 
 export const SERVER_NAME = 'infernode';
-
-/**
- * The response parameter that marks a decoupled request's last response (Triton's gRPC stream
- * name): true on the final flag alone, false on every response before it.
- */
-export const FINAL_RESPONSE_PARAMETER = 'triton_final_response';
 
 /** Triton extensions this server implements (reported by `GET /v2`). */
 export const EXTENSIONS = Object.freeze([
@@ -261,7 +252,7 @@ export class RegistryDataPlane implements DataPlane {
     }
     const answer =
       span === undefined
-        ? this.inferOnce(mv, request, ctx, admission)
+        ? this.answer(mv, request, ctx, admission)
         : this.inferTraced(mv, request, ctx, span, admission);
     if (admission === undefined) return answer;
     // Answered however it ends (an error, a cancel, a queue timeout, the shutdown's refusal): the
@@ -281,7 +272,7 @@ export class RegistryDataPlane implements DataPlane {
     trace.span = span;
     const id = 'rawBinary' in request ? undefined : request.id;
     try {
-      const response = await this.inferOnce(mv, request, { ...ctx, trace }, admission);
+      const response = await this.answer(mv, request, { ...ctx, trace }, admission);
       span.end(trace, hrNow(), response.id ?? id);
       return response;
     } catch (e) {
@@ -290,158 +281,17 @@ export class RegistryDataPlane implements DataPlane {
     }
   }
 
-  private async inferOnce(
+  /** One request on its model: a decoupled model's responses stream, the others answer once. */
+  private answer(
     mv: ModelVersion,
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
-    admission?: Admission,
-  ): Promise<InferenceResponse> {
-    const reporter = mv.reporter;
-    if (mv.signature.decoupled === true) {
-      const responses = ctx.responses;
-      if (responses === undefined) {
-        reportFailed(reporter, 'OTHER', ctx.arrivalNs);
-        throw fail(
-          'DECOUPLED_UNSUPPORTED',
-          `model '${mv.name}' has a decoupled transaction policy (zero or more responses per ` +
-            `request): this endpoint answers each request once and doesn't support models with ` +
-            `decoupled transaction policy; use the WebSocket protocol or a BLS inferStream`,
-        );
-      }
-      return this.inferDecoupled(mv, request, ctx, responses, admission);
-    }
-    let validated;
-    try {
-      validated = validateRequest(mv.signature, request, {
-        signal: ctx.signal,
-        arrivalNs: ctx.arrivalNs,
-        maxInputBytes: this.options.maxInputBytes,
-        ...(ctx.trace !== undefined && { trace: ctx.trace }),
-        ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
-        ...(admission !== undefined && { tenant: admission.tag }),
-      });
-    } catch (e) {
-      reportFailed(reporter, 'OTHER', ctx.arrivalNs);
-      throw e;
-    }
-    ctx.trace?.mark('validate');
-    const binary = new Map(validated.outputs.map((o) => [o.name, o.binary]));
-    // The cache is consulted after validation (a hit answers only a request the model would take)
-    // and before the queue; requests whose outputs go to shared memory get no key.
-    const cache =
-      mv.config.response_cache?.enable === true ? this.options.responseCache : undefined;
-    let miss: CacheMiss | undefined;
-    if (cache !== undefined) {
-      const head = {
-        model_name: mv.name,
-        model_version: String(mv.version),
-        ...(validated.id !== undefined ? { id: validated.id } : {}),
-      };
-      let found = lookupResponse(cache, validated, head, binary, reporter, ctx.arrivalNs);
-      if (found instanceof Promise) found = await found;
-      if (found.hit !== undefined) {
-        ctx.trace?.mark('respond');
-        validated.regions?.releaseAll();
-        return found.hit;
-      }
-      miss = found.miss;
-    }
-    // --record-requests: a sampled request's inputs are copied now, before a lone large one's
-    // buffer can move to its worker; the answer is added once it is made.
-    const recording = this.options.recorder?.sample(validated.inputs);
-    // A shadow version's sample: inputs copied now for the same reason; it runs after the answer.
-    const shadow = this.options.shadows?.sample(mv, validated.inputs);
-    try {
-      const result = await mv.scheduler.enqueue(validated);
-      const outputs = scheduledOutputs(mv, result.outputs, binary);
-      const response: InferenceResponse = {
-        model_name: mv.name,
-        model_version: String(mv.version),
-        ...(validated.id !== undefined ? { id: validated.id } : {}),
-        outputs:
-          validated.regions === undefined
-            ? outputs
-            : intoSharedMemory(validated.outputs, outputs, result.outputs),
-      };
-      if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
-      recording?.finish(mv.name, mv.version, outputs);
-      shadow?.answered(outputs, hrNow() - ctx.arrivalNs);
-      reportSucceeded(reporter, result, ctx.arrivalNs);
-      admission?.release(result.queueNs);
-      ctx.trace?.mark('respond');
-      return response;
-    } catch (e) {
-      const err = toServerError(e);
-      reportFailed(reporter, failureReason(err.code), ctx.arrivalNs);
-      throw err;
-    } finally {
-      // Answered (or failed): the regions it read and wrote are let go (an unregistered one
-      // closes now).
-      validated.regions?.releaseAll();
-    }
-  }
-
-  /**
-   * A decoupled model's request: each response the model sends goes to `emit` as it arrives (with
-   * `triton_final_response: false`), a failure (validation, a failed run) is emitted as one more
-   * error, and the promise resolves with the final flag. Only a cancelled request rejects.
-   */
-  private async inferDecoupled(
-    mv: ModelVersion,
-    request: DecodedRequest | RawBinaryRequest,
-    ctx: InferContext,
-    emit: NonNullable<InferContext['responses']>,
     admission: Admission | undefined,
   ): Promise<InferenceResponse> {
-    const reporter = mv.reporter;
-    const id = 'rawBinary' in request ? undefined : request.id;
-    try {
-      const checked = validateRequest(mv.signature, request, {
-        signal: ctx.signal,
-        arrivalNs: ctx.arrivalNs,
-        maxInputBytes: this.options.maxInputBytes,
-        ...(this.options.sharedMemory !== undefined && { sharedMemory: this.options.sharedMemory }),
-        ...(admission !== undefined && { tenant: admission.tag }),
-      });
-      if (checked.regions !== undefined) {
-        checked.regions.releaseAll();
-        throw fail(
-          'UNSUPPORTED',
-          `model '${mv.name}' is decoupled: its requests cannot name shared-memory regions`,
-        );
-      }
-      const sink: ResponseSink = {
-        response: (outputs) =>
-          emit({
-            model_name: mv.name,
-            model_version: String(mv.version),
-            ...(checked.id !== undefined ? { id: checked.id } : {}),
-            parameters: { [FINAL_RESPONSE_PARAMETER]: false },
-            outputs: streamedOutputs(mv, checked.outputs, outputs),
-          }),
-        error: (e) => emit(fromWire(e)),
-      };
-      const result = await mv.scheduler.enqueue({ ...checked, responses: sink });
-      reportSucceeded(reporter, result, ctx.arrivalNs);
-    } catch (e) {
-      const err = toServerError(e);
-      reportFailed(reporter, failureReason(err.code), ctx.arrivalNs);
-      if (err.code === 'CANCELLED') throw err;
-      emit(err);
-    }
-    return finalResponse(mv, id);
+    return mv.signature.decoupled === true
+      ? inferDecoupled(this.options, mv, request, ctx, admission)
+      : inferOneShot(this.options, mv, request, ctx, admission);
   }
-}
-
-/** The final flag of a decoupled request: Triton's gRPC stream parameter, no outputs. */
-function finalResponse(mv: ModelVersion, id: string | undefined): InferenceResponse {
-  return {
-    model_name: mv.name,
-    model_version: String(mv.version),
-    ...(id !== undefined ? { id } : {}),
-    parameters: { [FINAL_RESPONSE_PARAMETER]: true },
-    outputs: [],
-  };
 }
 
 /** The model's queue bound (Triton's max_queue_size of its default policy); 0: unbounded. */
