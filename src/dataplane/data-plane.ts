@@ -33,9 +33,9 @@ import type {
 } from './data-plane-api.js';
 import { inferDecoupled } from './decoupled-infer.js';
 import { inferOneShot } from './one-shot-infer.js';
+import { answerTraceSetting, inferTraced } from './request-tracing.js';
 import type { RequestSpan } from '../trace/request-span.js';
 import type { RequestTracer } from '../trace/request-tracer.js';
-import { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
 import type { Admission, TenantGate } from '../tenant/tenant-gate.js';
@@ -213,12 +213,7 @@ export class RegistryDataPlane implements DataPlane {
   }
 
   traceSetting(model: string | undefined, update: TraceUpdate | undefined): TraceSettingsJson {
-    const tracer = this.options.tracer;
-    if (tracer === undefined) throw fail('UNSUPPORTED', 'tracing is not enabled on this server');
-    if (model !== undefined && this.registry.entry(model) === undefined) {
-      throw fail('MODEL_NOT_FOUND', `Request for unknown model: '${model}' is not found`);
-    }
-    return update === undefined ? tracer.settings(model) : tracer.update(model, update);
+    return answerTraceSetting(this.options.tracer, this.registry, model, update);
   }
 
   infer(
@@ -253,32 +248,12 @@ export class RegistryDataPlane implements DataPlane {
     const answer =
       span === undefined
         ? this.answer(mv, request, ctx, admission)
-        : this.inferTraced(mv, request, ctx, span, admission);
+        : inferTraced(span, request, ctx, (traced) => this.answer(mv, request, traced, admission));
     if (admission === undefined) return answer;
     // Answered however it ends (an error, a cancel, a queue timeout, the shutdown's refusal): the
     // tenant's in-flight counts drop here and nowhere else.
     const held = admission;
     return answer.finally(() => held.release());
-  }
-
-  private async inferTraced(
-    mv: ModelVersion,
-    request: DecodedRequest | RawBinaryRequest,
-    ctx: InferContext,
-    span: RequestSpan,
-    admission: Admission | undefined,
-  ): Promise<InferenceResponse> {
-    const trace = ctx.trace ?? new StageTrace(ctx.arrivalNs);
-    trace.span = span;
-    const id = 'rawBinary' in request ? undefined : request.id;
-    try {
-      const response = await this.answer(mv, request, { ...ctx, trace }, admission);
-      span.end(trace, hrNow(), response.id ?? id);
-      return response;
-    } catch (e) {
-      span.end(trace, hrNow(), id, e as Error);
-      throw e;
-    }
   }
 
   /** One request on its model: a decoupled model's responses stream, the others answer once. */
@@ -297,8 +272,4 @@ export class RegistryDataPlane implements DataPlane {
 /** The model's queue bound (Triton's max_queue_size of its default policy); 0: unbounded. */
 function maxQueueSize(mv: ModelVersion): number {
   return mv.config.dynamic_batching?.default_queue_policy?.max_queue_size ?? 0;
-}
-
-function hrNow(): number {
-  return Number(process.hrtime.bigint());
 }
