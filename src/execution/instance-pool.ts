@@ -24,7 +24,7 @@ import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './m
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
 import { scrubMessage } from './worker-errors.js';
 import { RESTART_CLOCK, type RestartClock } from './restart-backoff.js';
-import { clamp01, type ThreadReading } from '../metrics/thread-sampler.js';
+import type { ThreadReading } from '../metrics/thread-sampler.js';
 
 /** The subset of a pino logger the pool uses. */
 export interface PoolLogger {
@@ -167,9 +167,6 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
     return pool;
   }
 
-  /** Each instance's busy nanoseconds and the time, at the previous `threadReadings()`. */
-  private readonly lastBusy = new Map<ModelInstance, { busyNs: number; atNs: number }>();
-
   /**
    * One reading per instance worker, labelled `worker-<model>-<version>-<instance>` (stable across
    * a worker's replacements): its busy share since the previous call (ThreadMetrics calls this
@@ -177,21 +174,9 @@ export class InstancePool<G extends InstanceGroup = InstanceGroup> {
    */
   threadReadings(): Array<readonly [string, ThreadReading]> {
     const atNs = Number(process.hrtime.bigint());
-    return this.instances.map((i) => {
-      const last = this.lastBusy.get(i);
-      this.lastBusy.set(i, { busyNs: i.busyNs, atNs });
-      // A run is counted when it ends: one longer than the interval reads 0 while it runs, then 1.
-      const utilization =
-        last === undefined ? 0 : clamp01((i.busyNs - last.busyNs) / (atNs - last.atNs));
-      const label = `worker-${this.init.model}-${this.init.version}-${i.name}`;
-      return [
-        label,
-        {
-          utilization,
-          ...(i.heapUsedBytes !== undefined && { heapUsedBytes: i.heapUsedBytes }),
-        },
-      ] as const;
-    });
+    const label = (i: ModelInstance): string =>
+      `worker-${this.init.model}-${this.init.version}-${i.name}`;
+    return this.instances.map((i) => [label(i), i.readings.reading(atNs)] as const);
   }
 
   /** Calls `listener` each time a worker is started to replace a lost one. */

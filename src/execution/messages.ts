@@ -182,7 +182,7 @@ export type RunResponse =
  * A worker's own figures for infernode_thread_heap_used_bytes, posted on its parentPort (piscina
  * re-emits them as the pool's 'message'). Only after a run, once per metrics interval: an idle
  * worker is parked in Atomics.wait, where no timer runs, and its heap does not move then. Its busy
- * share needs no message: the main thread adds up the runs' timings (model-instance.ts).
+ * share needs no message: the main thread adds up the runs' timings (worker-readings.ts).
  */
 export interface WorkerReadings {
   readonly type: 'infernode:readings';

@@ -33,19 +33,14 @@
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { WireError } from '../errors.js';
-import type {
-  RunRequest,
-  RunResponse,
-  WorkerEvent,
-  WorkerInit,
-  WorkerReadings,
-} from './messages.js';
+import type { RunRequest, RunResponse, WorkerEvent, WorkerInit } from './messages.js';
 import type { RunChannel, WorkerBackend } from './run-channel.js';
 import type { RunScope } from './run-scope.js';
 import { STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { restartDelayMs, RESTART_STABLE_MS, type RestartClock } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
+import { InstanceReadings } from './worker-readings.js';
 
 /** Where an instance is in its lifecycle; only a 'ready' instance is given runs. */
 export type InstanceState =
@@ -103,14 +98,8 @@ export class ModelInstance {
   startFailure: string | undefined;
   /** Client-safe: why the last worker was lost, while no worker is up. */
   lastFailure: string | undefined;
-  /**
-   * Nanoseconds its workers have spent on runs (input, session.run, output), from each reply's own
-   * timing: a few additions per run, and no clock read on the main thread. Its pool turns it into
-   * the worker's busy share per metrics interval.
-   */
-  busyNs = 0;
-  /** The current worker's V8 heap in use, as it last reported it (WorkerReadings). */
-  heapUsedBytes: number | undefined;
+  /** Its workers' busy time and heap, which its pool reads per metrics interval. */
+  readonly readings = new InstanceReadings();
 
   /** False while the pool starts: a loss then fails the load instead of being replaced. */
   private serving = false;
@@ -191,10 +180,7 @@ export class ModelInstance {
       const run = channel.run(req, id, scope, transferList);
       done = run.done;
       let response = await this.bounded(run.task, worker, where);
-      if (response.ok) {
-        const t = response.timing;
-        this.busyNs += t.inputNs + t.inferNs + t.outputNs;
-      }
+      if (response.ok) this.readings.ran(response.timing);
       if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
       // Only the worker's own reply counts: a timeout's reply comes after its worker was abandoned.
       if (this.worker === worker) this.answered = true;
@@ -388,12 +374,7 @@ export class ModelInstance {
 
   private onWorkerEvent(piscina: Piscina, m: unknown): void {
     if (piscina === this.piscina && this.channel.take(m, this.worker?.threadId ?? -1)) return;
-    if (isWorkerReadings(m)) {
-      if (piscina === this.piscina && m.threadId === this.worker?.threadId) {
-        this.heapUsedBytes = m.heapUsedBytes;
-      }
-      return;
-    }
+    if (this.readings.take(m, piscina === this.piscina ? this.worker?.threadId : undefined)) return;
     if (piscina !== this.piscina || !isWorkerEvent(m)) return;
     if (this.worker === undefined || m.threadId !== this.worker.threadId) return;
     clearTimeout(this.startTimer);
@@ -528,12 +509,6 @@ export class ModelInstance {
     this.replacing = undefined;
     this.ctx.changed();
   }
-}
-
-function isWorkerReadings(m: unknown): m is WorkerReadings {
-  return (
-    typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'infernode:readings'
-  );
 }
 
 function isWorkerEvent(m: unknown): m is WorkerEvent {

@@ -3,7 +3,7 @@
 // event loops turn; model-instance workers park in Atomics.wait between runs (doorbell.ts,
 // piscina's wait loop), where no timer fires and event-loop figures mean nothing, so their
 // utilization is their busy share, counted by the main thread from the runs' own timings
-// (instance-pool.ts), and they send only their heap (`heapReading`).
+// (worker-readings.ts), and they send only their heap.
 
 import { getHeapStatistics } from 'node:v8';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
