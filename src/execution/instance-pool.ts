@@ -20,7 +20,8 @@ import type { RunRequest, RunResponse, WarmupRun, WorkerInit } from './messages.
 import type { RunScope } from './run-scope.js';
 import type { InstanceGate } from './instance-gate.js';
 import type { InstanceGroup, WorkerBackend } from './run-channel.js';
-import { ModelInstance, type InstanceContext, type SessionReadyEvent } from './model-instance.js';
+import type { InstanceContext, SessionReadyEvent } from './instance-context.js';
+import { ModelInstance } from './model-instance.js';
 import { resolveSabTensors } from './onnxruntime/sab-capability.js';
 import { scrubMessage } from './worker-errors.js';
 import { RESTART_CLOCK, type RestartClock } from './restart-backoff.js';
