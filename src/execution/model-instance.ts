@@ -39,7 +39,7 @@ import type { RunChannel } from './run-channel.js';
 import type { RunScope } from './run-scope.js';
 import { STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
-import { restartDelayMs, RESTART_STABLE_MS } from './restart-backoff.js';
+import { RestartSchedule } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
 import { InstanceReadings } from './worker-readings.js';
 
@@ -67,17 +67,9 @@ export class ModelInstance {
   /** The current worker; undefined once it is lost, until the next one starts. */
   private worker: Worker | undefined;
   private session: 'pending' | 'ready' | 'failed' = 'pending';
-  /** When the session became ready (clock time, ns). */
-  private readyAtNs = 0;
-  /** The current worker has answered a run (any reply: the worker works). */
-  private answered = false;
-  /** Consecutive losses with no healthy worker in between: the back-off's input. */
-  private failures = 0;
   private workersStarted = 0;
   private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
-  private timer: { cancel(): void } | undefined;
-  /** When the pending restart is due (clock time, ns), while `timer` is set. */
-  private retryAtNs = 0;
+  private readonly restarts: RestartSchedule;
   /** Bounds the current worker's start (its backend's `limits.startMs`). */
   private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
@@ -92,6 +84,7 @@ export class ModelInstance {
     readonly name: string,
     private readonly ctx: InstanceContext,
   ) {
+    this.restarts = new RestartSchedule(ctx.clock);
     this.startWorker();
   }
 
@@ -142,7 +135,7 @@ export class ModelInstance {
       if (response.ok) this.readings.ran(response.timing);
       if (postNs !== 0) response = withMainStamps(response, postNs, nowNs());
       // Only the worker's own reply counts: a timeout's reply comes after its worker was abandoned.
-      if (this.worker === worker) this.answered = true;
+      if (this.worker === worker) this.restarts.answered();
       reclaimAfterLarge.note(runBytes(req, response), this.#reclaim);
       return response;
     } catch (e) {
@@ -231,16 +224,13 @@ export class ModelInstance {
    * next attempt (for the MODEL_NOT_READY message). Undefined otherwise.
    */
   get backoff(): { readonly failures: number; readonly remainingMs: number } | undefined {
-    if (this.state !== 'waiting' || this.timer === undefined) return undefined;
-    const remainingMs = Math.max(0, (this.retryAtNs - this.ctx.clock.nowNs()) / 1e6);
-    return { failures: this.failures, remainingMs };
+    return this.state === 'waiting' ? this.restarts.pending : undefined;
   }
 
   /** Stops starting workers (the pool is closing); a worker being created still finishes. */
   stopRestarting(): void {
     this.closing = true;
-    this.timer?.cancel();
-    this.timer = undefined;
+    this.restarts.cancel();
   }
 
   /** Destroys the worker; call only once `settled()`, after `stopRestarting()`. */
@@ -282,7 +272,7 @@ export class ModelInstance {
     this.channel = this.ctx.backend.openChannel(piscina, this.where);
     this.worker = worker;
     this.session = 'pending';
-    this.answered = false;
+    this.restarts.started();
     this.state = 'loading';
     this.workersStarted++;
     let uncaught: string | undefined;
@@ -325,7 +315,7 @@ export class ModelInstance {
       this.ctx.changed();
       return;
     }
-    this.failures++;
+    this.restarts.failedStart();
     this.lastFailure = why;
     this.restartLater(`the replacement for instance ${this.name}: ${why}`);
     this.ctx.changed();
@@ -341,7 +331,7 @@ export class ModelInstance {
       this.channel.sessionReady();
       this.session = 'ready';
       this.state = 'ready';
-      this.readyAtNs = this.ctx.clock.nowNs();
+      this.restarts.ready();
       this.lastFailure = undefined;
       this.ctx.sessionReady(this, m, this.workersStarted > 1);
     } else {
@@ -353,7 +343,7 @@ export class ModelInstance {
         // A replacement that cannot create its session is retired (it holds no session and no
         // task, so terminating it is safe) and tried again later.
         this.worker = undefined;
-        this.failures++;
+        this.restarts.failedStart();
         this.lastFailure = m.error.message;
         this.retire();
         this.restartLater(
@@ -382,7 +372,7 @@ export class ModelInstance {
       this.ctx.changed();
       return;
     }
-    this.failures = this.wasHealthy(wasReady) ? 1 : this.failures + 1;
+    this.restarts.lost(wasReady);
     this.lastFailure = this.ctx.scrub(`its worker died ${during} (${cause})`);
     this.restartLater(`instance ${this.name} died ${during} (${cause})`);
     this.ctx.changed();
@@ -394,7 +384,7 @@ export class ModelInstance {
     const wasReady = this.session === 'ready';
     this.worker = undefined;
     this.retire();
-    this.failures = this.wasHealthy(wasReady) ? 1 : this.failures + 1;
+    this.restarts.lost(wasReady);
     this.lastFailure = this.ctx.scrub(`its worker threw during a request (${describeError(e)})`);
     const stack = e instanceof Error && e.stack !== undefined ? e.stack : describeError(e);
     this.restartLater(
@@ -410,16 +400,10 @@ export class ModelInstance {
     this.retire();
     // A hang after the worker has answered is a one-off: the replacement starts at once. A worker
     // that hangs again before answering anything is in a loop, and backs off like a crash loop.
-    this.failures = this.wasHealthy(true) ? 1 : this.failures + 1;
+    this.restarts.lost(true);
     this.lastFailure = this.ctx.scrub(`its worker was terminated: ${why}`);
     this.restartLater(`instance ${this.name}: ${why}; terminating its worker`);
     this.ctx.changed();
-  }
-
-  /** A worker that answered a run, or stayed up long enough, resets the back-off. */
-  private wasHealthy(wasReady: boolean): boolean {
-    const upMs = (this.ctx.clock.nowNs() - this.readyAtNs) / 1e6;
-    return wasReady && (this.answered || upMs >= RESTART_STABLE_MS);
   }
 
   /** Destroys the current pool (its worker is gone, or idle outside ORT) before the next starts. */
@@ -437,7 +421,7 @@ export class ModelInstance {
       this.ctx.log('error', what);
       return;
     }
-    const delay = restartDelayMs(this.failures);
+    const delay = this.restarts.delayMs();
     this.ctx.log(
       'error',
       `${what}; ${delay === 0 ? 'starting a replacement' : `next attempt in ${seconds(delay)} s`}`,
@@ -448,9 +432,7 @@ export class ModelInstance {
       return;
     }
     this.state = 'waiting';
-    this.retryAtNs = this.ctx.clock.nowNs() + delay * 1e6;
-    this.timer = this.ctx.clock.setTimer(delay * 1e6, () => {
-      this.timer = undefined;
+    this.restarts.wait(delay, () => {
       this.state = 'loading';
       this.replacing = this.replace();
       this.ctx.changed();

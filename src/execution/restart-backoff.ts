@@ -49,3 +49,78 @@ export const RESTART_CLOCK: RestartClock = Object.freeze({
     return { cancel: () => clearTimeout(t) };
   },
 });
+
+/**
+ * One model instance's back-off (model-instance.ts reports to it): its consecutive failures, whether
+ * its current worker was healthy when lost, and the pending restart's timer.
+ */
+export class RestartSchedule {
+  /** Consecutive losses with no healthy worker in between: the back-off's input. */
+  #failures = 0;
+  /** When the current worker's session became ready (clock time, ns). */
+  #readyAtNs = 0;
+  /** The current worker has answered a run (any reply: the worker works). */
+  #answered = false;
+  #timer: { cancel(): void } | undefined;
+  /** When the pending restart is due (clock time, ns), while `#timer` is set. */
+  #retryAtNs = 0;
+
+  constructor(private readonly clock: RestartClock) {}
+
+  /** A worker started: it has answered nothing yet. */
+  started(): void {
+    this.#answered = false;
+  }
+
+  /** The current worker's session is ready. */
+  ready(): void {
+    this.#readyAtNs = this.clock.nowNs();
+  }
+
+  /** The current worker answered a run. */
+  answered(): void {
+    this.#answered = true;
+  }
+
+  /** A replacement could not start (its session failed, or its start timed out). */
+  failedStart(): void {
+    this.#failures++;
+  }
+
+  /**
+   * The current worker was lost (`wasReady`: its session was ready). One that answered a run, or
+   * stayed up RESTART_STABLE_MS, was healthy: the count starts again, and its replacement at once.
+   */
+  lost(wasReady: boolean): void {
+    const upMs = (this.clock.nowNs() - this.#readyAtNs) / 1e6;
+    const healthy = wasReady && (this.#answered || upMs >= RESTART_STABLE_MS);
+    this.#failures = healthy ? 1 : this.#failures + 1;
+  }
+
+  /** Milliseconds to wait before the next worker, by the failures so far. */
+  delayMs(): number {
+    return restartDelayMs(this.#failures);
+  }
+
+  /** Calls `fire` once `ms` (> 0) have passed, unless `cancel()` comes first. */
+  wait(ms: number, fire: () => void): void {
+    this.#retryAtNs = this.clock.nowNs() + ms * 1e6;
+    this.#timer = this.clock.setTimer(ms * 1e6, () => {
+      this.#timer = undefined;
+      fire();
+    });
+  }
+
+  /** While a restart waits: the consecutive failures and the time left before it. */
+  get pending(): { readonly failures: number; readonly remainingMs: number } | undefined {
+    if (this.#timer === undefined) return undefined;
+    const remainingMs = Math.max(0, (this.#retryAtNs - this.clock.nowNs()) / 1e6);
+    return { failures: this.#failures, remainingMs };
+  }
+
+  /** Drops the pending restart, if any. */
+  cancel(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+}
