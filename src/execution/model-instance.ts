@@ -41,6 +41,7 @@ import { STARTED_TASK } from './messages.js';
 import { reclaimAfterLarge } from '../memory/reclaim-after-large.js';
 import { RestartSchedule } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
+import { settleWithin } from './settle-within.js';
 import { InstanceReadings } from './worker-readings.js';
 
 function describeError(e: unknown): string {
@@ -169,18 +170,13 @@ export class ModelInstance {
   private bounded(task: Promise<RunResponse>, worker: Worker, where: string): Promise<RunResponse> {
     const ms = this.ctx.backend.limits?.runMs;
     if (ms === undefined) return task;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<RunResponse>((resolve) => {
-      timer = setTimeout(() => {
-        task.catch(() => {});
-        this.abandon(worker, `execute() did not settle within ${ms} ms`);
-        const message =
-          `${where}: execute() did not settle within ${ms} ms (parameter execute_timeout_ms); ` +
-          `its worker is being replaced`;
-        resolve({ ok: false, error: { code: 'MODEL_EXECUTE_TIMEOUT', message } });
-      }, ms);
+    return settleWithin(task, ms, () => {
+      this.abandon(worker, `execute() did not settle within ${ms} ms`);
+      const message =
+        `${where}: execute() did not settle within ${ms} ms (parameter execute_timeout_ms); ` +
+        `its worker is being replaced`;
+      return { ok: false, error: { code: 'MODEL_EXECUTE_TIMEOUT', message } };
     });
-    return Promise.race([task, expired]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -191,14 +187,14 @@ export class ModelInstance {
     const { piscina, worker } = this;
     if (worker === undefined || this.state !== 'ready') return;
     const ms = this.ctx.backend.limits?.runMs ?? 0;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`finalize() did not settle within ${ms} ms`), ms);
-    });
     const done = (piscina.run(null, { name: task }) as Promise<{ ok: boolean; error?: WireError }>)
       .then((r) => (r.ok ? undefined : (r.error?.message ?? 'finalize() failed')))
       .catch((e: unknown) => this.ctx.scrub(describeError(e)));
-    const problem = await Promise.race([done, expired]).finally(() => clearTimeout(timer));
+    const problem = await settleWithin<string | undefined>(
+      done,
+      ms,
+      () => `finalize() did not settle within ${ms} ms`,
+    );
     if (problem !== undefined) this.ctx.log('error', `instance ${this.name}: ${problem}`);
   }
 
