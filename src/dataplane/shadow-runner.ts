@@ -22,6 +22,7 @@ import { AgreementAccumulator } from '../compare/agreement.js';
 import { hostTensorFromBytes } from '../compare/host-tensor.js';
 import { shadowPolicy } from '../config/shadow-policy.js';
 import { toServerError } from '../errors.js';
+import { instanceTotal } from '../execution/instance-groups.js';
 import type { ShadowMetrics, ShadowPair } from '../metrics/shadow-metrics.js';
 import type { DecodedRequest, ResponseOutput } from '../protocol/inference-request.js';
 import type { ModelRegistry } from '../repository/model-registry.js';
@@ -147,7 +148,8 @@ export class ShadowRunner {
     } catch {
       return false; // unloaded meanwhile: nothing of its clients' to wait behind
     }
-    return serving.scheduler.inflightCount() > instanceCount(serving);
+    // A version with no instance group (an ensemble) is taken as one instance: busy past one.
+    return serving.scheduler.inflightCount() > Math.max(1, instanceTotal(serving.config));
   }
 
   private async run(job: Job): Promise<void> {
@@ -203,13 +205,6 @@ export class ShadowRunner {
       );
     }
   }
-}
-
-/** The instances the version runs on: each group's count, once per GPU it names. */
-function instanceCount(mv: ModelVersion): number {
-  let n = 0;
-  for (const g of mv.config.instance_group) n += g.count * Math.max(1, g.gpus.length);
-  return Math.max(1, n);
 }
 
 function hrNow(): number {

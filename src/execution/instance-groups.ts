@@ -45,3 +45,14 @@ export function instancePlacements(
     }));
   });
 }
+
+/**
+ * The instances `config` runs: each pool's count, so a GPU group counts once per GPU it lists (or
+ * once, on GPU 0, when it lists none). What a caller weighing in-flight requests against capacity
+ * reads, from the same placements the backends start.
+ */
+export function instanceTotal(config: Pick<ModelConfig, 'instance_group'>): number {
+  let n = 0;
+  for (const p of instancePlacements(config)) n += p.count;
+  return n;
+}
