@@ -5,10 +5,11 @@
 // parsed and fed to the next request. Writes bench/out/<time>-ensemble/ and publishes
 // bench/results/ensemble-overhead.json with its section of bench/RESULTS.md.
 
-import http from 'node:http';
+import type http from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { commandLine } from './entry.js';
+import { closedLoop, latencyFigures, postJson } from './measure/load-window.js';
 import { machineInfo } from './measure/machine-info.js';
 import { UsageError } from './options/usage-error.js';
 import { BENCH_OUT, DEFAULT_MODEL_REPOSITORY } from './paths.js';
@@ -37,40 +38,17 @@ interface Tensor {
   readonly data: unknown[];
 }
 
-function post(
+async function post(
   agent: http.Agent,
   server: ServerProcess,
   model: string,
   inputs: readonly Tensor[],
 ): Promise<Tensor[]> {
   const body = Buffer.from(JSON.stringify({ inputs }));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: server.host,
-        port: server.port,
-        agent,
-        method: 'POST',
-        path: `/v2/models/${model}/infer`,
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) {
-            reject(new Error(`${model}: ${res.statusCode} ${text.slice(0, 200)}`));
-            return;
-          }
-          resolve((JSON.parse(text) as { outputs: Tensor[] }).outputs);
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  const reply = await postJson(agent, server, `/v2/models/${model}/infer`, body);
+  const text = reply.body.toString('utf8');
+  if (reply.status !== 200) throw new Error(`${model}: ${reply.status} ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { outputs: Tensor[] }).outputs;
 }
 
 const text = (s: string): Tensor[] => [
@@ -95,9 +73,6 @@ async function pipeline(
   await post(agent, server, 'sentiment_postprocess', [{ ...logits, name: 'LOGITS' }]);
 }
 
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
 async function cell(
   server: ServerProcess,
   mode: PipelineMode,
@@ -105,36 +80,18 @@ async function cell(
   warmupSecs: number,
   measureSecs: number,
 ): Promise<EnsembleCell> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  const measureFrom = start + warmupSecs * 1000;
-  const end = measureFrom + measureSecs * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, client) => {
-      for (let i = client; performance.now() < end; i += concurrency) {
-        const t0 = performance.now();
-        try {
-          await pipeline(mode, agent, server, TEXTS[i % TEXTS.length] as string);
-          const t1 = performance.now();
-          if (t0 >= measureFrom && t1 <= end) latencies.push(t1 - t0);
-        } catch {
-          if (t0 >= measureFrom) errors += 1;
-        }
-      }
-    }),
+  const w = await closedLoop(concurrency, warmupSecs, measureSecs, (agent, k) =>
+    pipeline(mode, agent, server, TEXTS[k % TEXTS.length] as string),
   );
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
+  const f = latencyFigures(w.latencies, measureSecs);
   return {
     mode,
     concurrency,
-    pipelines: latencies.length,
-    errors,
-    perSec: latencies.length / measureSecs,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
+    pipelines: f.requests,
+    errors: w.errors,
+    perSec: f.perSec,
+    p50Ms: f.p50Ms,
+    p99Ms: f.p99Ms,
   };
 }
 

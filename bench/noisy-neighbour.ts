@@ -5,12 +5,11 @@
 // admitted rate against its quota and its throttled count to bench/results/noisy-neighbour.json
 // and bench/RESULTS.md.
 
-import http from 'node:http';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { commandLine } from './entry.js';
+import { latencyFigures, openLoop, postJson, type OpenLoopWindow } from './measure/load-window.js';
 import { machineInfo } from './measure/machine-info.js';
 import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 import { UsageError } from './options/usage-error.js';
@@ -41,87 +40,31 @@ const BODY = Buffer.from(
   }),
 );
 
-interface Tally {
-  sent: number;
-  ok: number;
-  throttled: number;
-  errors: number;
-  readonly latencies: number[];
-}
-
-function post(agent: http.Agent, server: ServerProcess, tenant: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: server.host,
-        port: server.port,
-        agent,
-        method: 'POST',
-        path: '/v2/models/mlp/infer',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': BODY.length,
-          [TENANT_HEADER]: tenant,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', () => resolve(0));
-      },
-    );
-    req.on('error', () => resolve(0));
-    req.end(BODY);
-  });
-}
-
-/** Sends at `rps` for `secs` (open loop: a request every 1/rps s, answered or not). */
-async function send(
+/** Sends at `rps` for `secs` as `tenant` (open loop: a request every 1/rps s, answered or not). */
+function send(
   server: ServerProcess,
   tenant: string,
   rps: number,
   secs: number,
-): Promise<Tally> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const tally: Tally = { sent: 0, ok: 0, throttled: 0, errors: 0, latencies: [] };
-  const start = performance.now();
-  const end = start + secs * 1000;
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; ; i++) {
-    const at = start + (i * 1000) / rps;
-    if (at >= end) break;
-    const wait = at - performance.now();
-    if (wait > 1) await sleep(wait);
-    tally.sent++;
-    const t0 = performance.now();
-    inFlight.push(
-      post(agent, server, tenant).then((status) => {
-        if (status === 200) {
-          tally.ok++;
-          tally.latencies.push(performance.now() - t0);
-        } else if (status === 429) tally.throttled++;
-        else tally.errors++;
-      }),
-    );
-  }
-  await Promise.all(inFlight);
-  agent.destroy();
-  return tally;
+): Promise<OpenLoopWindow> {
+  const headers = { [TENANT_HEADER]: tenant };
+  return openLoop(rps, secs, (agent) =>
+    postJson(agent, server, '/v2/models/mlp/infer', BODY, headers),
+  );
 }
 
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-function figures(t: Tally, secs: number): TenantFigures {
-  const sorted = [...t.latencies].sort((a, b) => a - b);
+function figures(w: OpenLoopWindow, secs: number): TenantFigures {
+  const ok = w.statuses.get(200) ?? 0;
+  const throttled = w.statuses.get(429) ?? 0;
+  const { p50Ms, p99Ms } = latencyFigures(w.latencies, secs);
   return {
-    sent: t.sent,
-    ok: t.ok,
-    throttled: t.throttled,
-    errors: t.errors,
-    admittedPerSec: t.ok / secs,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
+    sent: w.sent,
+    ok,
+    throttled,
+    errors: w.sent - ok - throttled,
+    admittedPerSec: ok / secs,
+    p50Ms,
+    p99Ms,
   };
 }
 

@@ -8,10 +8,11 @@
 // bench/RESULTS.md.
 
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { commandLine } from './entry.js';
+import { closedLoop, latencyFigures, postJson } from './measure/load-window.js';
 import { machineInfo } from './measure/machine-info.js';
 import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
 import { UsageError } from './options/usage-error.js';
@@ -45,61 +46,10 @@ const BODY = Buffer.from(
   }),
 );
 
-function post(agent: http.Agent, server: ServerProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: server.host,
-        port: server.port,
-        agent,
-        method: 'POST',
-        path: '/v2/models/mlp/infer',
-        headers: { 'content-type': 'application/json', 'content-length': BODY.length },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(String(res.statusCode))),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(BODY);
-  });
-}
-
-const percentile = (sorted: readonly number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-
-/** Closed-loop load for warm-up + measure seconds; latencies of the measured window, ms. */
-async function load(
-  server: ServerProcess,
-  concurrency: number,
-  warmupSecs: number,
-  measureSecs: number,
-): Promise<{ latencies: number[]; errors: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const latencies: number[] = [];
-  let errors = 0;
-  const measureFrom = performance.now() + warmupSecs * 1000;
-  const end = measureFrom + measureSecs * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        try {
-          await post(agent, server);
-          const t1 = performance.now();
-          if (t0 >= measureFrom && t1 <= end) latencies.push(t1 - t0);
-        } catch {
-          if (t0 >= measureFrom) errors += 1;
-        }
-      }
-    }),
-  );
-  agent.destroy();
-  return { latencies, errors };
+/** One request; a status other than 200 is an error. */
+async function infer(agent: http.Agent, server: ServerProcess): Promise<void> {
+  const { status } = await postJson(agent, server, '/v2/models/mlp/infer', BODY);
+  if (status !== 200) throw new Error(`mlp answered ${status}`);
 }
 
 /** `<repo>/mlp` with version 2 a copy of version 1, shadowing it with `share`. */
@@ -179,16 +129,18 @@ async function main(argv: readonly string[]): Promise<number> {
       for (const i of order) {
         const server = servers[i] as ServerProcess;
         const s = i === 0 ? 0 : share;
-        const r = await load(server, concurrency, warmupSecs, measureSecs);
-        const sorted = [...r.latencies].sort((a, b) => a - b);
+        const r = await closedLoop(concurrency, warmupSecs, measureSecs, (agent) =>
+          infer(agent, server),
+        );
+        const f = latencyFigures(r.latencies, measureSecs);
         const row: ShadowRound = {
           share: s,
           round,
-          requests: sorted.length,
+          requests: f.requests,
           errors: r.errors,
-          perSec: sorted.length / measureSecs,
-          p50Ms: percentile(sorted, 50),
-          p99Ms: percentile(sorted, 99),
+          perSec: f.perSec,
+          p50Ms: f.p50Ms,
+          p99Ms: f.p99Ms,
         };
         process.stdout.write(
           `share ${s} round ${round}: ${row.perSec.toFixed(0)} req/s, p50 ${row.p50Ms.toFixed(2)} ms, p99 ${row.p99Ms.toFixed(2)} ms, ${row.errors} errors\n`,
@@ -205,14 +157,14 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const arm = (i: number, s: number): ShadowArm => {
     const p = pooled[i] as (typeof pooled)[number];
-    const sorted = [...p.latencies].sort((a, b) => a - b);
+    const f = latencyFigures(p.latencies, measureSecs * rounds);
     return {
       share: s,
-      requests: sorted.length,
+      requests: f.requests,
       errors: p.errors,
-      perSec: sorted.length / (measureSecs * rounds),
-      p50Ms: percentile(sorted, 50),
-      p99Ms: percentile(sorted, 99),
+      perSec: f.perSec,
+      p50Ms: f.p50Ms,
+      p99Ms: f.p99Ms,
       shadow: counts[i] ?? { compared: 0, dropped: 0, failed: 0 },
     };
   };
