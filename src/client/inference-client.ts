@@ -33,7 +33,15 @@ import { GrpcTransport } from './grpc-transport.js';
 import { HttpTransport } from './http-transport.js';
 import { WsTransport } from './ws-transport.js';
 
-export type ClientProtocol = 'http-json' | 'http-binary' | 'ws' | 'ws-flatbuffers' | 'grpc';
+export const CLIENT_PROTOCOLS = Object.freeze([
+  'http-json',
+  'http-binary',
+  'ws',
+  'ws-flatbuffers',
+  'grpc',
+] as const);
+
+export type ClientProtocol = (typeof CLIENT_PROTOCOLS)[number];
 
 export interface InferenceClientOptions {
   /**
@@ -71,6 +79,12 @@ export class InferenceClient {
       case 'grpc':
         this.#transport = new GrpcTransport(options.url, options.timeoutMs);
         break;
+      default:
+        // A JavaScript caller (or a cast) can pass anything: say so here, not at the first call.
+        throw new TypeError(
+          `InferenceClient: protocol must be one of ${CLIENT_PROTOCOLS.join(', ')}, ` +
+            `got ${JSON.stringify(String(this.protocol))}`,
+        );
     }
   }
 
