@@ -39,9 +39,19 @@ export function shmLeakSection(results: readonly ShmLeakResult[], sources: strin
     '',
   );
   for (const r of results) out.push(`- ${drift(r)}`);
-  out.push('');
+  out.push(
+    '',
+    'RSS alone cannot tell a leak from the V8 heap growing between major collections (it grows ' +
+      'its old generation while garbage accumulates, then a collection hands pages back): a leak ' +
+      'keeps setting new highs, a sawtooth does not. So each line also gives the RSS range over ' +
+      'the first and the second half of the samples after warm-up.',
+    '',
+  );
   return out;
 }
+
+const range = (xs: readonly number[]): string =>
+  `${(Math.min(...xs) / MIB).toFixed(1)}–${(Math.max(...xs) / MIB).toFixed(1)} MiB`;
 
 /** RSS and fds from the first sample after warm-up (the first multiple of `every`) to the last. */
 function drift(r: ShmLeakResult): string {
@@ -51,8 +61,15 @@ function drift(r: ShmLeakResult): string {
     return `${r.protocol}: too few samples to judge.`;
   }
   const rss = (last.rssBytes - warm.rssBytes) / MIB;
+  const after = r.samples.filter((s) => s.cycle >= warm.cycle).map((s) => s.rssBytes);
+  const half = Math.ceil(after.length / 2);
+  const halves =
+    after.length < 4
+      ? ''
+      : `; RSS ${range(after.slice(0, half))} over the first half, ` +
+        `${range(after.slice(half))} over the second`;
   return (
     `${r.protocol}: from cycle ${warm.cycle} to ${last.cycle}, RSS ${rss >= 0 ? '+' : ''}` +
-    `${rss.toFixed(1)} MiB, open fds ${warm.fds} → ${last.fds}.`
+    `${rss.toFixed(1)} MiB, open fds ${warm.fds} → ${last.fds}${halves}.`
   );
 }
