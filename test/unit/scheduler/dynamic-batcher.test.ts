@@ -11,6 +11,7 @@ import type { BatcherSettings } from '../../../src/scheduler/dynamic-batcher.js'
 import { priorityPlan } from '../../../src/scheduler/queue-policy.js';
 import type { DynamicBatchingConfig } from '../../../src/config/model-config.js';
 import {
+  dynamicBatching,
   errorCode,
   fp32,
   flush,
@@ -39,15 +40,7 @@ function setup(
     preferredBatchSizes: [8],
     maxQueueDelayUs: 0,
     preserveOrdering: false,
-    priorities: priorityPlan({
-      preferred_batch_size: [],
-      max_queue_delay_microseconds: 0,
-      preserve_ordering: false,
-      priority_levels: 0,
-      default_priority_level: 0,
-      priority_queue_policy: {},
-      ...o.db,
-    }),
+    priorities: priorityPlan(dynamicBatching(o.db)),
     ...o.settings,
   };
   const batcher = batchingScheduler(target, rep, settings, { clock });

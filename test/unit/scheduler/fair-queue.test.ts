@@ -5,58 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DynamicBatchingConfig, QueuePolicyConfig } from '../../../src/config/model-config.js';
-import { priorityPlan } from '../../../src/scheduler/queue-policy.js';
-import { RequestQueue, type QueueEntry } from '../../../src/scheduler/request-queue.js';
+import type { QueueEntry } from '../../../src/scheduler/request-queue.js';
 import type { TenantTag } from '../../../src/scheduler/tenant-tag.js';
-import { ManualClock } from './manual-clock.js';
+import { dynamicBatching as db, queuePolicy as policy, queueSetup as setup } from './fixtures.js';
 
-const policy = (o: Partial<QueuePolicyConfig> = {}): QueuePolicyConfig => ({
-  timeout_action: 'REJECT',
-  default_timeout_microseconds: 0,
-  allow_timeout_override: false,
-  max_queue_size: 0,
-  ...o,
-});
-const db = (o: Partial<DynamicBatchingConfig> = {}): DynamicBatchingConfig => ({
-  preferred_batch_size: [],
-  max_queue_delay_microseconds: 0,
-  preserve_ordering: false,
-  priority_levels: 0,
-  default_priority_level: 0,
-  priority_queue_policy: {},
-  ...o,
-});
 const tenant = (name: string, weight = 1): TenantTag => ({ name, weight });
 const A = tenant('a');
 const B = tenant('b');
-
-function setup(config: DynamicBatchingConfig = db()) {
-  const clock = new ManualClock();
-  const timedOut: string[] = [];
-  const queue = new RequestQueue<string>(priorityPlan(config), clock, {
-    timedOut: (e) => timedOut.push(e.value),
-    delayed: () => undefined,
-  });
-  const names = () => queue.ordered().map((e) => e.value);
-  /** Pushes `n` requests named `<prefix><i>` for `t`. */
-  const flood = (prefix: string, n: number, t?: TenantTag, priority = 0, rows = 1) => {
-    const out: QueueEntry<string>[] = [];
-    for (let i = 0; i < n; i++) out.push(queue.push(`${prefix}${i}`, priority, 0, t, rows));
-    return out;
-  };
-  /** Dispatches the head of the queue `n` times, one request at a time; their names. */
-  const serve = (n: number) => {
-    const out: string[] = [];
-    for (let i = 0; i < n && queue.size > 0; i++) {
-      const head = queue.ordered()[0] as QueueEntry<string>;
-      queue.take([head]);
-      out.push(head.value);
-    }
-    return out;
-  };
-  return { clock, queue, timedOut, names, flood, serve };
-}
 
 /** How many of `prefix`'s requests come before each of `other`'s, and between consecutive ones. */
 function gaps(order: readonly string[], prefix: string, other: string): number[] {

@@ -1,10 +1,15 @@
 // Test doubles for the scheduler's unit tests: frozen configs from pbtxt text, validated requests
 // built from typed arrays (counting how often each input is copied), an execution target that records each run and answers it only
-// when the test says so, computing OUT = 2 * IN from the batch's shared memory, and a recorder of
-// how and in which order each request was answered.
+// when the test says so, computing OUT = 2 * IN from the batch's shared memory, a recorder of
+// how and in which order each request was answered, and a request queue on a manual clock with
+// the dynamic_batching / queue policy settings it is built from.
 
 import { autocompleteCoreFields } from '../../../src/config/autocomplete.js';
-import type { ModelConfig } from '../../../src/config/model-config.js';
+import type {
+  DynamicBatchingConfig,
+  ModelConfig,
+  QueuePolicyConfig,
+} from '../../../src/config/model-config.js';
 import { normalizeModelConfig } from '../../../src/config/normalize.js';
 import { parseModelConfig } from '../../../src/config/parse-model-config.js';
 import { validateModelConfig } from '../../../src/config/validate.js';
@@ -23,7 +28,10 @@ import {
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
 import { backendConfigRules } from '../../../src/repository/backends/registry.js';
+import { priorityPlan } from '../../../src/scheduler/queue-policy.js';
+import { RequestQueue, type QueueEntry } from '../../../src/scheduler/request-queue.js';
 import type { TenantTag } from '../../../src/scheduler/tenant-tag.js';
+import { ManualClock } from './manual-clock.js';
 
 /** A frozen config from config.pbtxt text, through the real config pipeline. */
 export function modelConfig(text: string): ModelConfig {
@@ -207,3 +215,55 @@ export function recorder(scheduler: Scheduler) {
 }
 
 export const errorCode = (o: Outcome) => o.error?.code;
+
+/** A queue policy: REJECT, no timeout, no override, no size limit, unless `o` says otherwise. */
+export const queuePolicy = (o: Partial<QueuePolicyConfig> = {}): QueuePolicyConfig => ({
+  timeout_action: 'REJECT',
+  default_timeout_microseconds: 0,
+  allow_timeout_override: false,
+  max_queue_size: 0,
+  ...o,
+});
+
+/** dynamic_batching with every field at its default, unless `o` says otherwise. */
+export const dynamicBatching = (o: Partial<DynamicBatchingConfig> = {}): DynamicBatchingConfig => ({
+  preferred_batch_size: [],
+  max_queue_delay_microseconds: 0,
+  preserve_ordering: false,
+  priority_levels: 0,
+  default_priority_level: 0,
+  priority_queue_policy: {},
+  ...o,
+});
+
+/**
+ * A request queue of names on a manual clock, built from `config`, recording which names timed out
+ * and which were delayed, with helpers to push and serve many at once.
+ */
+export function queueSetup(config: DynamicBatchingConfig = dynamicBatching()) {
+  const clock = new ManualClock();
+  const timedOut: string[] = [];
+  const delayed: string[] = [];
+  const queue = new RequestQueue<string>(priorityPlan(config), clock, {
+    timedOut: (e) => timedOut.push(e.value),
+    delayed: (e) => delayed.push(e.value),
+  });
+  const names = () => queue.ordered().map((e) => e.value);
+  /** Pushes `n` requests named `<prefix><i>` for `t`. */
+  const flood = (prefix: string, n: number, t?: TenantTag, priority = 0, rows = 1) => {
+    const out: QueueEntry<string>[] = [];
+    for (let i = 0; i < n; i++) out.push(queue.push(`${prefix}${i}`, priority, 0, t, rows));
+    return out;
+  };
+  /** Dispatches the head of the queue `n` times, one request at a time; their names. */
+  const serve = (n: number) => {
+    const out: string[] = [];
+    for (let i = 0; i < n && queue.size > 0; i++) {
+      const head = queue.ordered()[0] as QueueEntry<string>;
+      queue.take([head]);
+      out.push(head.value);
+    }
+    return out;
+  };
+  return { clock, queue, timedOut, delayed, names, flood, serve };
+}

@@ -4,7 +4,6 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DynamicBatchingConfig, QueuePolicyConfig } from '../../../src/config/model-config.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import {
   effectiveTimeoutUs,
@@ -12,37 +11,8 @@ import {
   priorityPlan,
   queuePolicy,
 } from '../../../src/scheduler/queue-policy.js';
-import { RequestQueue, type QueueEntry } from '../../../src/scheduler/request-queue.js';
-import { ManualClock } from './manual-clock.js';
-
-const policy = (o: Partial<QueuePolicyConfig> = {}): QueuePolicyConfig => ({
-  timeout_action: 'REJECT',
-  default_timeout_microseconds: 0,
-  allow_timeout_override: false,
-  max_queue_size: 0,
-  ...o,
-});
-const db = (o: Partial<DynamicBatchingConfig> = {}): DynamicBatchingConfig => ({
-  preferred_batch_size: [],
-  max_queue_delay_microseconds: 0,
-  preserve_ordering: false,
-  priority_levels: 0,
-  default_priority_level: 0,
-  priority_queue_policy: {},
-  ...o,
-});
-
-function setup(config: DynamicBatchingConfig) {
-  const clock = new ManualClock();
-  const timedOut: string[] = [];
-  const delayed: string[] = [];
-  const queue = new RequestQueue<string>(priorityPlan(config), clock, {
-    timedOut: (e) => timedOut.push(e.value),
-    delayed: (e) => delayed.push(e.value),
-  });
-  const names = () => queue.ordered().map((e) => e.value);
-  return { clock, queue, timedOut, delayed, names };
-}
+import type { QueueEntry } from '../../../src/scheduler/request-queue.js';
+import { dynamicBatching as db, queuePolicy as policy, queueSetup as setup } from './fixtures.js';
 
 void describe('queue policy', () => {
   void it('maps priority 0 and out-of-range priorities to the default level', () => {
