@@ -11,7 +11,7 @@ import type { InferenceServerError } from '../../src/errors.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
 import type { TenantTag } from '../../src/scheduler/tenant-tag.js';
 import { brandValidated } from '../../src/scheduler/validated-request.js';
-import { fp32 } from '../unit/scheduler/fixtures.js';
+import { fp32, gaps } from '../unit/scheduler/fixtures.js';
 import { tempRepository } from '../helpers/temp-repository.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -89,19 +89,6 @@ async function run(
 
 const many = (prefix: string, n: number, o: Omit<Sent, 'name'> = {}): Sent[] =>
   Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, ...o }));
-
-/** How many of `prefix`'s requests finished before each of `other`'s, since the previous one. */
-function gaps(order: readonly string[], prefix: string, other: string): number[] {
-  const out: number[] = [];
-  let run = 0;
-  for (const n of order) {
-    if (n.startsWith(other)) {
-      out.push(run);
-      run = 0;
-    } else if (n.startsWith(prefix)) run += 1;
-  }
-  return out;
-}
 
 void describe('fair dequeuing across tenants, real workers', () => {
   let repo: string;

@@ -7,24 +7,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { QueueEntry } from '../../../src/scheduler/request-queue.js';
 import type { TenantTag } from '../../../src/scheduler/tenant-tag.js';
-import { dynamicBatching as db, queuePolicy as policy, queueSetup as setup } from './fixtures.js';
+import {
+  dynamicBatching as db,
+  gaps,
+  queuePolicy as policy,
+  queueSetup as setup,
+} from './fixtures.js';
 
 const tenant = (name: string, weight = 1): TenantTag => ({ name, weight });
 const A = tenant('a');
 const B = tenant('b');
-
-/** How many of `prefix`'s requests come before each of `other`'s, and between consecutive ones. */
-function gaps(order: readonly string[], prefix: string, other: string): number[] {
-  const out: number[] = [];
-  let run = 0;
-  for (const n of order) {
-    if (n.startsWith(other)) {
-      out.push(run);
-      run = 0;
-    } else if (n.startsWith(prefix)) run += 1;
-  }
-  return out;
-}
 
 void describe('RequestQueue: fairness across tenants', () => {
   void it('keeps arrival order exactly for untagged requests and for one tenant', () => {

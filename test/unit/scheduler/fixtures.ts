@@ -267,3 +267,19 @@ export function queueSetup(config: DynamicBatchingConfig = dynamicBatching()) {
   };
   return { clock, queue, timedOut, delayed, names, flood, serve };
 }
+
+/**
+ * In a service order of names, how many of `prefix`'s requests come before each of `other`'s,
+ * counted since the previous one of `other`'s.
+ */
+export function gaps(order: readonly string[], prefix: string, other: string): number[] {
+  const out: number[] = [];
+  let run = 0;
+  for (const n of order) {
+    if (n.startsWith(other)) {
+      out.push(run);
+      run = 0;
+    } else if (n.startsWith(prefix)) run += 1;
+  }
+  return out;
+}
