@@ -6,92 +6,25 @@
 // version is skipped, and settings it cannot honour are refused at start.
 
 import assert from 'node:assert/strict';
-import { appendFile } from 'node:fs/promises';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { parseCacheConfig } from '../../../src/cache/cache-config.js';
 import { parseArgs } from '../../../src/cli/server-options.js';
 import { VALUE_FORMAT_VERSION } from '../../../src/cache/redis-value.js';
 import { RedisProcess, redisMissing } from '../../helpers/redis-server.js';
-import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
-import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { metric, waitFor } from '../../helpers/wait-for.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import {
+  cachedRepository,
+  counts,
+  delta,
+  errors,
+  infer,
+  redisCacheServer,
+  redisClient,
+} from './redis-simple.js';
 
 const skip = redisMissing();
-
-async function cachedRepository(): Promise<string> {
-  const repo = await tempRepository();
-  const dir = await copyModel(repo, 'simple');
-  await appendFile(path.join(dir, 'config.pbtxt'), '\nresponse_cache { enable: true }\n');
-  return repo;
-}
-
-const ints = (from: number): number[] => Array.from({ length: 16 }, (_, i) => from + i);
-
-function request(a: number) {
-  return {
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: ints(a) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: ints(1000) },
-    ],
-  };
-}
-
-/** What `simple` answers for request(a): OUTPUT0 = sum, OUTPUT1 = difference. */
-function expected(a: number): { OUTPUT0: number[]; OUTPUT1: number[] } {
-  return {
-    OUTPUT0: ints(a).map((x, i) => x + 1000 + i),
-    OUTPUT1: ints(a).map((x, i) => x - 1000 - i),
-  };
-}
-
-interface Counts {
-  readonly hits: number;
-  readonly misses: number;
-  readonly executions: number;
-}
-
-async function counts(ts: TestServer): Promise<Counts> {
-  const body = (await (await fetch(`${ts.base}/v2/models/simple/stats`)).json()) as {
-    model_stats: {
-      execution_count: number;
-      inference_stats: Record<string, { count: number }>;
-    }[];
-  };
-  const s = body.model_stats[0];
-  assert.ok(s !== undefined);
-  return {
-    hits: s.inference_stats['cache_hit']?.count ?? 0,
-    misses: s.inference_stats['cache_miss']?.count ?? 0,
-    executions: s.execution_count,
-  };
-}
-
-const errors = (ts: TestServer, op: 'lookup' | 'insert') =>
-  metric(ts.metricsBase, 'infernode_cache_errors_total', `op="${op}"`);
-
-/** Sends request(a) and checks the answer is the model's (from the cache or not). */
-async function infer(ts: TestServer, a: number): Promise<void> {
-  const res = await postJson(`${ts.base}/v2/models/simple/infer`, request(a));
-  assert.equal(res.status, 200, JSON.stringify(res.json));
-  const outputs = Object.fromEntries(
-    (res.json.outputs as { name: string; data: number[] }[]).map((o) => [o.name, o.data]),
-  );
-  assert.deepEqual(outputs, expected(a));
-}
-
-async function redisServer(redis: RedisProcess, extra: string[] = []): Promise<TestServer> {
-  return startTestServer({
-    modelRepositories: [await cachedRepository()],
-    cacheConfig: parseCacheConfig([
-      `redis,host=127.0.0.1,port=${redis.port}`,
-      // Generous for a loaded CI machine: a timed-out lookup is a miss, which would flake a hit.
-      'redis,socket_timeout=2000,connect_timeout=2000',
-      ...extra,
-    ]),
-  });
-}
 
 void describe('Redis response cache', { skip }, () => {
   let redis: RedisProcess;
@@ -100,11 +33,10 @@ void describe('Redis response cache', { skip }, () => {
   let client: Redis;
   before(async () => {
     redis = await RedisProcess.start();
-    client = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: true });
+    client = await redisClient(redis);
     client.on('error', () => {}); // the kill test drops it too; its commands say so
-    await client.connect();
-    a = await redisServer(redis);
-    b = await redisServer(redis);
+    a = await redisCacheServer(redis);
+    b = await redisCacheServer(redis);
   });
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -124,24 +56,11 @@ void describe('Redis response cache', { skip }, () => {
       1,
     );
     await infer(a, 1);
-    const a1 = await counts(a);
-    assert.deepEqual(
-      {
-        hits: a1.hits - a0.hits,
-        misses: a1.misses - a0.misses,
-        runs: a1.executions - a0.executions,
-      },
-      { hits: 1, misses: 1, runs: 1 },
-    );
+    assert.deepEqual(delta(a0, await counts(a)), { hits: 1, misses: 1, runs: 1 });
     const b0 = await counts(b);
     await infer(b, 1);
-    const b1 = await counts(b);
     assert.deepEqual(
-      {
-        hits: b1.hits - b0.hits,
-        misses: b1.misses - b0.misses,
-        runs: b1.executions - b0.executions,
-      },
+      delta(b0, await counts(b)),
       { hits: 1, misses: 0, runs: 0 },
       "b answered a's entry",
     );
@@ -169,11 +88,7 @@ void describe('Redis response cache', { skip }, () => {
     await infer(a, 2);
     const c1 = await counts(a);
     assert.deepEqual(
-      {
-        hits: c1.hits - c0.hits,
-        misses: c1.misses - c0.misses,
-        runs: c1.executions - c0.executions,
-      },
+      delta(c0, c1),
       { hits: 0, misses: 1, runs: 1 },
       'another version: a miss, run by the model',
     );
@@ -192,7 +107,7 @@ void describe('Redis response cache', { skip }, () => {
   });
 
   void it('a slow Redis: the lookup gives up at socket_timeout, the model answers, counted', async () => {
-    const slow = await redisServer(redis, ['redis,socket_timeout=100']);
+    const slow = await redisCacheServer(redis, ['redis,socket_timeout=100']);
     try {
       await infer(slow, 3); // connected
       const before = await errors(slow, 'lookup');
@@ -267,10 +182,10 @@ void describe('Redis response cache', { skip }, () => {
 void describe('Redis response cache: Redis down at start', { skip }, () => {
   void it('serves every request from the model, counts the failures, and hits once Redis is up', async () => {
     const redis = await RedisProcess.reserve();
-    const ts = await redisServer(redis);
+    const ts = await redisCacheServer(redis);
     try {
       for (let i = 0; i < 5; i++) await infer(ts, 7);
-      assert.equal((await counts(ts)).executions, 5);
+      assert.equal((await counts(ts)).runs, 5);
       assert.equal(await errors(ts, 'lookup'), 5);
       assert.equal(await errors(ts, 'insert'), 5);
       await redis.restart();

@@ -13,12 +13,11 @@ import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
-import { parseCacheConfig } from '../../../src/cache/cache-config.js';
+import type { Redis } from 'ioredis';
 import { RedisProcess, redisMissing } from '../../helpers/redis-server.js';
-import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
-import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { metric, waitFor } from '../../helpers/wait-for.js';
+import type { TestServer } from '../../helpers/test-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { counts, delta, errors, infer, redisCacheServer, redisClient } from './redis-simple.js';
 
 const skip = redisMissing();
 
@@ -61,61 +60,6 @@ function makeCertificates(dir: string): void {
   ]);
 }
 
-async function cachedRepository(): Promise<string> {
-  const repo = await tempRepository();
-  const dir = await copyModel(repo, 'simple');
-  await appendFile(path.join(dir, 'config.pbtxt'), '\nresponse_cache { enable: true }\n');
-  return repo;
-}
-
-const ints = (from: number): number[] => Array.from({ length: 16 }, (_, i) => from + i);
-
-/** Sends `simple` a request and checks its answer (OUTPUT0 = sum), from the cache or not. */
-async function infer(ts: TestServer, a: number): Promise<void> {
-  const res = await postJson(`${ts.base}/v2/models/simple/infer`, {
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: ints(a) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: ints(1000) },
-    ],
-  });
-  assert.equal(res.status, 200, JSON.stringify(res.json));
-  const out = (res.json.outputs as { name: string; data: number[] }[]).find(
-    (o) => o.name === 'OUTPUT0',
-  );
-  assert.deepEqual(
-    out?.data,
-    ints(a).map((x, i) => x + 1000 + i),
-  );
-}
-
-interface Counts {
-  readonly hits: number;
-  readonly misses: number;
-  readonly runs: number;
-}
-
-async function counts(ts: TestServer): Promise<Counts> {
-  const body = (await (await fetch(`${ts.base}/v2/models/simple/stats`)).json()) as {
-    model_stats: { execution_count: number; inference_stats: Record<string, { count: number }> }[];
-  };
-  const s = body.model_stats[0];
-  assert.ok(s !== undefined);
-  return {
-    hits: s.inference_stats['cache_hit']?.count ?? 0,
-    misses: s.inference_stats['cache_miss']?.count ?? 0,
-    runs: s.execution_count,
-  };
-}
-
-const delta = (a: Counts, b: Counts): Counts => ({
-  hits: b.hits - a.hits,
-  misses: b.misses - a.misses,
-  runs: b.runs - a.runs,
-});
-
-const errors = (ts: TestServer, op: 'lookup' | 'insert') =>
-  metric(ts.metricsBase, 'infernode_cache_errors_total', `op="${op}"`);
-
 void describe('Redis response cache over TLS', { skip: tlsSkip }, () => {
   let dir: string;
   let redis: RedisProcess;
@@ -128,23 +72,10 @@ void describe('Redis response cache over TLS', { skip: tlsSkip }, () => {
     makeCertificates(dir);
     const file = (name: string): string => path.join(dir, name);
     redis = await RedisProcess.startTls(file('server.crt'), file('server.key'), file('ca.crt'));
-    client = new Redis({
-      host: '127.0.0.1',
-      port: redis.port,
-      lazyConnect: true,
-      tls: { ca: [readFileSync(file('ca.crt'))] },
-    });
-    await client.connect();
-    const server = async (): Promise<TestServer> =>
-      startTestServer({
-        modelRepositories: [await cachedRepository()],
-        cacheConfig: parseCacheConfig([
-          `redis,host=127.0.0.1,port=${redis.port},tls_enabled=true,cacert=${file('ca.crt')}`,
-          'redis,socket_timeout=2000,connect_timeout=2000',
-        ]),
-      });
-    a = await server();
-    b = await server();
+    client = await redisClient(redis, { tls: { ca: [readFileSync(file('ca.crt'))] } });
+    const tls = [`redis,tls_enabled=true,cacert=${file('ca.crt')}`];
+    a = await redisCacheServer(redis, tls);
+    b = await redisCacheServer(redis, tls);
   });
   after(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -182,15 +113,8 @@ void describe('Redis response cache: ttl_ms', { skip }, () => {
   const ttlMs = 1500;
   before(async () => {
     redis = await RedisProcess.start();
-    client = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: true });
-    await client.connect();
-    ts = await startTestServer({
-      modelRepositories: [await cachedRepository()],
-      cacheConfig: parseCacheConfig([
-        `redis,host=127.0.0.1,port=${redis.port},ttl_ms=${ttlMs}`,
-        'redis,socket_timeout=2000,connect_timeout=2000',
-      ]),
-    });
+    client = await redisClient(redis);
+    ts = await redisCacheServer(redis, [`redis,ttl_ms=${ttlMs}`]);
   });
   after(async () => {
     await ts?.close();
