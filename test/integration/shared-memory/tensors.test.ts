@@ -52,6 +52,24 @@ void describe('system shared memory: tensors', () => {
     });
     assert.equal(r.status, 200, JSON.stringify(r.json));
   };
+  /**
+   * slow_fp32 on `rows` rows read from the start of `region` (`bytes` long); OUTPUT0, as long,
+   * written into the same region at `outputAt` when given (inline in the answer otherwise).
+   */
+  const inferFromRegion = (region: string, rows: number, bytes: number, outputAt?: number) =>
+    postJson(url('/v2/models/slow_fp32/infer'), {
+      inputs: [
+        {
+          name: 'INPUT0',
+          datatype: 'FP32',
+          shape: [rows, SLOW_WIDTH],
+          parameters: shmParams(region, bytes),
+        },
+      ],
+      ...(outputAt !== undefined && {
+        outputs: [{ name: 'OUTPUT0', parameters: shmParams(region, bytes, outputAt) }],
+      }),
+    });
 
   before(async () => {
     const repo = await tempRepository();
@@ -413,19 +431,7 @@ void describe('system shared memory: tensors', () => {
     await register('race', key, 0, input.byteLength * 2);
     const blocker = inferSlow(ts.base, 'slow_fp32', SLOW_MAX_BATCH / 32);
     await new Promise((r) => setTimeout(r, 300));
-    const queued = postJson(url('/v2/models/slow_fp32/infer'), {
-      inputs: [
-        {
-          name: 'INPUT0',
-          datatype: 'FP32',
-          shape: [rows, SLOW_WIDTH],
-          parameters: shmParams('race', input.byteLength),
-        },
-      ],
-      outputs: [
-        { name: 'OUTPUT0', parameters: shmParams('race', input.byteLength, input.byteLength) },
-      ],
-    });
+    const queued = inferFromRegion('race', rows, input.byteLength, input.byteLength);
     await allQueued(ts.metricsBase, 'slow_fp32', 2);
     const shrunk = input.byteLength + 100;
     truncateSync(files.file(key), shrunk);
@@ -442,19 +448,7 @@ void describe('system shared memory: tensors', () => {
     assert.equal(files.read(key).byteLength, shrunk, 'the region is not grown back by a write');
     // Restored by its owner, the same registration serves the next request in full.
     files.write(key, Buffer.concat([input, Buffer.alloc(input.byteLength)]));
-    const again = await postJson(url('/v2/models/slow_fp32/infer'), {
-      inputs: [
-        {
-          name: 'INPUT0',
-          datatype: 'FP32',
-          shape: [rows, SLOW_WIDTH],
-          parameters: shmParams('race', input.byteLength),
-        },
-      ],
-      outputs: [
-        { name: 'OUTPUT0', parameters: shmParams('race', input.byteLength, input.byteLength) },
-      ],
-    });
+    const again = await inferFromRegion('race', rows, input.byteLength, input.byteLength);
     assert.equal(again.status, 200, JSON.stringify(again.json).slice(0, 300));
     assert.equal(again.json.outputs[0].parameters.shared_memory_byte_size, input.byteLength);
     const written = files.read(key).subarray(input.byteLength);
@@ -466,21 +460,10 @@ void describe('system shared memory: tensors', () => {
     const input = slowInput(rows, 5);
     const key = files.create('slow', input);
     await register('slow', key, 0, input.byteLength);
-    const blockerRows = SLOW_MAX_BATCH / 32;
-    const blockerBody = slowBody(blockerRows);
-    const blocker = fetch(url('/v2/models/slow_fp32/infer'), blockerBody);
+    const blocker = inferSlow(ts.base, 'slow_fp32', SLOW_MAX_BATCH / 32, { seed: 1 });
     // The blocker must reach the instance first; allQueued below asserts that it did.
     await new Promise((r) => setTimeout(r, 300));
-    const queued = postJson(url('/v2/models/slow_fp32/infer'), {
-      inputs: [
-        {
-          name: 'INPUT0',
-          datatype: 'FP32',
-          shape: [rows, SLOW_WIDTH],
-          parameters: shmParams('slow', input.byteLength),
-        },
-      ],
-    });
+    const queued = inferFromRegion('slow', rows, input.byteLength);
     await allQueued(ts.metricsBase, 'slow_fp32', 2);
     const fdsBefore = openShmFds().length;
     const un = await postJson(url('/v2/systemsharedmemory/region/slow/unregister'), '');
@@ -518,28 +501,6 @@ void describe('system shared memory: tensors', () => {
     });
     assert.deepEqual(answer.json.outputs[0].data, inline.json.outputs[0].data);
     assert.equal(openShmFds().length, fdsBefore - 1, 'closed once answered');
-
-    function slowBody(n: number): RequestInit {
-      const bytes = slowInput(n, 1);
-      const header = Buffer.from(
-        JSON.stringify({
-          inputs: [
-            {
-              name: 'INPUT0',
-              datatype: 'FP32',
-              shape: [n, SLOW_WIDTH],
-              parameters: { binary_data_size: bytes.byteLength },
-            },
-          ],
-          outputs: [{ name: 'OUTPUT0', parameters: { binary_data: true } }],
-        }),
-      );
-      return {
-        method: 'POST',
-        headers: { 'inference-header-content-length': String(header.byteLength) },
-        body: Buffer.concat([header, bytes]),
-      };
-    }
   });
 
   void it('a sequence model reads its inputs from a region, step by step', async () => {
