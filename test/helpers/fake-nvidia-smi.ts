@@ -1,12 +1,12 @@
 // A stand-in `nvidia-smi` for tests of the GPU metrics: an executable written into a temp folder
-// that a test puts first on the server's PATH. It answers the one query the server runs
+// (removed when the test process exits) that a test puts first on the server's PATH. It answers the one query the server runs
 // (--query-gpu=<fields> --format=csv,noheader,nounits -lms <ms>) with a line per GPU every
 // interval, its figures changing each time, and notes each start (pid and argv) in a file.
 
 import { readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { tempDir } from './temp-dir.js';
 
 /** The fake GPUs' uuids; the second reports no power limit ("[N/A]"). */
 export const FAKE_GPU_UUIDS = [
@@ -33,7 +33,7 @@ export interface FakeOptions {
 }
 
 export async function fakeNvidiaSmi(opts: FakeOptions = {}): Promise<FakeNvidiaSmi> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'infernode-fake-smi-'));
+  const dir = await tempDir('infernode-fake-smi-');
   const log = path.join(dir, 'starts.jsonl');
   // CommonJS (no package.json above a temp folder), run by this very node: PATH may hold nothing
   // else.

@@ -1,15 +1,15 @@
 // Builds a throwaway model repository for a test from bundled and fixture models, plus hand-written
-// broken ones.
+// broken ones. Each repository is removed when the test process exits.
 
-import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MODEL_REPOSITORY, TEST_FIXTURES } from './paths.js';
+import { tempDir } from './temp-dir.js';
 
 export const FIXTURE_REPOSITORY = path.join(TEST_FIXTURES, 'repository');
 
 export async function tempRepository(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'infernode-repo-'));
+  return tempDir('infernode-repo-');
 }
 
 /** Copies a bundled model (`model_repository/<name>`) or a fixture model into `repo`. */

@@ -2,8 +2,7 @@
 // seeded random, perf_analyzer's JSON file) and the KServe JSON and binary bodies built from it.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { generateInputSet, inputSetsFromFile } from '../../../bench/model/input-data.js';
@@ -17,6 +16,7 @@ import {
   jsonRequestBody,
   tensorBytes,
 } from '../../../bench/model/request-body.js';
+import { tempDirSync } from '../../helpers/temp-dir.js';
 
 const SIMPLE: ModelSignature = {
   name: 'simple',
@@ -113,7 +113,7 @@ void describe('input data', () => {
   });
 
   void it('reads a perf_analyzer data file, one batch row per entry, wrapping', () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bench-data-'));
+    const dir = tempDirSync('infernode-bench-data-');
     const file = path.join(dir, 'data.json');
     const row = (k: number): number[] => Array.from({ length: 16 }, () => k);
     writeFileSync(

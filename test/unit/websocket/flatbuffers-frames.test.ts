@@ -4,8 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -26,6 +25,7 @@ import {
   ServerFrame,
 } from '../../../schemas/generated/infernode-ws_generated.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
+import { tempDirSync } from '../../helpers/temp-dir.js';
 
 void describe('FlatBuffers frames', () => {
   void it('decodes what the client encodes, field for field', () => {
@@ -333,7 +333,7 @@ void describe('committed FlatBuffers TypeScript', () => {
   const skip =
     flatc.status === 0 ? false : 'flatc is not installed (apt-get install flatbuffers-compiler)';
   void it('is what flatc generates from schemas/infernode-ws.fbs', { skip }, () => {
-    const out = mkdtempSync(path.join(os.tmpdir(), 'infernode-flatc-'));
+    const out = tempDirSync('infernode-flatc-');
     execFileSync('flatc', [
       '--ts',
       '--ts-flat-files',
