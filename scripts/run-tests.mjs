@@ -101,7 +101,13 @@ function runTests(label, concurrency, files) {
     ...(tty ? ['--test-reporter=spec', '--test-reporter-destination=stdout'] : []),
     ...files,
   ];
-  const env = tty ? { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '1' } : process.env;
+  const env = {
+    ...process.env,
+    ...(tty && { FORCE_COLOR: process.env.FORCE_COLOR ?? '1' }),
+    // ONNX Runtime's telemetry off in every test file, also those that import no test helper
+    // (test/helpers/ort-telemetry-off.ts says why).
+    ORT_DISABLE_TELEMETRY: process.env.ORT_DISABLE_TELEMETRY ?? '1',
+  };
   console.log(`# ${label}: ${files.length} file(s), ${concurrency} at a time`);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {

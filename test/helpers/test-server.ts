@@ -2,6 +2,7 @@
 // threads, real ONNX Runtime sessions), with its JSON log captured for assertions.
 
 import { Writable } from 'node:stream';
+import './ort-telemetry-off.js';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/cli/server-options.js';
 import { createLogger } from '../../src/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import '../../helpers/ort-telemetry-off.js';
 import { generateBundled, generateFixtures } from '../../../scripts/generate-models.js';
 import type { Datatype } from '../../../src/tensor/datatypes.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';

@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import '../../helpers/ort-telemetry-off.js';
 import {
   detectSabTensors,
   resolveSabTensors,

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
+import '../../helpers/ort-telemetry-off.js';
 import {
   loadModelConfig,
   type LoadedModelConfig,

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import '../../helpers/ort-telemetry-off.js';
 import { readModelIO } from '../../../src/config/read-model-io.js';
 import { InferenceServerError } from '../../../src/errors.js';
 import { ELEM, encodeModel, node, tensorValue } from '../../../scripts/onnx/graph-builder.js';

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
+import '../../helpers/ort-telemetry-off.js';
 
 /** A fresh, empty temp directory; `dispose()` removes it. */
 export async function tempDir(prefix: string): Promise<{ dir: string; dispose(): Promise<void> }> {
