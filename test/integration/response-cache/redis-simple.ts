@@ -1,6 +1,7 @@
 // What the Redis response cache suites share: `simple` with response_cache { enable: true } in a
 // throwaway repository, a server caching in a given Redis, a client for that Redis, a request and
-// its checked answer, and the model's cache counts and cache error counter.
+// its checked answer, the model's cache counts and cache error counter, and the first scenario
+// every Redis set-up must pass (a repeat is a hit; a second server answers the first's entry).
 
 import assert from 'node:assert/strict';
 import { appendFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { parseCacheConfig } from '../../../src/cache/cache-config.js';
 import type { RedisProcess } from '../../helpers/redis-server.js';
 import { copyModel, tempRepository } from '../../helpers/temp-repository.js';
 import { postJson, startTestServer, type TestServer } from '../../helpers/test-server.js';
-import { metric } from '../../helpers/wait-for.js';
+import { metric, waitFor } from '../../helpers/wait-for.js';
 
 export async function cachedRepository(): Promise<string> {
   const repo = await tempRepository();
@@ -95,3 +96,38 @@ export const delta = (a: Counts, b: Counts): Counts => ({
 
 export const errors = (ts: TestServer, op: 'lookup' | 'insert') =>
   metric(ts.metricsBase, 'infernode_cache_errors_total', `op="${op}"`);
+
+/**
+ * Two servers `a` and `b` sharing the Redis `client` speaks to, which holds no entry yet: a request
+ * to `a` is a miss and lands in Redis, its repeat is a hit, and `b` answers it without running.
+ * Neither server counts a cache error.
+ */
+export async function repeatIsSharedHit(
+  a: TestServer,
+  b: TestServer,
+  client: Redis,
+): Promise<void> {
+  const a0 = await counts(a);
+  await infer(a, 1);
+  // The insert is sent off the response path: wait until it has landed.
+  assert.equal(
+    await waitFor(
+      () => client.dbsize(),
+      (n) => n === 1,
+    ),
+    1,
+    'the entry reached Redis',
+  );
+  await infer(a, 1);
+  assert.deepEqual(delta(a0, await counts(a)), { hits: 1, misses: 1, runs: 1 });
+  const b0 = await counts(b);
+  await infer(b, 1);
+  assert.deepEqual(
+    delta(b0, await counts(b)),
+    { hits: 1, misses: 0, runs: 0 },
+    "b answered a's entry",
+  );
+  assert.equal(await errors(a, 'lookup'), 0);
+  assert.equal(await errors(a, 'insert'), 0);
+  assert.equal(await errors(b, 'lookup'), 0);
+}
