@@ -8,6 +8,7 @@
 
 import { helpText, parseArgs } from './server-options.js';
 import { armExitDeadline } from './exit-deadline.js';
+import { defaultOrtTelemetryOff } from './ort-telemetry.js';
 import { openNotifier, watchedServer } from './systemd-notify.js';
 import { createLogger } from '../logger.js';
 import { logSettingsOf } from '../logging/log-settings.js';
@@ -21,6 +22,8 @@ import { VERSION } from '../version.js';
 const CUT_SHORT_GRACE_MS = 5000;
 
 async function main(): Promise<number> {
+  // Before anything creates an ONNX Runtime session (the server's instances, `validate`).
+  defaultOrtTelemetryOff();
   // `infernode validate ...` is its own command (src/validate/), loaded only when asked for.
   if (process.argv[2] === 'validate') {
     const { runValidate } = await import('../validate/validate-command.js');
