@@ -256,10 +256,9 @@ function validateInput(
     if (info.byteSize > 0)
       checkSharedMemorySize(sig.name, input.name, data.byteSize, info.byteSize * count);
     // Fixed-size elements: the size says all, and `write` reads the region straight into the
-    // batch block (the one copy). The dynamic batcher fails only the member whose `write` throws (a
-    // region shrunk since); the sequence batcher's gather has no such step, so there the region is
-    // read now, like BYTES, and a fault stays this request's.
-    if (info.byteSize > 0 && !sig.sequence) {
+    // batch block (the one copy). Both batchers fail only the member whose `write` throws (a
+    // region shrunk since): the others still run.
+    if (info.byteSize > 0) {
       const { offset, byteSize } = data;
       return {
         name: input.name,
@@ -271,11 +270,9 @@ function validateInput(
       };
     }
     // BYTES: the length prefixes must be checked before the request is queued, so the region's
-    // serialized elements are read here (into request memory) and checked as raw data.
-    // (Sequence models: fixed-size data read here too, see above.) The request's own movable
-    // memory: a lone large request hands it to its worker (moved-inputs.ts), so that read is the
-    // one copy, where a plain array was copied again into the batch block. A sequence model's
-    // gather still copies it into its slot.
+    // serialized elements are read here (into request memory) and checked as raw data. The
+    // request's own movable memory: a lone large request hands it to its worker (moved-inputs.ts),
+    // so that read is the one copy, where a plain array was copied again into the batch block.
     const bytes = allocateRequestBytes(data.byteSize);
     region.read(data.offset, bytes);
     data = { kind: 'raw', bytes };

@@ -175,7 +175,7 @@ const sampled = (r: ValidatedRequest): boolean => r.trace?.span !== undefined;
  * Puts the members refused before the run back into `outcome`, which covers only the members that
  * ran: outputs are re-indexed to every member's place and the refused ones carry their own error.
  */
-function withRefused(
+export function withRefused(
   outcome: RunOutcome,
   refused: readonly (InferenceServerError | undefined)[],
 ): RunOutcome {

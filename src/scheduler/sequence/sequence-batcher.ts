@@ -6,10 +6,11 @@
 // formed (sequence-plan.ts). The queue policy, aborts, response order and drain are the shell's.
 
 import type { SequenceBatchingConfig } from '../../config/model-config.js';
-import { fail, toServerError } from '../../errors.js';
+import { fail, toServerError, type WireError } from '../../errors.js';
 import type { RunResponse } from '../../execution/messages.js';
 import type { BatchPlan, PlanContext } from '../batch-plan.js';
 import { batchKey } from '../batch-tensors.js';
+import { withRefused } from '../dynamic-batcher.js';
 import type { ExecutionTarget } from '../execution-target.js';
 import type { SchedulerClock } from '../scheduler-clock.js';
 import type { QueuedRequest, RunOutcome, SchedulingStrategy } from '../scheduling-strategy.js';
@@ -173,21 +174,30 @@ export class SequenceBatcher implements SchedulingStrategy {
         this.table.finished(recs[i] as SequenceRecord);
       });
     };
-    let block;
+    let built;
     try {
-      block = buildSequenceBlock(members, shape);
+      built = buildSequenceBlock(members, shape);
     } catch (e) {
       done();
       return Promise.resolve({ ok: false, error: toServerError(e).toWire() });
     }
+    const { block, refused } = built;
+    // A member whose data failed to copy (a region shrunk since validation) fails alone: the run
+    // goes ahead for the others, and its outputs (its state too) are not taken.
+    const ran = members.filter((_, i) => refused[i] === undefined);
+    if (ran.length === 0) {
+      done();
+      const wire = refused.map((e) => e?.toWire());
+      return Promise.resolve({ ok: false, error: wire[0] as WireError, refused: wire });
+    }
     const outputs = new Set<string>();
-    for (const r of requests) for (const o of r.outputs) outputs.add(o.name);
+    for (const m of ran) for (const o of m.request.outputs) outputs.add(o.name);
     for (const s of this.settings.states) outputs.add(s.outputName);
     return this.target.run({ inputs: block.descriptors, outputs: [...outputs] }).then(
       (resp) => {
-        const outcome = this.take(members, resp, shape);
+        const outcome = this.take(ran, resp, shape);
         done();
-        return outcome;
+        return ran.length === members.length ? outcome : withRefused(outcome, refused);
       },
       (): RunOutcome => {
         done();

@@ -4,7 +4,7 @@
 // batch's empty slots) hold zeros, READY false, and are never scattered back. Pure functions over
 // typed tensors, like batch-tensors.ts.
 
-import { fail } from '../../errors.js';
+import { fail, toServerError, type InferenceServerError } from '../../errors.js';
 import { TensorBlock, type SlotSpec } from '../../memory/tensor-block.js';
 import { datatypeInfo } from '../../tensor/datatypes.js';
 import { elementCount } from '../../tensor/shape.js';
@@ -53,11 +53,21 @@ function byRow(members: readonly SequenceMember[], rows: number): (SequenceMembe
   return out;
 }
 
+/**
+ * The run's input block, and per member (in the order given) the error that left it out: its data
+ * failed to copy (a shared-memory region shrunk since validation). A refused member's row is zeros;
+ * it still holds its slot's state, but its outputs are not taken, so that state stays as it was.
+ */
+export interface SequenceBlock {
+  readonly block: TensorBlock;
+  readonly refused: readonly (InferenceServerError | undefined)[];
+}
+
 /** Builds the run's input block: data inputs, controls, states, in that order. */
 export function buildSequenceBlock(
   members: readonly SequenceMember[],
   shape: SequenceBatchShape,
-): TensorBlock {
+): SequenceBlock {
   const first = members[0];
   if (first === undefined) throw fail('INTERNAL', 'a sequence batch needs at least one request');
   const rows = byRow(members, shape.rows);
@@ -99,13 +109,30 @@ export function buildSequenceBlock(
   }
   const block = TensorBlock.allocate(specs, { maxBytes: shape.maxBytes });
 
-  // The single copy of each member's data: network buffer -> its row of the batch.
+  // The single copy of each member's data: network buffer (or shared-memory region) -> its row.
+  const refusedRows = new Map<number, InferenceServerError>();
   first.request.inputs.forEach((spec, k) => {
     const slot = block.bytes(k);
     let at = 0;
     (layouts[k] as number[]).forEach((n, r) => {
       const m = rows[r];
-      if (m !== undefined) inputOf(m, spec.name).write(slot.subarray(at, at + n));
+      const row = slot.subarray(at, at + n);
+      at += n;
+      if (m === undefined || refusedRows.has(r)) return;
+      try {
+        inputOf(m, spec.name).write(row);
+      } catch (e) {
+        refusedRows.set(r, toServerError(e));
+      }
+    });
+  });
+  // A refused row is zeros in every data input, like an empty slot (BYTES inputs are checked at
+  // validation, so their rows never fail here and need no length prefixes).
+  first.request.inputs.forEach((_, k) => {
+    const slot = block.bytes(k);
+    let at = 0;
+    (layouts[k] as number[]).forEach((n, r) => {
+      if (refusedRows.has(r)) slot.fill(0, at, at + n);
       at += n;
     });
   });
@@ -117,7 +144,7 @@ export function buildSequenceBlock(
   states.forEach((_, i) =>
     shape.states?.gather(i, block.bytes(base + shape.controls.length + i), stateRows),
   );
-  return block;
+  return { block, refused: members.map((m) => refusedRows.get(m.row)) };
 }
 
 function inputOf(m: SequenceMember, name: string): ValidatedInput {

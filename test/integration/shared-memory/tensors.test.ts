@@ -526,6 +526,26 @@ void describe('system shared memory: tensors', () => {
     assert.deepEqual(second.json.outputs[0].data, [12]);
   });
 
+  void it('a sequence step whose region shrank fails alone and leaves its state as it was', async () => {
+    const key = files.create('seqshrink', int32([5, 7]));
+    await register('seqshrink', key, 0, 8);
+    const step = (input: object, params: object) =>
+      postJson(url('/v2/models/sequence_accumulator/infer'), {
+        parameters: { sequence_id: 4343, ...params },
+        inputs: [{ name: 'INPUT', datatype: 'INT32', shape: [1, 1], ...input }],
+        outputs: [{ name: 'OUTPUT' }],
+      });
+    const first = await step({ parameters: shmParams('seqshrink', 4) }, { sequence_start: true });
+    assert.deepEqual(first.json.outputs[0].data, [5], JSON.stringify(first.json));
+    truncateSync(files.file(key), 2);
+    const failed = await step({ parameters: shmParams('seqshrink', 4, 4) }, {});
+    assert.equal(failed.status, 400, JSON.stringify(failed.json));
+    assert.match(failed.json.error, /shared memory region 'seqshrink' .* is smaller than/);
+    const last = await step({ data: [7] }, { sequence_end: true });
+    assert.equal(last.status, 200, JSON.stringify(last.json));
+    assert.deepEqual(last.json.outputs[0].data, [12], 'the failed step did not add to the state');
+  });
+
   void it('200 register/infer/unregister cycles leave the fd count where it started', async () => {
     const before = fdCount();
     for (let i = 0; i < 200; i++) {

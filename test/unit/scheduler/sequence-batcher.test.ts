@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fail } from '../../../src/errors.js';
 import type { RunRequest, RunResponse } from '../../../src/execution/messages.js';
 import { TensorBlock } from '../../../src/memory/tensor-block.js';
 import { typedView } from '../../../src/memory/views.js';
@@ -123,6 +124,24 @@ function step(
   });
 }
 
+/** A step whose input fails to copy into the batch, as a shared-memory region shrunk since does. */
+function failingStep(id: number, flags: { start?: boolean; end?: boolean } = {}): ValidatedRequest {
+  const ok = step(id, 0, flags);
+  const [spec] = ok.inputs;
+  if (spec === undefined) throw new Error('step without an input');
+  return brandValidated({
+    ...ok,
+    inputs: [
+      {
+        ...spec,
+        write(): void {
+          throw fail('SHM_TRUNCATED', 'shared memory region shrank');
+        },
+      },
+    ],
+  });
+}
+
 function setup(text: string, instances = 1, maxLive?: number) {
   const clock = new ManualClock();
   const target = new AccumulatorTarget(instances);
@@ -180,6 +199,46 @@ void describe('sequence batcher, direct', () => {
     t.target.complete(3);
     await flush();
     assert.equal(value(a3), 7);
+  });
+
+  void it('fails only the member whose data does not copy, and leaves its state as it was', async () => {
+    const t = setup(config('direct { }'));
+    const a1 = t.send(step(7, 1, { start: true }));
+    await flush();
+    // The instance is busy: the next two wait and share a run.
+    const a2 = t.send(failingStep(7));
+    const b1 = t.send(step(9, 10, { start: true }));
+    t.target.complete(0);
+    await flush();
+    assert.equal(value(a1), 1);
+    // Sequence 7's row is zeros (its data failed to copy); sequence 9's runs as usual.
+    assert.deepEqual(
+      t.target.rows(1).map((r) => [r.input, Number(r.corrid), r.acc]),
+      [
+        [0, 7, 1],
+        [10, 9, 0],
+      ],
+    );
+    t.target.complete(1);
+    await flush();
+    assert.equal(errorCode(a2), 'SHM_TRUNCATED');
+    assert.match(a2.error?.message ?? '', /shared memory region shrank/);
+    assert.equal(value(b1), 10);
+    // The failed step's row was not scattered back: sequence 7 still holds 1.
+    const a3 = t.send(step(7, 4, { end: true }));
+    await flush();
+    assert.equal(t.target.rows(2)[0]?.acc, 1);
+    t.target.complete(2);
+    await flush();
+    assert.equal(value(a3), 5);
+  });
+
+  void it('answers a run whose every member failed to copy without running it', async () => {
+    const t = setup(config('direct { }'));
+    const a = t.send(failingStep(3, { start: true }));
+    await flush();
+    assert.equal(t.target.runs.length, 0);
+    assert.equal(errorCode(a), 'SHM_TRUNCATED');
   });
 
   void it("runs a sequence's requests one at a time, in order", async () => {
