@@ -8,7 +8,10 @@
 //   npm run bench:shm -- [--requests 20] [--sizes-mib 16,64] [--carriers http-binary,grpc,shared-memory]
 //                        [--no-publish]
 
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,7 +36,8 @@ import { startInfernode } from './targets/server-process.js';
 
 const MIB = 2 ** 20;
 const SAMPLE_MS = 20;
-const CARRIERS: readonly Carrier[] = ['http-binary', 'grpc', 'shared-memory'];
+const CARRIERS: readonly Carrier[] = ['http-binary', 'grpc', 'shared-memory', 'ort-alone'];
+const ORT_ALONE = fileURLToPath(new URL('./shm/ort-alone.js', import.meta.url));
 
 export const FLAGS = {
   requests: { kind: 'string', default: '20', help: 'Timed requests per row, after one warm-up' },
@@ -78,7 +82,39 @@ async function makeRepository(): Promise<string> {
   return repo;
 }
 
+function percentiles(latencies: number[], n: number): { p50Ms: number; p99Ms: number } {
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)] ?? 0;
+  return { p50Ms: pct(50), p99Ms: pct(99) };
+}
+
+/** The floor: the same model and input in ONNX Runtime alone, in a child process. */
+async function measureOrtAlone(repo: string, w: Workload, n: number): Promise<ShmRow> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    ORT_ALONE,
+    path.join(repo, w.model, '1', 'model.onnx'),
+    w.input,
+    w.shape.join(','),
+    String(n),
+  ]);
+  const child = JSON.parse(stdout) as {
+    idleBytes: number;
+    peakBytes: number;
+    latenciesMs: number[];
+  };
+  return {
+    model: w.model,
+    tensorBytes: w.shape.reduce((a, b) => a * b, 1) * 4,
+    carrier: 'ort-alone',
+    requests: n,
+    ...percentiles(child.latenciesMs, n),
+    idleBytes: child.idleBytes,
+    peakBytes: child.peakBytes,
+  };
+}
+
 async function measure(repo: string, w: Workload, carrier: Carrier, n: number): Promise<ShmRow> {
+  if (carrier === 'ort-alone') return measureOrtAlone(repo, w, n);
   const elements = w.shape.reduce((a, b) => a * b, 1);
   const bytes = elements * 4;
   const outputBytes = w.model === 'mlp' ? 10 * 4 : bytes;
@@ -129,15 +165,12 @@ async function measure(repo: string, w: Workload, carrier: Carrier, n: number): 
       clearInterval(sampler);
     }
     peak = Math.max(peak, rss(), processMemory(server.pid)?.peakRssBytes ?? 0);
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)] ?? 0;
     return {
       model: w.model,
       tensorBytes: bytes,
       carrier,
       requests: n,
-      p50Ms: pct(50),
-      p99Ms: pct(99),
+      ...percentiles(latencies, n),
       idleBytes: idle,
       peakBytes: peak,
     };

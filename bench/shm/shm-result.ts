@@ -6,7 +6,8 @@ import type { MachineInfo } from '../measure/machine-info.js';
 
 export const SHM_SCHEMA = 'infernode-bench-shared-memory/1';
 
-export type Carrier = 'http-binary' | 'grpc' | 'shared-memory';
+/** How the tensor reached the model; `ort-alone` is ONNX Runtime in a process of its own, no server. */
+export type Carrier = 'http-binary' | 'grpc' | 'shared-memory' | 'ort-alone';
 
 export interface ShmRow {
   readonly model: string;
