@@ -4,7 +4,7 @@
 
 import type { MachineInfo } from '../measure/machine-info.js';
 import { commitLineOf, machineLineOf } from '../report/run-summary.js';
-import { markdownTable } from '../report/tables.js';
+import { alignColumns, markdownTable } from '../report/tables.js';
 
 export const AB_SCHEMA = 'infernode-bench-per-request-ab/1';
 
@@ -203,18 +203,7 @@ export function abSection(r: AbResult, source: string): string[] {
         `${c.base.p50Ms.toFixed(2)} / ${c.base.p99Ms.toFixed(2)}`,
         `${c.head.p50Ms.toFixed(2)} / ${c.head.p99Ms.toFixed(2)}`,
       ]),
-      align: [
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(10, [0]),
     }),
     '',
     '"Paired" is the geometric mean of each round\'s head/base CPU µs per request (the two ' +

@@ -5,7 +5,7 @@
 
 import type { MachineInfo } from '../measure/machine-info.js';
 import { commitLineOf, machineLineOf } from '../report/run-summary.js';
-import { markdownTable } from '../report/tables.js';
+import { alignColumns, markdownTable } from '../report/tables.js';
 
 export const CACHE_SCHEMA = 'infernode-bench-response-cache/1';
 export const CACHE_MEMORY_SCHEMA = 'infernode-bench-response-cache-memory/1';
@@ -201,18 +201,7 @@ function tableSection(r: CacheResult, source: string): string[] {
         'errors',
       ],
       rows,
-      align: [
-        'left',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-        'right',
-      ],
+      align: alignColumns(10, [0]),
     }),
     '',
     "Issue 30's targets (reported, not asserted):",
