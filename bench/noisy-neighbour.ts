@@ -18,6 +18,7 @@ import { publishNoisyNeighbour } from './report/publish.js';
 import type { SubcommandModule } from './subcommands.js';
 import { startInfernode, type ServerProcess } from './targets/server-process.js';
 import {
+  medianPhases,
   NOISY_SCHEMA,
   type NoisyPhase,
   type NoisyPhaseName,
@@ -109,6 +110,11 @@ export const FLAGS = {
   'warmup-secs': { kind: 'string', default: '2', help: 'Warm-up before each phase, s' },
   'a-quota': { kind: 'string', default: '20', help: "Tenant A's rps quota (it sends 10×)" },
   'b-quota': { kind: 'string', default: '40', help: "Tenant B's rps quota (it sends half)" },
+  rounds: {
+    kind: 'string',
+    default: '1',
+    help: 'Rounds of the three phases, their order rotated each round; the table gives medians',
+  },
   'no-publish': { kind: 'flag', help: 'Do not update bench/results/ and bench/RESULTS.md' },
   help: HELP_FLAG,
 } as const satisfies FlagTable;
@@ -120,6 +126,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const quotaRps = { a: Number(values['a-quota']), b: Number(values['b-quota']) };
   if (!(secs > 0) || !(warmupSecs >= 0) || !(quotaRps.a > 0) || !(quotaRps.b > 0)) {
     throw new UsageError('--phase-secs, --a-quota and --b-quota: expected numbers > 0');
+  }
+  const roundCount = Number(values.rounds);
+  if (!Number.isInteger(roundCount) || roundCount < 1) {
+    throw new UsageError(`--rounds: expected an integer >= 1, got "${values.rounds}"`);
   }
   const sendRps = { a: quotaRps.a * 10, b: quotaRps.b / 2 };
   const dir = await mkdtemp(path.join(tmpdir(), 'noisy-neighbour-'));
@@ -138,18 +148,30 @@ async function main(argv: readonly string[]): Promise<number> {
     }),
   );
   const load0 = loadavg()[0] ?? 0;
-  const phases = [
-    await phase('B alone', [], false, { a: null, b: sendRps.b }, secs, warmupSecs),
-    await phase('A + B, quotas off', [], false, sendRps, secs, warmupSecs),
-    await phase(
-      'A + B, quotas on',
-      [`--tenant-header=${TENANT_HEADER}`, `--quota-file=${quotaFile}`],
-      true,
-      sendRps,
-      secs,
-      warmupSecs,
-    ),
+  const runs: (() => Promise<NoisyPhase>)[] = [
+    () => phase('B alone', [], false, { a: null, b: sendRps.b }, secs, warmupSecs),
+    () => phase('A + B, quotas off', [], false, sendRps, secs, warmupSecs),
+    () =>
+      phase(
+        'A + B, quotas on',
+        [`--tenant-header=${TENANT_HEADER}`, `--quota-file=${quotaFile}`],
+        true,
+        sendRps,
+        secs,
+        warmupSecs,
+      ),
   ];
+  const rounds: NoisyPhase[][] = [];
+  for (let round = 0; round < roundCount; round++) {
+    if (roundCount > 1) process.stdout.write(`round ${round + 1} of ${roundCount}\n`);
+    const measured: NoisyPhase[] = [];
+    // Rotated: round 2 starts with the second phase, and so on.
+    for (let i = 0; i < runs.length; i++) {
+      measured.push(await (runs[(i + round) % runs.length] as () => Promise<NoisyPhase>)());
+    }
+    rounds.push(measured);
+  }
+  const phases = roundCount > 1 ? medianPhases(rounds) : (rounds[0] ?? []);
   const load1 = loadavg()[0] ?? 0;
   const result: NoisyResult = {
     schema: NOISY_SCHEMA,
@@ -160,6 +182,7 @@ async function main(argv: readonly string[]): Promise<number> {
     quotaRps,
     sendRps,
     phases,
+    ...(roundCount > 1 ? { rounds } : {}),
     note:
       `The machine was shared with other work while this ran (1-minute load average ` +
       `${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end): the latencies are noisy.`,

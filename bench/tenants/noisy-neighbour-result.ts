@@ -41,19 +41,103 @@ export interface NoisyResult {
   /** The quota file's rps for A and B; A sends 10× its own, B half its own. */
   readonly quotaRps: { readonly a: number; readonly b: number };
   readonly sendRps: { readonly a: number; readonly b: number };
+  /** The phases of one round, or with `rounds`, each phase's medians over the rounds. */
   readonly phases: readonly NoisyPhase[];
+  /**
+   * With --rounds N > 1: every round's phases as measured (the phase order rotates each round,
+   * so drift falls on every phase). Absent in single-round files.
+   */
+  readonly rounds?: readonly (readonly NoisyPhase[])[];
   /** What the run saw of the machine (other processes competing for its cores). */
   readonly note: string;
 }
 
 const ms = (x: number): string => x.toFixed(2);
 
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return NaN;
+  return n % 2 === 1
+    ? (s[(n - 1) / 2] as number)
+    : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
+};
+
+/** A tenant's figures over rounds: latencies and rates as medians, counts as totals. */
+function combine(fs: readonly TenantFigures[]): TenantFigures {
+  const sum = (k: 'sent' | 'ok' | 'throttled' | 'errors') => fs.reduce((n, f) => n + f[k], 0);
+  return {
+    sent: sum('sent'),
+    ok: sum('ok'),
+    throttled: sum('throttled'),
+    errors: sum('errors'),
+    admittedPerSec: median(fs.map((f) => f.admittedPerSec)),
+    p50Ms: median(fs.map((f) => f.p50Ms)),
+    p99Ms: median(fs.map((f) => f.p99Ms)),
+  };
+}
+
+/** Each phase's medians over the rounds, in the order of the first round's names. */
+export function medianPhases(rounds: readonly (readonly NoisyPhase[])[]): NoisyPhase[] {
+  const names: NoisyPhaseName[] = ['B alone', 'A + B, quotas off', 'A + B, quotas on'];
+  return names.flatMap((name) => {
+    const ps = rounds.flatMap((r) => r.filter((p) => p.name === name));
+    const first = ps[0];
+    if (first === undefined) return [];
+    const as = ps.flatMap((p) => (p.a === null ? [] : [p.a]));
+    return [
+      {
+        name,
+        quotas: first.quotas,
+        a: as.length === 0 ? null : combine(as),
+        b: combine(ps.map((p) => p.b)),
+      },
+    ];
+  });
+}
+
+/** Per round, B's p99 in `name` over its p99 alone in the same round. */
+export function roundRatios(
+  rounds: readonly (readonly NoisyPhase[])[],
+  name: NoisyPhaseName,
+): number[] {
+  return rounds.flatMap((r) => {
+    const alone = r.find((p) => p.name === 'B alone');
+    const other = r.find((p) => p.name === name);
+    return alone === undefined || other === undefined ? [] : [other.b.p99Ms / alone.b.p99Ms];
+  });
+}
+
+function roundsLines(r: NoisyResult): string[] {
+  const rounds = r.rounds ?? [];
+  if (rounds.length < 2) return [];
+  const list = (xs: readonly number[]) => xs.map((x) => `${x.toFixed(2)}×`).join(', ');
+  const on = roundRatios(rounds, 'A + B, quotas on');
+  const off = roundRatios(rounds, 'A + B, quotas off');
+  const alone = rounds.flatMap((ps) =>
+    ps.filter((p) => p.name === 'B alone').map((p) => p.b.p99Ms),
+  );
+  return [
+    `${rounds.length} rounds, the phase order rotated each round; the table gives each phase's ` +
+      'medians over the rounds (counts summed), and "B p99 / alone" is the median of the ' +
+      "rounds' own ratios (each against B alone in the same round). Per round, quotas on: " +
+      `${list(on)}; quotas off: ${list(off)}. B's p99 alone ranged ` +
+      `${ms(Math.min(...alone))}–${ms(Math.max(...alone))} ms over the rounds.`,
+    '',
+  ];
+}
+
 export function noisySection(r: NoisyResult, source: string): string[] {
   const alone = r.phases.find((p) => p.name === 'B alone');
+  const rounds = r.rounds ?? [];
+  const ratio = (p: NoisyPhase): string => {
+    if (rounds.length >= 2) return `${median(roundRatios(rounds, p.name)).toFixed(2)}×`;
+    return alone === undefined ? '–' : `${(p.b.p99Ms / alone.b.p99Ms).toFixed(2)}×`;
+  };
   const rows = r.phases.map((p) => [
     p.name,
     `${ms(p.b.p50Ms)} / ${ms(p.b.p99Ms)}`,
-    alone === undefined ? '–' : `${(p.b.p99Ms / alone.b.p99Ms).toFixed(2)}×`,
+    ratio(p),
     `${p.b.ok} / ${p.b.throttled} / ${p.b.errors}`,
     p.a === null
       ? '–'
@@ -86,5 +170,6 @@ export function noisySection(r: NoisyResult, source: string): string[] {
       align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
     }),
     '',
+    ...roundsLines(r),
   ];
 }
