@@ -28,6 +28,7 @@ import { commandLine } from './entry.js';
 import { machineInfo, type MachineInfo } from './measure/machine-info.js';
 import { formatted } from './report/publish.js';
 import { HELP_FLAG, parseFlags, type FlagTable } from './options/flag-parser.js';
+import { median } from './measure/median.js';
 import { UsageError } from './options/usage-error.js';
 import { REPO_ROOT } from './paths.js';
 import type { SubcommandModule } from './subcommands.js';
@@ -284,14 +285,6 @@ interface CellResult {
   readonly allocatedBytesPerOp: number | null;
   readonly rawTensorBytes?: 'view' | 'copy' | 'none';
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 
 /**
  * Each message's codecs are measured in turn within every round (hand, generated, ..., hand, ...),

@@ -3,6 +3,7 @@
 // measured alternately with default flags, to show what a change costs every request.
 
 import type { MachineInfo } from '../measure/machine-info.js';
+import { median } from '../measure/median.js';
 import { commitLineOf, machineLineOf } from '../report/run-summary.js';
 import { alignColumns, markdownTable } from '../report/tables.js';
 
@@ -36,15 +37,6 @@ export interface AbResult {
   readonly rounds: number;
   readonly measurements: readonly AbMeasurement[];
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  if (n === 0) return NaN;
-  return n % 2 === 1
-    ? (s[(n - 1) / 2] as number)
-    : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
-};
 
 /** Medians over the rounds of one side of one (model, concurrency) cell. */
 export interface AbCell {

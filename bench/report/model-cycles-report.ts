@@ -3,6 +3,7 @@
 
 import type { CycleCurve, CyclesResult } from '../model-management/cycles-result.js';
 import { bytes } from './format.js';
+import { median } from '../measure/median.js';
 import { niceAxis, rangeAxis, type PlotModel, type PlotSeries } from './plot-model.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
 import { alignColumns, markdownTable } from './tables.js';
@@ -138,7 +139,13 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
         `${mib(last?.loadedRssBytes)} MiB`,
         bytes(peakRss(c)),
         `${c.baselineThreads} / ${threads.length <= 3 ? threads.join(', ') : `${threads[0]}–${threads[threads.length - 1]}`}`,
-        `${median(c.samples.map((s) => s.loadMs)).toFixed(0)} / ${median(c.samples.map((s) => s.unloadMs)).toFixed(0)}`,
+        `${median(
+          c.samples.map((s) => s.loadMs),
+          0,
+        ).toFixed(0)} / ${median(
+          c.samples.map((s) => s.unloadMs),
+          0,
+        ).toFixed(0)}`,
       ];
     }),
     align: alignColumns(11),
@@ -168,11 +175,4 @@ export function cyclesSection(result: CyclesResult, source: string, imagePath: s
  */
 export function peakRss(c: CycleCurve): number {
   return Math.max(c.peakRssBytes, ...c.samples.map((s) => Math.max(s.rssBytes, s.loadedRssBytes)));
-}
-
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }

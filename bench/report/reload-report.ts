@@ -3,7 +3,7 @@
 
 import type { PhaseId, ReloadResult } from '../model-management/reload-result.js';
 import { cores, ms, ratio } from './format.js';
-import { median } from './model-cycles-report.js';
+import { median } from '../measure/median.js';
 import { commitLineOf, machineLineOf } from './run-summary.js';
 import { alignColumns, markdownTable } from './tables.js';
 
@@ -116,7 +116,7 @@ export function reloadSection(result: ReloadResult, source: string): string[] {
   );
   const durations = result.reloads.map((r) => r.durationMs).sort((a, b) => a - b);
   out.push(
-    `Reload durations (the load call, until the new versions serve): median ${median(durations).toFixed(0)} ms, ` +
+    `Reload durations (the load call, until the new versions serve): median ${median(durations, 0).toFixed(0)} ms, ` +
       `min ${(durations[0] ?? 0).toFixed(0)} ms, max ${(durations[durations.length - 1] ?? 0).toFixed(0)} ms.`,
     '',
   );

@@ -3,6 +3,7 @@
 // tenant quotas off and on; A's admitted rate against its configured one.
 
 import type { MachineInfo } from '../measure/machine-info.js';
+import { median } from '../measure/median.js';
 import { commitLineOf, machineLineOf } from '../report/run-summary.js';
 import { markdownTable } from '../report/tables.js';
 
@@ -53,15 +54,6 @@ export interface NoisyResult {
 }
 
 const ms = (x: number): string => x.toFixed(2);
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  if (n === 0) return NaN;
-  return n % 2 === 1
-    ? (s[(n - 1) / 2] as number)
-    : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
-};
 
 /** A tenant's figures over rounds: latencies and rates as medians, counts as totals. */
 function combine(fs: readonly TenantFigures[]): TenantFigures {
