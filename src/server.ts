@@ -21,6 +21,7 @@ import { CacheFailures } from './cache/cache-failures.js';
 import type { CachedResponse } from './cache/cached-response.js';
 import { LocalCache } from './cache/local-cache.js';
 import { RedisCache } from './cache/redis-cache.js';
+import { ReplyReplay, responseView, type LocalEntry } from './cache/reply-replay.js';
 import type { ResponseCache } from './cache/response-cache.js';
 import { startGrpcServer, type GrpcFrontEnd } from './grpc/grpc-server.js';
 import { freePort } from './http/free-port.js';
@@ -107,7 +108,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
   // Before any model loads: a cache setting that fails (an unreadable TLS file) leaves nothing
   // running behind the failed start. One cache for every model and every front-end thread: the
   // threads' data planes forward inference to this one (cluster/remote-data-plane.ts).
-  const responseCache = await createResponseCache(options, metrics, logger);
+  const { responseCache, replies } = (await createResponseCache(options, metrics, logger)) ?? {};
   const usage = responseCache?.usage?.bind(responseCache);
   if (usage !== undefined) metrics.watchCache(usage);
   // --rate-limit=execution_count: one resource table for every model's instances.
@@ -191,6 +192,7 @@ export async function startServer(options: ServerOptions, logger: Logger): Promi
     maxInputBytes: options.httpMaxInputSize,
     ...(sharedMemory !== undefined && { sharedMemory }),
     ...(responseCache !== undefined && { responseCache }),
+    ...(replies !== undefined && { replies }),
     ...(recorder !== undefined && { recorder }),
     // Shadow versions: idle unless a model's config names one (docs/releasing-models.md).
     shadows: new ShadowRunner(
@@ -462,10 +464,17 @@ async function createResponseCache(
   options: ServerOptions,
   metrics: MetricsCatalog,
   logger: Logger,
-): Promise<ResponseCache<CachedResponse> | undefined> {
+): Promise<
+  | { readonly responseCache: ResponseCache<CachedResponse>; readonly replies?: ReplyReplay }
+  | undefined
+> {
   const config = options.cacheConfig;
   if (config === undefined) return undefined;
-  if (config.kind === 'local') return new LocalCache<CachedResponse>(config.size);
+  if (config.kind === 'local') {
+    // One store and budget for both tiers: responses by validated request, replies by bytes.
+    const store = new LocalCache<LocalEntry>(config.size);
+    return { responseCache: responseView(store), replies: new ReplyReplay(store) };
+  }
   const errors = metrics.cacheErrors();
   const failures = new CacheFailures({
     count: (op) => errors.inc({ op }),
@@ -473,7 +482,7 @@ async function createResponseCache(
     intervalMs: CACHE_WARN_INTERVAL_MS,
   });
   let lastConnectionWarn = -Infinity;
-  return RedisCache.create(config, {
+  const responseCache = await RedisCache.create(config, {
     failed: (op, e) => failures.failed(op, e),
     connectionError: (e) => {
       const now = performance.now();
@@ -486,4 +495,5 @@ async function createResponseCache(
       );
     },
   });
+  return { responseCache };
 }

@@ -2,6 +2,7 @@
 // WebSocket sessions call, and the typed results they encode. `data-plane.ts` implements it over the
 // model registry; tests implement it with a fake that stands in for model execution.
 
+import type { ReplayMiss, WireRequest } from '../cache/reply-replay.js';
 import type { AbortLike } from '../execution/abort-like.js';
 import type { InferenceServerError } from '../errors.js';
 import type { ModelStatistics } from '../metrics/model-stats.js';
@@ -16,6 +17,7 @@ import type { RequestSpan } from '../trace/request-span.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
+import type { ReplayLookup } from './replay-infer.js';
 
 export interface InferContext {
   readonly signal: AbortLike;
@@ -39,6 +41,11 @@ export interface InferContext {
    * against the tenant quotas. Absent (no flag, or a BLS call or ensemble step): no tenant logic.
    */
   readonly tenant?: string;
+  /**
+   * Reply replay's miss for this request (DataPlane.replay): marked when the answer is one the
+   * response cache holds, so the transport stores its encoded reply.
+   */
+  readonly replay?: ReplayMiss;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */
@@ -148,6 +155,16 @@ export interface DataPlanePort {
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse>;
+  /**
+   * Reply replay (cache/reply-replay.ts), where the data plane is on this thread: a transport that
+   * has a request's bytes asks before decoding them. Absent on a front-end thread's data plane.
+   */
+  replay?(
+    name: string,
+    version: string | undefined,
+    request: WireRequest,
+    ctx: InferContext,
+  ): ReplayLookup | undefined;
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { RequestRecorder } from './request-recorder.js';
 import type { ShadowRunner } from './shadow-runner.js';
 import type { CachedResponse } from '../cache/cached-response.js';
+import type { ReplyReplay, WireRequest } from '../cache/reply-replay.js';
 import type { ResponseCache } from '../cache/response-cache.js';
 import { toConfigJson } from '../config/config-json.js';
 import { fail, InferenceServerError } from '../errors.js';
@@ -33,6 +34,7 @@ import type {
 } from './data-plane-api.js';
 import { inferDecoupled } from './decoupled-infer.js';
 import { inferOneShot } from './one-shot-infer.js';
+import { maxQueueSize, replayLookup, type ReplayLookup } from './replay-infer.js';
 import { answerTraceSetting, inferTraced } from './request-tracing.js';
 import type { RequestSpan } from '../trace/request-span.js';
 import type { RequestTracer } from '../trace/request-tracer.js';
@@ -81,6 +83,11 @@ export interface DataPlaneOptions {
    * `response_cache { enable: true }` are answered from it. Absent: no model can enable it.
    */
   readonly responseCache?: ResponseCache<CachedResponse>;
+  /**
+   * With a local response cache: replies replayed for requests that repeat an earlier one's bytes
+   * (cache/reply-replay.ts), in the same store and budget. Absent: every request is decoded.
+   */
+  readonly replies?: ReplyReplay;
   /** --record-requests: writes a sampled share of answered requests to disk; absent: off. */
   readonly recorder?: RequestRecorder;
   /** Shadow versions (config/shadow-policy.ts): sampled re-runs after the answer; absent: none. */
@@ -216,6 +223,31 @@ export class RegistryDataPlane implements DataPlane {
     return answerTraceSetting(this.options.tracer, this.registry, model, update);
   }
 
+  /**
+   * Reply replay for a request as it arrived (`request`: its framing and bytes): a stored reply,
+   * counted as a cache hit; or the miss to hand to `infer` in `ctx.replay`. Undefined when the
+   * request is not replayable (no local cache, a model without the cache, tracing on, an unknown
+   * model: `infer` then answers it, errors included).
+   */
+  replay(
+    name: string,
+    version: string | undefined,
+    request: WireRequest,
+    ctx: InferContext,
+  ): ReplayLookup | undefined {
+    const replies = this.options.replies;
+    if (replies === undefined || ctx.trace !== undefined || this.options.tracer?.tracing === true) {
+      return undefined;
+    }
+    let mv: ModelVersion;
+    try {
+      mv = this.registry.resolve(name, version);
+    } catch {
+      return undefined;
+    }
+    return replayLookup(replies, mv, request, ctx, this.options.tenants);
+  }
+
   infer(
     name: string,
     version: string | undefined,
@@ -267,9 +299,4 @@ export class RegistryDataPlane implements DataPlane {
       ? inferDecoupled(this.options, mv, request, ctx, admission)
       : inferOneShot(this.options, mv, request, ctx, admission);
   }
-}
-
-/** The model's queue bound (Triton's max_queue_size of its default policy); 0: unbounded. */
-function maxQueueSize(mv: ModelVersion): number {
-  return mv.config.dynamic_batching?.default_queue_policy?.max_queue_size ?? 0;
 }

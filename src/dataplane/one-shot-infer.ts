@@ -77,6 +77,8 @@ export async function inferOneShot(
     let found = lookupResponse(cache, validated, head, binary, reporter, ctx.arrivalNs);
     if (found instanceof Promise) found = await found;
     if (found.hit !== undefined) {
+      // The bytes of a request that names no shared memory are all in its body: replayable.
+      if (validated.regions === undefined) ctx.replay?.markCacheable();
       ctx.trace?.mark('respond');
       validated.regions?.releaseAll();
       return found.hit;
@@ -100,7 +102,10 @@ export async function inferOneShot(
           ? outputs
           : intoSharedMemory(validated.outputs, outputs, result.outputs),
     };
-    if (miss !== undefined) insertAfterRun(miss, outputs, reporter);
+    if (miss !== undefined) {
+      insertAfterRun(miss, outputs, reporter);
+      if (validated.regions === undefined) ctx.replay?.markCacheable();
+    }
     recording?.finish(mv.name, mv.version, outputs);
     shadow?.answered(outputs, hrNow() - ctx.arrivalNs);
     reportSucceeded(reporter, result, ctx.arrivalNs);

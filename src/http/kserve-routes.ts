@@ -7,6 +7,7 @@ import type { DataPlanePort } from '../dataplane/data-plane-api.js';
 import { fail, toServerError, type InferenceServerError } from '../errors.js';
 import type { HttpCall, HttpHandler, HttpReply } from './front-end.js';
 import { decodeInferBody } from './decode-infer-body.js';
+import type { StoredReply } from '../cache/reply-replay.js';
 import { collectGarbage } from '../memory/collect-garbage.js';
 import { LARGE_GARBAGE_BYTES } from '../memory/reclaim-after-large.js';
 import { encodeInferResponse, type EncodedInferResponse } from './encode-infer-response.js';
@@ -136,6 +137,20 @@ async function route(
       requireMethod(call, 'POST');
       const arrivalNs = Number(process.hrtime.bigint());
       const trace = options.stages?.begin(arrivalNs);
+      const tenantHeader = options.tenantHeader;
+      const tenant = tenantHeader === undefined ? undefined : (call.header(tenantHeader) ?? '');
+      // Reply replay (local response cache): these exact bytes answered before are answered again
+      // with the stored reply, nothing decoded. `trace` is off here (replay never runs traced).
+      const replay =
+        trace === undefined
+          ? plane.replay?.(
+              name,
+              version,
+              { framing: wireFraming(call), bytes: call.body },
+              { signal: call.signal, arrivalNs, ...(tenant !== undefined && { tenant }) },
+            )
+          : undefined;
+      if (replay?.hit !== undefined) return replayedReply(replay.hit);
       const bodyBytes = call.body.byteLength;
       const request = await decodeCallBody(call, options.maxBodyBytes);
       trace?.mark('parse');
@@ -144,15 +159,17 @@ async function route(
       // GC is ~10-30 ms of main thread, against the seconds such a body takes to arrive and decode.
       if (bodyBytes >= LARGE_GARBAGE_BYTES && isJson(call)) collectGarbage();
       const traceparent = call.header('traceparent');
-      const tenantHeader = options.tenantHeader;
       const response = await plane.infer(name, version, request, {
         signal: call.signal,
         arrivalNs,
         ...(trace !== undefined && { trace }),
         ...(traceparent !== undefined && { traceparent }),
-        ...(tenantHeader !== undefined && { tenant: call.header(tenantHeader) ?? '' }),
+        ...(tenant !== undefined && { tenant }),
+        ...(replay !== undefined && { replay: replay.miss }),
       });
-      const reply = inferReply(encodeInferResponse(response));
+      const encoded = encodeInferResponse(response);
+      replay?.miss.remember(replyFraming(encoded), bodyChunks(encoded));
+      const reply = inferReply(encoded);
       if (trace === undefined || options.stages === undefined) return reply;
       trace.mark('encode');
       const stages = options.stages;
@@ -212,6 +229,36 @@ async function repository(
     await plane.unloadModel(name, decodeUnloadBody(await decompress(call, options.maxBodyBytes)));
   }
   return { status: 200, headers: JSON_HEADERS, body: '' };
+}
+
+/** How a request body is read: its binary header's length and its Content-Encoding. */
+function wireFraming(call: HttpCall): string {
+  const length = call.header('inference-header-content-length') ?? '';
+  const encoding = call.header('content-encoding') ?? '';
+  return `${length}|${encoding}`;
+}
+
+/** A stored reply's framing: `json`, or the binary reply's JSON header length. */
+function replyFraming(encoded: EncodedInferResponse): string {
+  return encoded.kind === 'json' ? 'json' : String(encoded.headerLength);
+}
+
+function bodyChunks(encoded: EncodedInferResponse): readonly Uint8Array[] {
+  const body = encoded.body;
+  return typeof body === 'string' ? [Buffer.from(body)] : body;
+}
+
+/** A replayed reply, framed as when it was first sent. */
+function replayedReply(stored: StoredReply): HttpReply {
+  if (stored.framing === 'json') return { status: 200, headers: JSON_HEADERS, body: stored.body };
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': stored.framing,
+    },
+    body: stored.body,
+  };
 }
 
 /** JSON as `application/json`; a binary body as `application/octet-stream` with its JSON length. */

@@ -55,6 +55,11 @@ export class RequestTracer {
     this.#refresh();
   }
 
+  /** True while any scope traces (some request may get a span). */
+  get tracing(): boolean {
+    return this.#on;
+  }
+
   /** The settings of the server (`model` undefined) or of a model, as Triton answers them. */
   settings(model?: string): TraceSettingsJson {
     return settingsJson(model === undefined ? this.#global.settings : this.#scope(model).settings);
