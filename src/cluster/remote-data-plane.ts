@@ -2,6 +2,9 @@
 // the models (plane-host.ts answers). `infer` posts the decoded request with its tensor bytes
 // packed into one transferred buffer (wire-tensors.ts); the HTTP routes and WebSocket sessions
 // above it are the same code the main thread runs, unaware of the hop.
+// It has no `admitTenant`: the tenant gate's counts live on the main thread, and asking it before
+// decoding would cost a round trip per request to spare a decode that runs here, off the main thread;
+// the main thread admits when the request arrives, as over gRPC and WebSocket.
 
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
 import type {

@@ -16,6 +16,7 @@ import type { Datatype } from '../tensor/datatypes.js';
 import type { RequestSpan } from '../trace/request-span.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { TraceSettingsJson, TraceUpdate } from '../trace/trace-settings.js';
+import type { Admission } from '../tenant/tenant-gate.js';
 import type { SharedMemoryAnswer, SharedMemoryCall } from '../shared-memory/shm-calls.js';
 import type { ReplayLookup } from './replay-infer.js';
 
@@ -46,6 +47,11 @@ export interface InferContext {
    * response cache holds, so the transport stores its encoded reply.
    */
   readonly replay?: ReplayMiss;
+  /**
+   * The tenant's admission when the transport took it before decoding the body (`admitTenant`):
+   * `infer` does not admit again, and releases this one however the request ends.
+   */
+  readonly admission?: Admission;
 }
 
 /** `GET /v2`: the server's name, version and the protocol extensions it implements. */
@@ -149,6 +155,15 @@ export interface DataPlanePort {
     model: string | undefined,
     update: TraceUpdate | undefined,
   ): Awaitable<TraceSettingsJson>;
+  /**
+   * Admits `tenant` for the model before its request body is decoded, so that a refusal costs the
+   * headers only; the caller hands the admission to `infer` (InferContext.admission), or releases it
+   * when the body fails to decode. Throws the tenant refusal, counted as `infer` counts it. Undefined
+   * when there is nothing to admit here (no quotas) or the model does not resolve: `infer` then
+   * answers as without this step (an unknown model is MODEL_NOT_FOUND whatever the quota). Absent
+   * where the quotas live on another thread (src/cluster/remote-data-plane.ts): `infer` admits.
+   */
+  admitTenant?(name: string, version: string | undefined, tenant: string): Admission | undefined;
   infer(
     name: string,
     version: string | undefined,

@@ -239,13 +239,29 @@ export class RegistryDataPlane implements DataPlane {
     if (replies === undefined || ctx.trace !== undefined || this.options.tracer?.tracing === true) {
       return undefined;
     }
-    let mv: ModelVersion;
+    const mv = this.resolveOrUndefined(name, version);
+    if (mv === undefined) return undefined;
+    return replayLookup(replies, mv, request, ctx, this.options.tenants);
+  }
+
+  /**
+   * Tenant quotas before the body is decoded (the HTTP route on the main thread). A model that does
+   * not resolve is left to `infer`, so that it answers exactly as without this step.
+   */
+  admitTenant(name: string, version: string | undefined, tenant: string): Admission | undefined {
+    const gate = this.options.tenants;
+    if (gate === undefined) return undefined;
+    const mv = this.resolveOrUndefined(name, version);
+    if (mv === undefined) return undefined;
+    return gate.admit(tenant, mv.name, maxQueueSize(mv));
+  }
+
+  private resolveOrUndefined(name: string, version: string | undefined): ModelVersion | undefined {
     try {
-      mv = this.registry.resolve(name, version);
+      return this.registry.resolve(name, version);
     } catch {
       return undefined;
     }
-    return replayLookup(replies, mv, request, ctx, this.options.tenants);
   }
 
   infer(
@@ -256,12 +272,13 @@ export class RegistryDataPlane implements DataPlane {
   ): Promise<InferenceResponse> {
     let mv: ModelVersion;
     let span: RequestSpan | undefined;
-    let admission: Admission | undefined;
+    // Admitted already when the transport called admitTenant; released below however this ends.
+    let admission: Admission | undefined = ctx.admission;
     try {
       mv = this.registry.resolve(name, version);
       // Tenant quotas, before anything is spent on the request: a refusal holds nothing.
       const gate = this.options.tenants;
-      if (gate !== undefined && ctx.tenant !== undefined) {
+      if (admission === undefined && gate !== undefined && ctx.tenant !== undefined) {
         admission = gate.admit(ctx.tenant, mv.name, maxQueueSize(mv));
       }
       // Sampled for export (trace settings): the span ends with the request's stage stamps.

@@ -152,7 +152,17 @@ async function route(
           : undefined;
       if (replay?.hit !== undefined) return replayedReply(replay.hit);
       const bodyBytes = call.body.byteLength;
-      const request = await decodeCallBody(call, options.maxBodyBytes);
+      // Quotas before the body is parsed, where the plane can (the main thread): a refusal costs
+      // the headers only. The admission goes to `infer`, or is released if the body is refused.
+      const admission =
+        tenant === undefined ? undefined : plane.admitTenant?.(name, version, tenant);
+      let request: Awaited<ReturnType<typeof decodeCallBody>>;
+      try {
+        request = await decodeCallBody(call, options.maxBodyBytes);
+      } catch (e) {
+        admission?.release();
+        throw e;
+      }
       trace?.mark('parse');
       // A large JSON body is all garbage now (its numbers are in typed tensors): collected at once
       // it is gone before the run allocates the outputs, instead of whenever V8 gets to it. A full
@@ -166,6 +176,7 @@ async function route(
         ...(traceparent !== undefined && { traceparent }),
         ...(tenant !== undefined && { tenant }),
         ...(replay !== undefined && { replay: replay.miss }),
+        ...(admission !== undefined && { admission }),
       });
       const encoded = encodeInferResponse(response);
       replay?.miss.remember(replyFraming(encoded), bodyChunks(encoded));

@@ -1,7 +1,8 @@
 // Per-tenant quotas (--tenant-header, --quota-file) against a real server: over quota, HTTP answers
 // 429 with Retry-After, gRPC RESOURCE_EXHAUSTED and WebSocket an error frame with its own code;
 // buckets refill; in_flight counts requests until they are answered, however they end; per-model
-// overrides; unknown tenants; reloads (SIGHUP, a changed file, a bad file); the metrics' label cap.
+// overrides; unknown tenants; reloads (SIGHUP, a changed file, a bad file); the metrics' label cap;
+// HTTP on the main thread refuses before it parses the body.
 
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -429,6 +430,67 @@ void describe('tenant quotas with refuse', () => {
     assert.equal(unknown.status, 403);
     assert.match(unknown.json.error, /tenant 'stranger' is not in the quota file/);
     assert.equal((await infer(t, undefined)).status, 403);
+  });
+});
+
+void describe('tenant quotas before the body', () => {
+  let t: TestServer;
+  before(async () => {
+    const dir = await tempRepository();
+    await copyModel(dir, 'simple');
+    const quotaFile = path.join(dir, 'quotas.json');
+    const tenants = { early: { rps: 0.01, burst: 1 }, once: { in_flight: 1 } };
+    await writeFile(quotaFile, JSON.stringify({ unknown: 'refuse', tenants }));
+    // One thread: HTTP on the main thread admits before it parses the body, where the quotas are.
+    // A connection on a front-end thread parses first (see remote-data-plane.ts), so with several
+    // threads which answer a bad body over quota gets would depend on where its connection landed.
+    t = await startTestServer({
+      modelRepositories: [dir],
+      tenantHeader: 'x-tenant',
+      quotaFile,
+      httpThreadCount: 1,
+    });
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const NOT_JSON = '{"inputs": [';
+  const post = (tenant: string, body: string, model = 'simple', encoding?: string) =>
+    fetch(`${t.base}/v2/models/${model}/infer`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-tenant': tenant,
+        ...(encoding !== undefined && { 'content-encoding': encoding }),
+      },
+      body,
+    }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }));
+  const tenantMetric = (name: string, tenant: string, ...labels: string[]) =>
+    metric(t.metricsBase, `infernode_tenant_${name}`, `tenant="${tenant}"`, ...labels);
+
+  void it('HTTP refuses over quota before parsing the body, and counts the refusal once', async () => {
+    // Admitted (its one token), then the body is refused.
+    assert.equal((await post('early', NOT_JSON)).status, 400);
+    // Not parsed: the same body is now refused for the quota, with the bucket's Retry-After.
+    assert.deepEqual(await post('early', NOT_JSON), { status: 429, retryAfter: '100' });
+    assert.equal((await post('stranger', NOT_JSON)).status, 403);
+    // A model the server does not know is 404 whatever the quota.
+    assert.equal((await post('early', SIMPLE_BODY, 'no_such_model')).status, 404);
+    assert.equal(await tenantMetric('throttled_total', 'early', 'reason="rate"'), 1);
+    assert.equal(await tenantMetric('admitted_total', 'early'), 1);
+  });
+
+  void it('a body refused after admission releases it: nothing stays in flight', async () => {
+    // in_flight 1: a leaked admission would refuse every later request of `once`.
+    assert.equal((await post('once', NOT_JSON)).status, 400);
+    assert.equal((await post('once', 'not gzip data', 'simple', 'gzip')).status, 400);
+    const misnamed = SIMPLE_BODY.replace('INPUT1', 'INPUT9');
+    assert.equal((await post('once', misnamed)).status, 400, 'refused by validation');
+    assert.equal(await tenantMetric('admitted_total', 'once'), 3);
+    assert.equal(await tenantMetric('in_flight', 'once'), 0);
+    assert.equal((await post('once', SIMPLE_BODY)).status, 200);
+    assert.equal(await tenantMetric('in_flight', 'once'), 0);
   });
 });
 
