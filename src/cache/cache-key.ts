@@ -9,7 +9,7 @@
 // So entries are matched by digest alone (Redis values carry the digest too, checked on read).
 
 import type { ValidatedRequest } from '../scheduler/validated-request.js';
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 
 export interface CacheKey {
   /** The digest as hex: the table key (local Map, Redis key suffix). */
@@ -35,8 +35,50 @@ export function cacheKey(request: ValidatedRequest): CacheKey | undefined {
     request.inputs.map((i) => [i.name, i.datatype, i.shape, i.byteLength]),
     request.outputs.map((o) => [o.name, o.binary]),
   ]);
+  const headerBytes = Buffer.byteLength(header);
+  let total = 4 + headerBytes;
+  for (const input of request.inputs) total += input.byteLength;
+  // A small request (mlp's 3 KiB) is laid out in one buffer and hashed in one call: no Hash
+  // object, one native crossing. A large one is fed piece by piece, never copied whole.
+  const bytes =
+    total <= ONE_SHOT_MAX_BYTES
+      ? oneShot(request, header, headerBytes, total)
+      : streamed(request, header, headerBytes);
+  return { hash: bytes.toString('hex'), bytes };
+}
+
+/** The preimage's bytes up to which it is laid out whole and hashed in one call. */
+const ONE_SHOT_MAX_BYTES = 16 * 1024;
+
+const sha256Once =
+  typeof oneShotHash === 'function'
+    ? (data: Uint8Array): Buffer => oneShotHash('sha256', data, 'buffer')
+    : (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
+
+/** The preimage written into one buffer (the header's length, the header, each input's bytes). */
+function oneShot(
+  request: ValidatedRequest,
+  header: string,
+  headerBytes: number,
+  total: number,
+): Buffer {
+  const pre = Buffer.allocUnsafe(total);
+  pre.writeUInt32LE(headerBytes, 0);
+  let at = 4 + pre.write(header, 4, 'utf8');
+  for (const input of request.inputs) {
+    const n = input.byteLength;
+    const target = pre.subarray(at, at + n);
+    if (input.bytes !== undefined) target.set(input.bytes);
+    else input.write(target);
+    at += n;
+  }
+  return sha256Once(pre);
+}
+
+/** The same preimage fed to one Hash piece by piece. */
+function streamed(request: ValidatedRequest, header: string, headerBytes: number): Buffer {
   const sha = createHash('sha256');
-  new DataView(headLength.buffer).setUint32(0, Buffer.byteLength(header), true);
+  new DataView(headLength.buffer).setUint32(0, headerBytes, true);
   sha.update(headLength);
   sha.update(header, 'utf8');
   for (const input of request.inputs) {
@@ -55,8 +97,7 @@ export function cacheKey(request: ValidatedRequest): CacheKey | undefined {
     input.write(target);
     sha.update(target);
   }
-  const bytes = sha.digest();
-  return { hash: bytes.toString('hex'), bytes };
+  return sha.digest();
 }
 
 /** True when two keys are the same request (same digest). */
