@@ -23,7 +23,7 @@ import type {
   RawBinaryRequest,
   TypedJsonData,
 } from '../protocol/inference-request.js';
-import { reshape, shapeText } from '../tensor/shape.js';
+import { reshape } from '../tensor/shape.js';
 import { inputLabel, type TensorLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
@@ -38,6 +38,7 @@ import {
   type TensorSignature,
 } from '../repository/model-signature.js';
 import { rawBinaryRequest } from './raw-binary-request.js';
+import { checkInputLimit, checkShape, elementCount } from './validate-input-shape.js';
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
@@ -232,20 +233,7 @@ function validateInput(
   const expected = fullDims(sig, t);
   const shape = checkShape(input, expected, sig);
   const info = datatypeInfo(t.datatype);
-  // Element count with overflow checked against what the byte budget could ever hold: a shape
-  // like [16, 2^60] is refused here, before anything is allocated.
-  const minElementBytes = info.byteSize === 0 ? 4 : info.byteSize;
-  let count = 1;
-  for (const d of shape) {
-    count *= d;
-    if (count * minElementBytes > bytesLeft) {
-      throw fail(
-        'BAD_SHAPE',
-        `input '${input.name}' with shape ${shapeText(shape)} ${t.datatype} needs more than ` +
-          `${bytesLeft} bytes, the space left under the input size limit (--http-max-input-size)`,
-      );
-    }
-  }
+  const count = elementCount(input.name, shape, t.datatype, info.byteSize, bytesLeft);
   const label = inputLabel(input.name, shape);
   const modelShape =
     t.reshape === undefined ? shape : reshape(shape, t.reshape, sig.maxBatchSize > 0);
@@ -402,83 +390,6 @@ function checkSharedMemorySize(model: string, name: string, got: number, expecte
       'BYTE_SIZE_MISMATCH',
       `input byte size mismatch for input '${name}' for model '${model}'. Expected ` +
         `${expected}, got ${got} (parameters.shared_memory_byte_size)`,
-    );
-  }
-}
-
-function checkInputLimit(name: string, byteLength: number, bytesLeft: number): void {
-  if (byteLength > bytesLeft) {
-    throw fail(
-      'BAD_TENSOR_DATA',
-      `input '${name}' needs ${byteLength} bytes, more than the ${bytesLeft} left under ` +
-        `the input size limit (--http-max-input-size)`,
-    );
-  }
-}
-
-/** Checks each dim is an integer >= 0 and the shape matches the config (-1 matches any). */
-function checkShape(
-  input: DecodedInput,
-  expected: readonly number[],
-  sig: ModelSignature,
-): number[] {
-  const raw = input.shape;
-  const shape: number[] = [];
-  for (const d of raw) {
-    // Integers past 2^53 are let through to the overflow check below, which words them as Triton
-    // does; it refuses every shape holding one unless another dimension is 0.
-    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
-      throw fail(
-        'BAD_SHAPE',
-        `input '${input.name}': every shape dimension must be an integer >= 0, got ` +
-          `${JSON.stringify(raw).slice(0, 200)}`,
-      );
-    }
-    shape.push(d);
-  }
-  refuseOverflow(input, shape);
-  if (sig.maxBatchSize > 0) {
-    const batch = shape[0];
-    if (batch !== undefined && batch > sig.maxBatchSize) {
-      throw fail(
-        'BAD_BATCH_SIZE',
-        `inference request batch-size must be <= ${sig.maxBatchSize} for '${sig.name}', got ${batch}`,
-      );
-    }
-  }
-  const matches =
-    shape.length === expected.length && expected.every((e, i) => e === -1 || e === shape[i]);
-  if (!matches) {
-    throw fail(
-      'BAD_SHAPE',
-      `unexpected shape for input '${input.name}' for model '${sig.name}'. Expected ` +
-        `${shapeText(expected)}, got ${shapeText(shape)}`,
-    );
-  }
-  return shape;
-}
-
-const INT64_MAX = 2n ** 63n - 1n;
-
-/**
- * Refuses, in Triton's words (http_server.cc), a shape whose element count or byte size does not fit
- * in an int64. Counted exactly with BigInt: the dimensions may be past 2^53.
- */
-function refuseOverflow(input: DecodedInput, shape: readonly number[]): void {
-  const count = shape.reduce((a, d) => a * BigInt(d), 1n);
-  if (count > INT64_MAX) {
-    throw fail(
-      'BAD_SHAPE',
-      `invalid shape for input '${input.name}': shape [${shape.map((d) => BigInt(d)).join(',')}] ` +
-        `causes total element count to exceed maximum size of ${INT64_MAX}`,
-    );
-  }
-  const size = isDatatype(input.datatype) ? datatypeInfo(input.datatype).byteSize : 0;
-  if (size > 1 && count * BigInt(size) > INT64_MAX) {
-    throw fail(
-      'BAD_SHAPE',
-      `byte size overflow for input '${input.name}': element count (${count}) * data type size ` +
-        `(${size}) exceeds maximum allowed size (${INT64_MAX})`,
     );
   }
 }
