@@ -1,7 +1,9 @@
 // Parse, don't validate: a DecodedRequest (shaped like KServe v2, unchecked) becomes a
 // ValidatedRequest (checked against one model version's signature), the only type a scheduler
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
-// Triton has one.
+// Triton has one. This file owns the order of the checks and the inline tensor data (JSON, typed,
+// raw); an input's shape and size are checked by validate-input-shape.ts, tensors in client
+// shared memory by validate-region-tensors.ts.
 
 import type { TenantTag } from '../scheduler/tenant-tag.js';
 import type { AbortLike } from '../execution/abort-like.js';
@@ -42,8 +44,7 @@ import { checkInputLimit, checkShape, elementCount } from './validate-input-shap
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
-import { RequestRegions } from '../shared-memory/request-regions.js';
-import { sharedMemoryParameters } from '../protocol/shm-parameters.js';
+import { RegionsOf, regionInput, regionOutput } from './validate-region-tensors.js';
 
 export interface ValidationContext {
   readonly signal: AbortLike;
@@ -56,18 +57,6 @@ export interface ValidationContext {
   readonly sharedMemory?: RegionRegistry;
   /** The tenant the request was admitted for (--tenant-header), carried to the scheduler. */
   readonly tenant?: TenantTag;
-}
-
-/**
- * The request's shared-memory regions, made when its first tensor names one: requests that name
- * none pay nothing for the extension.
- */
-class RegionsOf {
-  regions: RequestRegions | undefined;
-  constructor(readonly registry: RegionRegistry | undefined) {}
-  get(): RequestRegions {
-    return (this.regions ??= new RequestRegions(this.registry));
-  }
 }
 
 /** Request parameters Triton reserves for sequences; refused by a model without sequence batching. */
@@ -239,31 +228,19 @@ function validateInput(
     t.reshape === undefined ? shape : reshape(shape, t.reshape, sig.maxBatchSize > 0);
   let data = input.data;
   if (data.kind === 'shm') {
-    const region = shm.get().acquire(data.region, data.offset, data.byteSize);
-    checkInputLimit(input.name, data.byteSize, bytesLeft);
-    if (info.byteSize > 0)
-      checkSharedMemorySize(sig.name, input.name, data.byteSize, info.byteSize * count);
-    // Fixed-size elements: the size says all, and `write` reads the region straight into the
-    // batch block (the one copy). Both batchers fail only the member whose `write` throws (a
-    // region shrunk since): the others still run.
-    if (info.byteSize > 0) {
-      const { offset, byteSize } = data;
-      return {
-        name: input.name,
-        datatype: t.datatype,
-        shape: modelShape,
-        requestShape: shape,
-        byteLength: byteSize,
-        write: (target) => region.read(offset, target),
-      };
-    }
-    // BYTES: the length prefixes must be checked before the request is queued, so the region's
-    // serialized elements are read here (into request memory) and checked as raw data. The
-    // request's own movable memory: a lone large request hands it to its worker (moved-inputs.ts),
-    // so that read is the one copy, where a plain array was copied again into the batch block.
-    const bytes = allocateRequestBytes(data.byteSize);
-    region.read(data.offset, bytes);
-    data = { kind: 'raw', bytes };
+    const tensor = {
+      model: sig.name,
+      name: input.name,
+      datatype: t.datatype,
+      elementBytes: info.byteSize,
+      count,
+      shape: modelShape,
+      requestShape: shape,
+    };
+    const read = regionInput(shm, tensor, data, bytesLeft);
+    // BYTES come back as the region's bytes, checked below as raw data.
+    if (!(read instanceof Uint8Array)) return read;
+    data = { kind: 'raw', bytes: read };
   }
   if (data.kind === 'raw') {
     const bytes = data.bytes;
@@ -383,17 +360,6 @@ function checkRawInputSize(
   }
 }
 
-/** A fixed-size input's shared-memory byte size against its shape, in Triton core's words. */
-function checkSharedMemorySize(model: string, name: string, got: number, expected: number): void {
-  if (got !== expected) {
-    throw fail(
-      'BYTE_SIZE_MISMATCH',
-      `input byte size mismatch for input '${name}' for model '${model}'. Expected ` +
-        `${expected}, got ${got} (parameters.shared_memory_byte_size)`,
-    );
-  }
-}
-
 /**
  * The outputs to return. As in Triton, `binary_data_output` is the kind of the outputs the request
  * does not name (all of them when it names none); a named output is binary only when its own
@@ -425,15 +391,7 @@ function validateOutputs(
         `output '${o.name}': the classification extension is not supported`,
       );
     }
-    const binary = boolParam(o.parameters, 'binary_data', false);
-    const where = sharedMemoryParameters(o.name, o.parameters);
-    if (where === undefined) return { name: o.name, binary };
-    const region = shm.get().acquire(where.region, where.offset, where.byteSize);
-    return {
-      name: o.name,
-      binary,
-      shm: { region, offset: where.offset, byteSize: where.byteSize },
-    };
+    return regionOutput(shm, o, boolParam(o.parameters, 'binary_data', false));
   });
 }
 
