@@ -3,7 +3,7 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one. This file owns the order of the checks and the inline tensor data (JSON, typed,
 // raw); an input's shape and size are checked by validate-input-shape.ts, tensors in client
-// shared memory by validate-region-tensors.ts.
+// shared memory by validate-region-tensors.ts, parameters by validate-parameters.ts.
 
 import type { TenantTag } from '../scheduler/tenant-tag.js';
 import type { AbortLike } from '../execution/abort-like.js';
@@ -21,7 +21,6 @@ import { allocateRequestBytes, MOVE_MIN_BYTES } from '../memory/movable-buffers.
 import type {
   DecodedInput,
   DecodedRequest,
-  Parameters,
   RawBinaryRequest,
   TypedJsonData,
 } from '../protocol/inference-request.js';
@@ -29,7 +28,6 @@ import { reshape } from '../tensor/shape.js';
 import { inputLabel, type TensorLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
-  type SequenceFields,
   type ValidatedInput,
   type ValidatedOutput,
   type ValidatedRequest,
@@ -45,6 +43,7 @@ import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
 import { RegionsOf, regionInput, regionOutput } from './validate-region-tensors.js';
+import { boolParam, nonNegativeInt, requestSequence } from './validate-parameters.js';
 
 export interface ValidationContext {
   readonly signal: AbortLike;
@@ -58,9 +57,6 @@ export interface ValidationContext {
   /** The tenant the request was admitted for (--tenant-header), carried to the scheduler. */
   readonly tenant?: TenantTag;
 }
-
-/** Request parameters Triton reserves for sequences; refused by a model without sequence batching. */
-const SEQUENCE_PARAMETERS = ['sequence_id', 'sequence_start', 'sequence_end'] as const;
 
 /**
  * Checks `request` against `sig`. A raw binary request is first resolved against the model's one
@@ -89,17 +85,7 @@ function validateWith(
 ): ValidatedRequest {
   const req = 'rawBinary' in request ? rawBinaryRequest(sig, request.rawBinary) : request;
   const params = req.parameters;
-  const sequence = sig.sequence ? sequenceFields(sig, params) : undefined;
-  if (!sig.sequence) {
-    for (const key of SEQUENCE_PARAMETERS) {
-      if (Object.hasOwn(params, key)) {
-        throw fail(
-          'UNSUPPORTED',
-          `parameter '${key}' needs sequence batching, which model '${sig.name}' does not have`,
-        );
-      }
-    }
-  }
+  const sequence = requestSequence(sig, params);
   const priority = nonNegativeInt(params, 'priority');
   const timeoutUs = nonNegativeInt(params, 'timeout');
 
@@ -168,34 +154,6 @@ function validateWith(
     ...(shm.regions !== undefined && { regions: shm.regions }),
     ...(ctx.tenant !== undefined && { tenant: ctx.tenant }),
   });
-}
-
-/**
- * `sequence_id` (a uint64 as a safe integer, or a string; 0 and "" mean none, as in Triton),
- * `sequence_start` and `sequence_end` for a sequence model, which requires a correlation id.
- */
-function sequenceFields(sig: ModelSignature, params: Parameters): SequenceFields {
-  const raw = Object.hasOwn(params, 'sequence_id') ? params['sequence_id'] : 0;
-  if (!(
-    typeof raw === 'string' ||
-    (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0)
-  )) {
-    throw fail(
-      'BAD_PARAMETER',
-      `parameter 'sequence_id' must be an integer >= 0 (at most ${Number.MAX_SAFE_INTEGER}) or a string, got ${JSON.stringify(raw)}`,
-    );
-  }
-  if (raw === 0 || raw === '') {
-    throw fail(
-      'SEQUENCE_ID_REQUIRED',
-      `inference request to model '${sig.name}' must specify a non-zero or non-empty correlation ID`,
-    );
-  }
-  return {
-    id: raw,
-    start: boolParam(params, 'sequence_start', false),
-    end: boolParam(params, 'sequence_end', false),
-  };
 }
 
 function validateInput(
@@ -393,27 +351,6 @@ function validateOutputs(
     }
     return regionOutput(shm, o, boolParam(o.parameters, 'binary_data', false));
   });
-}
-
-function nonNegativeInt(params: Parameters, key: string): number {
-  if (!Object.hasOwn(params, key)) return 0;
-  const v = params[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw fail(
-      'BAD_PARAMETER',
-      `parameter '${key}' must be an integer >= 0, got ${JSON.stringify(v)}`,
-    );
-  }
-  return v;
-}
-
-function boolParam(params: Parameters, key: string, fallback: boolean): boolean {
-  if (!Object.hasOwn(params, key)) return fallback;
-  const v = params[key];
-  if (typeof v !== 'boolean') {
-    throw fail('BAD_PARAMETER', `parameter '${key}' must be a boolean, got ${JSON.stringify(v)}`);
-  }
-  return v;
 }
 
 /**
