@@ -5,7 +5,7 @@
 // without `dynamic_batching`, as in Triton. A lone large request skips the block: its own buffers
 // move to the worker (moved-inputs.ts). The queue, aborts and drain are the shell's.
 
-import { toServerError, type InferenceServerError, type WireError } from '../errors.js';
+import { toServerError, type WireError } from '../errors.js';
 import type { MemberResult, RunResponse, RunTiming } from '../execution/messages.js';
 import { DEFAULT_MAX_BLOCK_BYTES } from '../memory/tensor-block.js';
 import { BlockPool } from '../memory/block-pool.js';
@@ -20,6 +20,7 @@ import type { ScheduledOutput } from './scheduler.js';
 import type { ValidatedRequest } from './validated-request.js';
 import type { RegionWrite } from '../shared-memory/region-write.js';
 import { outputRegionWrites, withWritten } from './region-writes.js';
+import { withRefused } from './refused-members.js';
 
 /** The frozen `dynamic_batching` settings, resolved (see create-scheduler.ts). */
 export interface BatcherSettings {
@@ -170,23 +171,6 @@ function runScope(members: readonly ValidatedRequest[]): RunScope {
 }
 
 const sampled = (r: ValidatedRequest): boolean => r.trace?.span !== undefined;
-
-/**
- * Puts the members refused before the run back into `outcome`, which covers only the members that
- * ran: outputs are re-indexed to every member's place and the refused ones carry their own error.
- */
-export function withRefused(
-  outcome: RunOutcome,
-  refused: readonly (InferenceServerError | undefined)[],
-): RunOutcome {
-  // Members that ran and failed on their own (a JavaScript model's per-request errors) keep theirs.
-  let ranAt = 0;
-  const wire = refused.map((e) => e?.toWire() ?? outcome.refused?.[ranAt++]);
-  if (!outcome.ok) return { ...outcome, refused: wire };
-  let next = 0;
-  const outputs = refused.map((e) => (e === undefined ? (outcome.outputs[next++] ?? []) : []));
-  return { ...outcome, outputs, refused: wire };
-}
 
 /** Each member's rows of the batch's outputs: views, no copy; only the outputs it asked for. */
 function split(members: readonly ValidatedRequest[], resp: RunResponse): RunOutcome {
