@@ -3,7 +3,8 @@
 // accepts. Every message names what was expected and what arrived, in Triton's wording where
 // Triton has one. This file owns the order of the checks and the inline tensor data (JSON, typed,
 // raw); an input's shape and size are checked by validate-input-shape.ts, tensors in client
-// shared memory by validate-region-tensors.ts, parameters by validate-parameters.ts.
+// shared memory by validate-region-tensors.ts, parameters by validate-parameters.ts, the
+// requested outputs by validate-outputs.ts.
 
 import type { TenantTag } from '../scheduler/tenant-tag.js';
 import type { AbortLike } from '../execution/abort-like.js';
@@ -29,7 +30,6 @@ import { inputLabel, type TensorLabel } from '../tensor/tensor-label.js';
 import {
   brandValidated,
   type ValidatedInput,
-  type ValidatedOutput,
   type ValidatedRequest,
 } from '../scheduler/validated-request.js';
 import {
@@ -42,8 +42,9 @@ import { checkInputLimit, checkShape, elementCount } from './validate-input-shap
 import { refuseRepeatedNames } from '../protocol/tensor-names.js';
 import type { StageTrace } from '../trace/stage-trace.js';
 import type { RegionRegistry } from '../shared-memory/region-registry.js';
-import { RegionsOf, regionInput, regionOutput } from './validate-region-tensors.js';
-import { boolParam, nonNegativeInt, requestSequence } from './validate-parameters.js';
+import { RegionsOf, regionInput } from './validate-region-tensors.js';
+import { nonNegativeInt, requestSequence } from './validate-parameters.js';
+import { validateOutputs } from './validate-outputs.js';
 
 export interface ValidationContext {
   readonly signal: AbortLike;
@@ -316,41 +317,6 @@ function checkRawInputSize(
   if (found < count) {
     throw fail('BAD_TENSOR_DATA', `expected ${count} string elements ${where}, got ${found}`);
   }
-}
-
-/**
- * The outputs to return. As in Triton, `binary_data_output` is the kind of the outputs the request
- * does not name (all of them when it names none); a named output is binary only when its own
- * `binary_data` says so.
- */
-function validateOutputs(
-  sig: ModelSignature,
-  req: DecodedRequest,
-  shm: RegionsOf,
-): ValidatedOutput[] {
-  const binaryDefault = boolParam(req.parameters, 'binary_data_output', false);
-  if (req.outputs === undefined || req.outputs.length === 0) {
-    return sig.outputOrder.map((name) => ({ name, binary: binaryDefault }));
-  }
-  refuseRepeatedNames(
-    req.outputs.map((o) => o.name),
-    'outputs',
-  );
-  return req.outputs.map((o) => {
-    if (!sig.outputs.has(o.name)) {
-      throw fail(
-        'UNKNOWN_OUTPUT',
-        `unexpected inference output '${o.name}' for model '${sig.name}'`,
-      );
-    }
-    if (Object.hasOwn(o.parameters, 'classification')) {
-      throw fail(
-        'UNSUPPORTED',
-        `output '${o.name}': the classification extension is not supported`,
-      );
-    }
-    return regionOutput(shm, o, boolParam(o.parameters, 'binary_data', false));
-  });
 }
 
 /**
