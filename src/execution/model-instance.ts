@@ -2,24 +2,15 @@
 // runs in a piscina pool of its own, built with no minimum thread count so that piscina never
 // replaces a worker by itself: piscina 5.3 replaces a worker that dies after starting at once, with
 // no back-off, and after one dies while starting it stops replacing for good, leaving its queued
-// tasks waiting forever. This class starts every worker, and after a loss starts the next one at
-// once or after a back-off (restart-backoff.ts).
-//
-// What a loss is, and what happens to the run it had:
-// - the worker thread dies (`process.exit`, an uncaught error): piscina fails its task, the run gets
-//   WORKER_FAILED, and a new worker replaces it;
-// - the task handler throws (a bug outside ORT): the run gets WORKER_FAILED and the worker is
-//   recycled, since its state is suspect. Terminating it is safe: it runs one task at a time and that
-//   task has returned, so nothing of it is inside ORT;
-// - a replacement whose session fails to load is retired and retried.
-// An ORT error inside session.run is not a loss: it is the run's reply (INFER_FAILED) and the
-// session keeps serving, as in Triton (see docs/architecture.md, "Worker failures").
+// tasks waiting forever. This class starts every worker, and after a loss (worker-loss.ts says what
+// each loss is and how it is worded) retires it and starts the next one at once or after a back-off
+// (restart-backoff.ts).
 //
 // How runs reach the worker is the backend's (run-channel.ts): each worker gets a run channel from
 // its backend when it starts, closed when it is lost or destroyed. An ORT worker serves its runs
 // over a doorbell (onnxruntime/ort-workers.ts, doorbell.ts) once its session is ready: one
-// long-running piscina task per worker, which is how piscina keeps owning the thread. The rules
-// above hold unchanged: the serve task rejects when the thread dies (WORKER_FAILED, replaced) or the
+// long-running piscina task per worker, which is how piscina keeps owning the thread. The loss rules
+// hold unchanged: the serve task rejects when the thread dies (WORKER_FAILED, replaced) or the
 // handler throws (WORKER_FAILED, recycled), and the run outstanding on it gets that rejection; the
 // serve task is stopped before its pool is destroyed, between runs, never inside session.run.
 //
@@ -43,10 +34,7 @@ import { RestartSchedule } from './restart-backoff.js';
 import { nowNs } from '../trace/stage-trace.js';
 import { settleWithin } from './settle-within.js';
 import { InstanceReadings } from './worker-readings.js';
-
-function describeError(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-}
+import { describeError, type WorkerLoss, WorkerLosses } from './worker-loss.js';
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(2);
 
@@ -71,6 +59,8 @@ export class ModelInstance {
   private workersStarted = 0;
   private lastLoss: { readonly worker: Worker; readonly cause: string } | undefined;
   private readonly restarts: RestartSchedule;
+  /** How each way of losing a worker is worded and counted by the back-off (worker-loss.ts). */
+  private readonly losses: WorkerLosses;
   /** Bounds the current worker's start (its backend's `limits.startMs`). */
   private startTimer: NodeJS.Timeout | undefined;
   /** The lost worker's pool being destroyed, and the replacement that waits for it. */
@@ -86,6 +76,7 @@ export class ModelInstance {
     private readonly ctx: InstanceContext,
   ) {
     this.restarts = new RestartSchedule(ctx.clock);
+    this.losses = new WorkerLosses(name, ctx);
     this.startWorker();
   }
 
@@ -141,23 +132,14 @@ export class ModelInstance {
       return response;
     } catch (e) {
       if (piscina.threads.includes(worker)) {
-        this.recycle(worker, e);
-        const error: WireError = {
-          code: 'WORKER_FAILED',
-          message:
-            `${where} failed during the request (${this.ctx.scrub(describeError(e))}); ` +
-            `its worker is being restarted`,
-        };
-        return { ok: false, error };
+        // The task handler threw: retire the (idle) worker and start another.
+        this.drop(worker, this.losses.handlerThrew(e, this.session === 'ready'));
+        return { ok: false, error: this.losses.threwReply(where, e) };
       }
       // The thread died: its own 'exit' or 'error' listener has seen it first, with the cause.
       const cause = this.lastLoss?.worker === worker ? this.lastLoss.cause : describeError(e);
       this.lost(worker, cause);
-      const error: WireError = {
-        code: 'WORKER_FAILED',
-        message: `${where} exited during the request (${this.ctx.scrub(cause)}); it is being replaced`,
-      };
-      return { ok: false, error };
+      return { ok: false, error: this.losses.diedReply(where, cause) };
     } finally {
       done?.();
     }
@@ -171,11 +153,8 @@ export class ModelInstance {
     const ms = this.ctx.backend.limits?.runMs;
     if (ms === undefined) return task;
     return settleWithin(task, ms, () => {
-      this.abandon(worker, `execute() did not settle within ${ms} ms`);
-      const message =
-        `${where}: execute() did not settle within ${ms} ms (parameter execute_timeout_ms); ` +
-        `its worker is being replaced`;
-      return { ok: false, error: { code: 'MODEL_EXECUTE_TIMEOUT', message } };
+      this.drop(worker, this.losses.runTimedOut(`execute() did not settle within ${ms} ms`));
+      return { ok: false, error: this.losses.timedOutReply(where, ms) };
     });
   }
 
@@ -290,31 +269,12 @@ export class ModelInstance {
     }
   }
 
-  /**
-   * A JavaScript worker still not ready `ms` after it started (initialize() hangs, or loops):
-   * terminate it, which is safe as it holds no ORT session. During the pool's start that fails the
-   * load; for a replacement it counts as a failure, retried after the back-off.
-   */
+  /** The current worker's start outlived its backend's `limits.startMs` (`ms`). */
   private startTimedOut(worker: Worker, ms: number): void {
     this.startTimer = undefined;
     if (worker !== this.worker || this.session !== 'pending') return;
-    const why =
-      `initialize() (with the module's import and the warmup) did not finish within ${ms} ms ` +
-      `(parameter initialize_timeout_ms); its worker was terminated`;
-    this.worker = undefined;
     this.session = 'failed';
-    this.retire();
-    if (!this.serving) {
-      this.startFailure ??= why;
-      this.ctx.log('error', `instance ${this.name}: ${why}`);
-      this.state = 'waiting';
-      this.ctx.changed();
-      return;
-    }
-    this.restarts.failedStart();
-    this.lastFailure = why;
-    this.restartLater(`the replacement for instance ${this.name}: ${why}`);
-    this.ctx.changed();
+    this.drop(worker, this.losses.startTimedOut(ms));
   }
 
   private onWorkerEvent(piscina: Piscina, m: unknown): void {
@@ -332,20 +292,14 @@ export class ModelInstance {
       this.ctx.sessionReady(this, m, this.workersStarted > 1);
     } else {
       this.session = 'failed';
-      if (!this.serving) {
-        this.startFailure ??= m.error.message;
-        this.ctx.log('error', `instance ${this.ctx.group} failed to load: ${m.error.message}`);
-      } else {
-        // A replacement that cannot create its session is retired (it holds no session and no
-        // task, so terminating it is safe) and tried again later.
-        this.worker = undefined;
-        this.restarts.failedStart();
-        this.lastFailure = m.error.message;
-        this.retire();
-        this.restartLater(
-          `the replacement for instance ${this.name} failed to load: ${m.error.message}`,
-        );
+      if (this.serving) {
+        // A replacement that cannot create its session is retired and tried again later.
+        this.drop(this.worker, this.losses.sessionFailed(m.error.message));
+        return;
       }
+      // During the pool's start the worker is kept: the load fails, and the pool destroys it.
+      this.startFailure ??= m.error.message;
+      this.ctx.log('error', `instance ${this.ctx.group} failed to load: ${m.error.message}`);
     }
     this.ctx.changed();
   }
@@ -354,51 +308,30 @@ export class ModelInstance {
   private lost(worker: Worker, cause: string): void {
     if (worker !== this.worker) return;
     this.lastLoss = { worker, cause };
-    const wasReady = this.session === 'ready';
-    const during = this.busy ? 'during a request' : wasReady ? 'while idle' : 'while starting';
+    this.drop(worker, this.losses.threadDied(cause, this.session === 'ready', this.busy));
+  }
+
+  /**
+   * The current worker is lost (`loss`, worker-loss.ts): its pool is retired, and the next worker
+   * starts at once or after the back-off; before the pool serves, a loss with `atStart` fails the
+   * load instead. A worker no longer current was dropped already: ignored.
+   */
+  private drop(worker: Worker, loss: WorkerLoss): void {
+    if (worker !== this.worker) return;
     this.worker = undefined;
+    // Pending only for a worker lost while starting; once its session reports, the timer is cleared.
     clearTimeout(this.startTimer);
     this.retire();
-    if (!this.serving) {
-      this.startFailure ??= this.ctx.scrub(
-        `its worker died before its session was ready: ${cause}`,
-      );
-      this.ctx.log('error', `an instance worker of ${this.ctx.group} died: ${cause}`);
+    if (!this.serving && loss.atStart !== undefined) {
+      this.startFailure ??= loss.atStart.failure;
+      this.ctx.log('error', loss.atStart.log);
       this.state = 'waiting';
-      this.ctx.changed();
-      return;
+    } else {
+      if (loss.backoff.kind === 'lost') this.restarts.lost(loss.backoff.wasReady);
+      else this.restarts.failedStart();
+      this.lastFailure = loss.lastFailure;
+      this.restartLater(loss.log);
     }
-    this.restarts.lost(wasReady);
-    this.lastFailure = this.ctx.scrub(`its worker died ${during} (${cause})`);
-    this.restartLater(`instance ${this.name} died ${during} (${cause})`);
-    this.ctx.changed();
-  }
-
-  /** The task handler threw: retire the (idle) worker and start another. */
-  private recycle(worker: Worker, e: unknown): void {
-    if (worker !== this.worker) return;
-    const wasReady = this.session === 'ready';
-    this.worker = undefined;
-    this.retire();
-    this.restarts.lost(wasReady);
-    this.lastFailure = this.ctx.scrub(`its worker threw during a request (${describeError(e)})`);
-    const stack = e instanceof Error && e.stack !== undefined ? e.stack : describeError(e);
-    this.restartLater(
-      `instance ${this.name} threw during a request, restarting its worker: ${stack}`,
-    );
-    this.ctx.changed();
-  }
-
-  /** A run outlived its timeout: terminate its (JavaScript) worker and start another. */
-  private abandon(worker: Worker, why: string): void {
-    if (worker !== this.worker) return;
-    this.worker = undefined;
-    this.retire();
-    // A hang after the worker has answered is a one-off: the replacement starts at once. A worker
-    // that hangs again before answering anything is in a loop, and backs off like a crash loop.
-    this.restarts.lost(true);
-    this.lastFailure = this.ctx.scrub(`its worker was terminated: ${why}`);
-    this.restartLater(`instance ${this.name}: ${why}; terminating its worker`);
     this.ctx.changed();
   }
 
