@@ -170,6 +170,8 @@ export interface DataPlanePort {
     request: DecodedRequest | RawBinaryRequest,
     ctx: InferContext,
   ): Promise<InferenceResponse>;
+  /** True when `replay` can answer (a local response cache): else a transport need not ask. */
+  readonly replays?: boolean;
   /**
    * Reply replay (cache/reply-replay.ts), where the data plane is on this thread: a transport that
    * has a request's bytes asks before decoding them. Absent on a front-end thread's data plane.

@@ -223,6 +223,10 @@ export class RegistryDataPlane implements DataPlane {
     return answerTraceSetting(this.options.tracer, this.registry, model, update);
   }
 
+  get replays(): boolean {
+    return this.options.replies !== undefined;
+  }
+
   /**
    * Reply replay for a request as it arrived (`request`: its framing and bytes): a stored reply,
    * counted as a cache hit; or the miss to hand to `infer` in `ctx.replay`. Undefined when the

@@ -142,7 +142,7 @@ async function route(
       // Reply replay (local response cache): these exact bytes answered before are answered again
       // with the stored reply, nothing decoded. `trace` is off here (replay never runs traced).
       const replay =
-        trace === undefined
+        trace === undefined && plane.replays === true
           ? plane.replay?.(
               name,
               version,
