@@ -104,6 +104,10 @@ void describe('reply replay', () => {
     ts = await startTestServer({
       modelRepositories: [repo],
       cacheConfig: parseCacheConfig(['local,size=1048576']),
+      // Replay runs where the cache is, on the main thread: a connection a front-end thread takes
+      // (CI's second pass runs 2) is answered by the response cache instead, which
+      // response-cache.test.ts covers.
+      httpThreadCount: 1,
       allowClientShm: true,
       tenantHeader: 'x-tenant',
       quotaFile,
