@@ -50,10 +50,14 @@ export function cacheKey(request: ValidatedRequest): CacheKey | undefined {
 /** The preimage's bytes up to which it is laid out whole and hashed in one call. */
 const ONE_SHOT_MAX_BYTES = 16 * 1024;
 
-const sha256Once =
+/**
+ * SHA-256 of one buffer in one call: crypto.hash on Node 20.12+ and 22 (no Hash object); the
+ * engines range starts at 20.9, which has only createHash. Reply replay hashes bodies with it too.
+ */
+export const sha256: (data: Uint8Array) => Buffer =
   typeof oneShotHash === 'function'
-    ? (data: Uint8Array): Buffer => oneShotHash('sha256', data, 'buffer')
-    : (data: Uint8Array): Buffer => createHash('sha256').update(data).digest();
+    ? (data) => oneShotHash('sha256', data, 'buffer')
+    : (data) => createHash('sha256').update(data).digest();
 
 /** The preimage written into one buffer (the header's length, the header, each input's bytes). */
 function oneShot(
@@ -72,7 +76,7 @@ function oneShot(
     else input.write(target);
     at += n;
   }
-  return sha256Once(pre);
+  return sha256(pre);
 }
 
 /** The same preimage fed to one Hash piece by piece. */

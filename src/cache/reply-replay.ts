@@ -12,8 +12,7 @@
 // 64-hex-digit digests. The key names the model version object, so a reload, which makes a new
 // one, never replays a reply of the old.
 
-import { createHash, hash as oneShotHash } from 'node:crypto';
-import type { CacheKey } from './cache-key.js';
+import { sha256, type CacheKey } from './cache-key.js';
 import type { CachedResponse } from './cached-response.js';
 import type { LocalCache } from './local-cache.js';
 import type { ResponseCache } from './response-cache.js';
@@ -39,12 +38,6 @@ export interface WireRequest {
 /** Per-entry bookkeeping beyond the body (the framing string and the reply object). */
 const REPLY_OVERHEAD_BYTES = 64;
 
-// Node 20.12+ and 22 have crypto.hash (one call, no Hash object); older 20.x falls back.
-const sha256 =
-  typeof oneShotHash === 'function'
-    ? (bytes: Uint8Array): string => oneShotHash('sha256', bytes, 'base64')
-    : (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('base64');
-
 /** The replies of one process, in its local cache. */
 export class ReplyReplay {
   readonly #store: LocalCache<LocalEntry>;
@@ -63,7 +56,7 @@ export class ReplyReplay {
       id = this.#nextId++;
       this.#ids.set(version, id);
     }
-    const digest = sha256(request.bytes);
+    const digest = sha256(request.bytes).toString('base64');
     const key: CacheKey = { hash: `R${id}|${request.framing}|${digest}`, bytes: EMPTY };
     const found = this.#store.lookup(key);
     if (found !== undefined && 'kind' in found) return found;

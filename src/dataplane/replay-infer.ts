@@ -26,9 +26,9 @@ export type ReplayLookup =
 export const REPLAY_MAX_BYTES = 256 * 1024;
 
 /**
- * Looks the request's bytes up for `mv`. Undefined when the model does not cache or the body is large. A tenant over
- * its quota is refused here as `infer` would refuse it (the gate throws); an admitted hit lets its
- * hold go at once, since it is answered.
+ * Looks the request's bytes up for `mv`. Undefined when the model does not cache or the body is
+ * large. A tenant over its quota is refused here as `infer` would refuse it (the gate throws); an
+ * admitted hit lets its hold go at once, since it is answered.
  */
 export function replayLookup(
   replies: ReplyReplay,
